@@ -1,0 +1,39 @@
+"""Card images for the bot: hand, table and result PNGs plus their alt text.
+
+Pure functions of plain values (card codes like "HA", seats 0..3 = N E S W); this package never imports discord,
+so it can be tested and benchmarked on its own. Call it off the event loop (asyncio.to_thread); it is thread-safe.
+"""
+
+from bot.render.alt import hand_alt_text, result_alt_text, table_alt_text
+from bot.render.images import (
+    HAND_SIZE,
+    RESULT_SIZE,
+    TABLE_SIZE,
+    preload,
+    render_hand,
+    render_result,
+    render_table,
+)
+from bot.render.names import ALL_CARDS, DECK_STYLES, LANGUAGES, card_name, label, suit_name
+from bot.render.scenes import ResultScene, TableScene
+
+__all__ = [
+    "ALL_CARDS",
+    "DECK_STYLES",
+    "HAND_SIZE",
+    "LANGUAGES",
+    "RESULT_SIZE",
+    "TABLE_SIZE",
+    "ResultScene",
+    "TableScene",
+    "card_name",
+    "hand_alt_text",
+    "label",
+    "preload",
+    "render_hand",
+    "render_result",
+    "render_table",
+    "result_alt_text",
+    "suit_name",
+    "table_alt_text",
+]

@@ -1,0 +1,113 @@
+"""Card tiles and fonts, loaded once and shared read-only between threads.
+
+Cached images are never drawn on: callers paste them onto their own canvas (or copy them first), so
+rendering from several threads (asyncio.to_thread) is safe.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageEnhance, ImageFont
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+CARDS_DIR = ASSETS / "cards"
+FONT_FILES = {
+    "bold": ASSETS / "fonts" / "DejaVuSans-Bold.ttf",
+    "regular": ASSETS / "fonts" / "DejaVuSans.ttf",
+}
+
+ART_SIZE = (240, 360)  # the size the generator draws at; tiles are scaled down from it
+
+
+def card_path(deck: str, name: str) -> Path:
+    """name is a card code, "back" or "suit_<S>"."""
+    return CARDS_DIR / deck / f"{name}.png"
+
+
+@lru_cache(maxsize=64)
+def _art(deck: str, name: str) -> Image.Image:
+    with Image.open(card_path(deck, name)) as image:
+        return image.convert("RGBA")
+
+
+@lru_cache(maxsize=512)
+def card_tile(deck: str, name: str, width: int) -> Image.Image:
+    """A card (or "back") scaled to width, keeping the 2:3 shape. Read-only: paste it, never draw on it."""
+    art = _art(deck, name)
+    height = round(width * art.height / art.width)
+    return art.resize((width, height), Image.Resampling.LANCZOS)
+
+
+@lru_cache(maxsize=256)
+def dimmed_tile(deck: str, name: str, width: int) -> Image.Image:
+    """The card faded towards the table colour, for cards that cannot be played now."""
+    tile = card_tile(deck, name, width)
+    rgb = ImageEnhance.Brightness(tile.convert("RGB")).enhance(0.55)
+    faded = ImageEnhance.Color(rgb).enhance(0.45).convert("RGBA")
+    faded.putalpha(tile.getchannel("A"))
+    return faded
+
+
+@lru_cache(maxsize=64)
+def suit_icon(deck: str, suit: str, size: int) -> Image.Image:
+    art = _art(deck, f"suit_{suit}")
+    return art.resize((size, size), Image.Resampling.LANCZOS)
+
+
+# FreeType faces are not safe to render from two threads at once, so each thread loads its own.
+_thread_fonts = threading.local()
+
+
+def font(size: int, weight: str = "bold") -> ImageFont.FreeTypeFont:
+    cache: dict[tuple[int, str], ImageFont.FreeTypeFont] | None = getattr(_thread_fonts, "cache", None)
+    if cache is None:
+        cache = _thread_fonts.cache = {}
+    key = (size, weight)
+    if key not in cache:
+        cache[key] = ImageFont.truetype(str(FONT_FILES[weight]), size)
+    return cache[key]
+
+
+SUPERSAMPLE = 4
+
+
+@lru_cache(maxsize=8)
+def star(size: int, fill: tuple[int, int, int], edge: tuple[int, int, int]) -> Image.Image:
+    """A five-pointed star stamp (marks trump cards), drawn large and scaled down for smooth edges."""
+    big = size * SUPERSAMPLE
+    stamp = Image.new("RGBA", (big, big), (0, 0, 0, 0))
+    centre, outer, inner = big / 2, big / 2 - SUPERSAMPLE, big / 5
+    points = []
+    for k in range(10):
+        radius = outer if k % 2 == 0 else inner
+        angle = math.pi * k / 5 - math.pi / 2
+        points.append((centre + radius * math.cos(angle), centre + radius * math.sin(angle)))
+    draw = ImageDraw.Draw(stamp)
+    draw.polygon(points, fill=(*fill, 255), outline=(*edge, 255), width=SUPERSAMPLE * 2)
+    return stamp.resize((size, size), Image.Resampling.LANCZOS)
+
+
+@lru_cache(maxsize=128)
+def rounded_stamp(
+    width: int,
+    height: int,
+    radius: int,
+    fill: tuple[int, int, int] | None,
+    outline: tuple[int, int, int] | None = None,
+    thickness: int = 0,
+) -> Image.Image:
+    """A smooth rounded rectangle (pills, panels, slot outlines) as an RGBA stamp."""
+    s = SUPERSAMPLE
+    big = Image.new("RGBA", (width * s, height * s), (0, 0, 0, 0))
+    ImageDraw.Draw(big).rounded_rectangle(
+        (0, 0, width * s - 1, height * s - 1),
+        radius=radius * s,
+        fill=(*fill, 255) if fill else None,
+        outline=(*outline, 255) if outline else None,
+        width=thickness * s,
+    )
+    return big.resize((width, height), Image.Resampling.LANCZOS)

@@ -1,0 +1,454 @@
+"""Hand, table and result images: pure functions from plain values to PNG bytes.
+
+Each image is composed from cached, pre-scaled tiles on a cached background (both read-only, copied or
+pasted from), so a render costs a few pastes, a few lines of text and the PNG encoding.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Collection, Sequence
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from bot.render import _assets
+from bot.render.names import (
+    DECK_STYLES,
+    DEFAULT_DECK,
+    DEFAULT_LANG,
+    RANKS,
+    SUITS,
+    check_card,
+    check_deck,
+    check_lang,
+    check_suit,
+    count_label,
+    label,
+    suit_name,
+)
+from bot.render.scenes import ResultScene, TableScene, team_of
+
+RGB = tuple[int, int, int]
+WIDTH = 760
+HAND_SIZE = (WIDTH, 300)
+TABLE_SIZE = (WIDTH, 620)
+RESULT_SIZE = (WIDTH, 420)
+MAX_HAND = 5
+
+FELT: RGB = (26, 96, 68)
+FELT_DARK: RGB = (15, 62, 44)
+PANEL: RGB = (18, 70, 50)
+SLOT: RGB = (60, 130, 100)
+TEXT: RGB = (246, 244, 236)
+MUTED: RGB = (168, 204, 186)
+GOLD: RGB = (244, 196, 64)
+GOLD_DARK: RGB = (120, 84, 8)
+INK: RGB = (28, 28, 28)
+
+HEADER_H = 44
+HAND_CARD_W, HAND_CARD_H = 140, 210
+HAND_GAP = 10
+HAND_RAISE = 14
+TRICK_CARD_W, TRICK_CARD_H = 104, 156
+MINI_CARD_W, MINI_CARD_H = 56, 84
+MINI_STRIDE = 32
+_EXACT_COLOURS = 48
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def _fit(text: str, size: int, max_width: int | None, weight: str = "bold") -> str:
+    """Shorten text with an ellipsis until it fits max_width pixels."""
+    face = _assets.font(size, weight)
+    if max_width is None or face.getlength(text) <= max_width:
+        return text
+    while text and face.getlength(text + "…") > max_width:
+        text = text[:-1]
+    return text + "…"
+
+
+@lru_cache(maxsize=2048)
+def _text_mask(
+    text: str, size: int, weight: str, anchor: str, max_width: int | None
+) -> tuple[Image.Image, int, int]:
+    """Rendered text as an anti-aliased mask and its offset from the anchor point. Names and labels repeat
+    from one image to the next, so caching them saves most of the text cost."""
+    text = _fit(text, size, max_width, weight)
+    face = _assets.font(size, weight)
+    left, top, right, bottom = face.getbbox(text, anchor=anchor)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=face, fill=255, anchor=anchor)
+    return mask, left, top
+
+
+def _text(
+    canvas: Image.Image,
+    xy: tuple[float, float],
+    text: str,
+    size: int,
+    fill: RGB,
+    weight: str = "bold",
+    anchor: str = "la",
+    max_width: int | None = None,
+) -> None:
+    mask, dx, dy = _text_mask(text, size, weight, anchor, max_width)
+    canvas.paste(fill, (round(xy[0]) + dx, round(xy[1]) + dy), mask)
+
+
+def _stamp(canvas: Image.Image, stamp: Image.Image, xy: tuple[int, int]) -> None:
+    canvas.paste(stamp, xy, stamp)
+
+
+def _header(
+    canvas: Image.Image, trump: str | None, contract: str | None, multiplier: int, deck: str, lang: str
+) -> None:
+    """The strip along the top: trump suit on the left, contract and multiplier on the right."""
+    if trump is not None:
+        _stamp(canvas, _assets.suit_icon(deck, trump, 30), (12, 7))
+        _text(
+            canvas,
+            (50, HEADER_H // 2),
+            f"{label('trump', lang)}: {suit_name(trump, deck, lang)}",
+            20,
+            TEXT,
+            anchor="lm",
+            max_width=330,
+        )
+    else:
+        _text(canvas, (14, HEADER_H // 2), label("no_trump", lang), 20, MUTED, anchor="lm")
+    parts = [contract] if contract else []
+    if multiplier > 1:
+        parts.append(f"×{multiplier}")
+    if parts:
+        _text(canvas, (WIDTH - 14, HEADER_H // 2), "  ".join(parts), 20, GOLD, anchor="rm", max_width=340)
+
+
+def _team_name(names: Sequence[str], team: int, lang: str) -> str:
+    return label("team", lang, a=names[team], b=names[team + 2])
+
+
+@lru_cache(maxsize=4)
+def _felt(size: tuple[int, int]) -> Image.Image:
+    canvas = Image.new("RGB", size, FELT)
+    ImageDraw.Draw(canvas).rectangle((0, 0, size[0], HEADER_H - 1), fill=FELT_DARK)
+    return canvas
+
+
+# ---------------------------------------------------------------- hand
+
+
+def render_hand(
+    cards: Sequence[str],
+    playable: Collection[str] | None = None,
+    trump: str | None = None,
+    deck: str = DEFAULT_DECK,
+    lang: str = DEFAULT_LANG,
+) -> bytes:
+    """Up to five cards side by side, as PNG bytes (HAND_SIZE, palette mode).
+
+    playable: the cards that may be played now; they are raised and outlined, the others dimmed.
+    None means "not your turn": every card is shown plainly. Trump cards carry a gold star.
+    """
+    cards = tuple(check_card(card) for card in cards)
+    if len(cards) > MAX_HAND:
+        raise ValueError(f"a hand image shows at most {MAX_HAND} cards, got {len(cards)}")
+    check_deck(deck)
+    check_lang(lang)
+    if trump is not None:
+        check_suit(trump)
+    playable_set = None if playable is None else {check_card(card) for card in playable}
+    return _encode(_compose_hand(cards, playable_set, trump, deck, lang), deck)
+
+
+def _compose_hand(
+    cards: tuple[str, ...], playable_set: set[str] | None, trump: str | None, deck: str, lang: str
+) -> Image.Image:
+    canvas = _felt(HAND_SIZE).copy()
+    _header(canvas, trump, None, 1, deck, lang)
+    total = len(cards) * HAND_CARD_W + max(0, len(cards) - 1) * HAND_GAP
+    x = (WIDTH - total) // 2
+    base_y = HAND_SIZE[1] - HAND_CARD_H - 16
+    outline = _assets.rounded_stamp(HAND_CARD_W + 8, HAND_CARD_H + 8, 14, GOLD)
+    badge = _assets.star(30, GOLD, GOLD_DARK)
+    for card in cards:
+        marked = playable_set is not None and card in playable_set
+        y = base_y - HAND_RAISE if marked else base_y
+        if marked:
+            _stamp(canvas, outline, (x - 4, y - 4))
+        if playable_set is None or marked:
+            tile = _assets.card_tile(deck, card, HAND_CARD_W)
+        else:
+            tile = _assets.dimmed_tile(deck, card, HAND_CARD_W)
+        _stamp(canvas, tile, (x, y))
+        if trump is not None and card[0] == trump:
+            _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 6, y + 6))
+        x += HAND_CARD_W + HAND_GAP
+    return canvas
+
+
+# ---------------------------------------------------------------- table
+
+# Positions relative to the viewer: 0 = bottom (the viewer), 1 = left, 2 = top (partner), 3 = right.
+# Play goes clockwise, which seen from above runs bottom -> left -> top -> right.
+_SLOTS = {0: (328, 312), 1: (150, 196), 2: (328, 82), 3: (506, 196)}
+_PILL_W, _PILL_H = 184, 28
+_PILLS = {0: (380, 486), 1: (202, 368), 2: (380, 62), 3: (558, 368)}
+_PANEL_Y, _PANEL_H, _PANEL_W = 506, 108, 364
+_PANEL_X = (10, 386)
+
+
+def _relative(seat: int, viewer: int | None) -> int:
+    return (seat - (viewer or 0)) % 4
+
+
+@lru_cache(maxsize=4)
+def _table_background(own_team: int | None) -> Image.Image:
+    """Felt, empty card slots, name pills and the two team panels; own_team's panel (left) is outlined."""
+    canvas = _felt(TABLE_SIZE).copy()
+    slot = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, SLOT, 2)
+    for xy in _SLOTS.values():
+        _stamp(canvas, slot, xy)
+    pill = _assets.rounded_stamp(_PILL_W, _PILL_H, _PILL_H // 2, FELT_DARK)
+    for cx, cy in _PILLS.values():
+        _stamp(canvas, pill, (cx - _PILL_W // 2, cy - _PILL_H // 2))
+    for index, x in enumerate(_PANEL_X):
+        outline = GOLD if own_team is not None and index == 0 else None
+        panel = _assets.rounded_stamp(_PANEL_W, _PANEL_H, 12, PANEL, outline, 2 if outline else 0)
+        _stamp(canvas, panel, (x, _PANEL_Y))
+    return canvas
+
+
+def render_table(scene: TableScene) -> bytes:
+    """The trick in progress around the table, names, trump, contract and both teams' standing, as PNG bytes
+    (TABLE_SIZE, palette mode)."""
+    return _encode(_compose_table(scene), scene.deck)
+
+
+def _compose_table(scene: TableScene) -> Image.Image:
+    deck, lang, names = scene.deck, scene.lang, scene.seat_names
+    own_team = None if scene.viewer_seat is None else team_of(scene.viewer_seat)
+    canvas = _table_background(own_team).copy()
+    _header(canvas, scene.trump, scene.contract_label, scene.multiplier, deck, lang)
+
+    played = dict(scene.trick)
+    for seat in range(4):
+        where = _relative(seat, scene.viewer_seat)
+        x, y = _SLOTS[where]
+        if seat in played:
+            tile = _assets.card_tile(deck, played[seat], TRICK_CARD_W)
+            _stamp(canvas, tile, (x, y))
+        elif seat == scene.sitting_out_seat:
+            tile = _assets.dimmed_tile(deck, "back", TRICK_CARD_W)
+            _stamp(canvas, tile, (x, y))
+        elif seat == scene.to_act_seat:
+            ring = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, GOLD, 3)
+            _stamp(canvas, ring, (x, y))
+        cx, cy = _PILLS[where]
+        name = names[seat]
+        if seat == scene.viewer_seat:
+            name = f"{name} ({label('you', lang)})"
+        if seat == scene.to_act_seat:
+            pill = _assets.rounded_stamp(_PILL_W, _PILL_H, _PILL_H // 2, GOLD)
+            _stamp(canvas, pill, (cx - _PILL_W // 2, cy - _PILL_H // 2))
+            _text(canvas, (cx, cy), name, 17, INK, anchor="mm", max_width=_PILL_W - 16)
+        elif seat == scene.sitting_out_seat:
+            _text(
+                canvas,
+                (cx, cy),
+                f"{name}: {label('sits_out', lang)}",
+                15,
+                MUTED,
+                weight="regular",
+                anchor="mm",
+                max_width=_PILL_W - 16,
+            )
+        else:
+            _text(canvas, (cx, cy), name, 17, TEXT, anchor="mm", max_width=_PILL_W - 16)
+
+    left_team = own_team if own_team is not None else 0
+    for index, team in enumerate((left_team, 1 - left_team)):
+        _team_panel(canvas, scene, team, _PANEL_X[index])
+    return canvas
+
+
+def _team_panel(canvas: Image.Image, scene: TableScene, team: int, x: int) -> None:
+    lang = scene.lang
+    y = _PANEL_Y
+    _text(canvas, (x + 14, y + 12), _team_name(scene.seat_names, team, lang), 17, TEXT, max_width=170)
+    line_y = y + 42
+    if scene.team_points is not None:
+        points = count_label(scene.team_points[team], "point", "points", lang)
+        _text(canvas, (x + 14, line_y), points, 20, GOLD, max_width=170)
+        line_y += 28
+    tricks = count_label(scene.team_tricks[team], "trick", "tricks", lang)
+    _text(canvas, (x + 14, line_y), tricks, 16, MUTED, weight="regular", max_width=170)
+    cards = scene.first_tricks[team]
+    if cards:
+        right = x + _PANEL_W - 10
+        start = right - MINI_CARD_W - MINI_STRIDE * (len(cards) - 1)
+        _text(
+            canvas,
+            (start, y + 5),
+            label("first_trick", lang),
+            12,
+            MUTED,
+            weight="regular",
+            max_width=right - start,
+        )
+        for offset, card in enumerate(cards):
+            tile = _assets.card_tile(scene.deck, card, MINI_CARD_W)
+            _stamp(canvas, tile, (start + offset * MINI_STRIDE, y + 20))
+
+
+# ---------------------------------------------------------------- result
+
+
+def render_result(scene: ResultScene) -> bytes:
+    """The end of a deal: winners, game points, card points and the Bummerl score, as PNG bytes
+    (RESULT_SIZE, palette mode)."""
+    return _encode(_compose_result(scene), scene.deck)
+
+
+def _compose_result(scene: ResultScene) -> Image.Image:
+    lang, names = scene.lang, scene.seat_names
+    canvas = _felt(RESULT_SIZE).copy()
+    _header(canvas, scene.trump, scene.contract_label, scene.multiplier, scene.deck, lang)
+    centre = WIDTH // 2
+    winners = _team_name(names, scene.winner_team, lang)
+    _text(
+        canvas, (centre, 92), label("wins", lang, team=winners), 34, GOLD, anchor="mm", max_width=WIDTH - 40
+    )
+    y = 134
+    if scene.detail:
+        _text(
+            canvas, (centre, y), scene.detail, 20, TEXT, weight="regular", anchor="mm", max_width=WIDTH - 40
+        )
+        y += 36
+    points = count_label(scene.game_points, "game_point", "game_points", lang)
+    _text(canvas, (centre, y + 6), points, 28, TEXT, anchor="mm")
+    y += 44
+    if scene.card_points is not None:
+        a, b = scene.card_points
+        _text(
+            canvas,
+            (centre, y),
+            f"{label('card_points', lang)}  {a} : {b}",
+            18,
+            MUTED,
+            weight="regular",
+            anchor="mm",
+        )
+    # Bummerl standing: one bar per team towards the target.
+    bar_x, bar_w, bar_h = 270, 360, 24
+    for team in (0, 1):
+        row_y = 282 + team * 62
+        colour = GOLD if team == scene.winner_team else MUTED
+        _text(canvas, (24, row_y), _team_name(names, team, lang), 18, TEXT, anchor="lm", max_width=236)
+        bummerl = f"{label('bummerl', lang)}: {scene.bummerls[team]}"
+        _text(canvas, (24, row_y + 24), bummerl, 14, MUTED, weight="regular", anchor="lm")
+        _stamp(
+            canvas, _assets.rounded_stamp(bar_w, bar_h, bar_h // 2, FELT_DARK), (bar_x, row_y - bar_h // 2)
+        )
+        filled = round(bar_w * min(scene.score[team], scene.target) / scene.target)
+        if filled >= bar_h:
+            _stamp(
+                canvas, _assets.rounded_stamp(filled, bar_h, bar_h // 2, colour), (bar_x, row_y - bar_h // 2)
+            )
+        _text(canvas, (WIDTH - 24, row_y), f"{scene.score[team]} / {scene.target}", 20, colour, anchor="rm")
+    return canvas
+
+
+# ---------------------------------------------------------------- encoding
+# Encoding an RGB PNG costs more than composing it. Mapping the canvas onto a fixed 256-colour palette (no
+# dithering) and saving that is several times faster and smaller; the palette is built once per deck from
+# sample renders that contain every card tile, so the flat card art and anti-aliased edges keep their colours.
+
+
+def _encode(canvas: Image.Image, deck: str) -> bytes:
+    indexed = canvas.quantize(palette=_palette(deck), dither=Image.Dither.NONE)
+    buffer = io.BytesIO()
+    indexed.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+@lru_cache(maxsize=len(DECK_STYLES))
+def _palette(deck: str) -> Image.Image:
+    samples = [
+        _compose_hand(tuple(suit + rank for rank in RANKS), {suit + "A", suit + "T"}, suit, deck, "en")
+        for suit in SUITS
+    ]
+    samples.append(_compose_hand(("HA", "DT", "CK", "SQ", "HJ"), None, None, deck, "de"))
+    names = ("Anna", "Benedikt", "Carla", "Dominik")
+    for suit in SUITS:
+        cards = [suit + rank for rank in RANKS]
+        samples.append(
+            _compose_table(
+                TableScene(
+                    viewer_seat=0,
+                    seat_names=names,
+                    trick=((0, cards[0]), (1, cards[1]), (2, cards[2])),
+                    to_act_seat=3,
+                    trump=suit,
+                    contract_label="Schnapser",
+                    multiplier=2,
+                    team_points=(34, 21),
+                    team_tricks=(2, 1),
+                    first_tricks=(tuple(cards[1:]), tuple(cards[:4])),
+                    deck=deck,
+                )
+            )
+        )
+    samples.append(
+        _compose_table(
+            TableScene(
+                viewer_seat=None,
+                seat_names=names,
+                trick=((0, "SK"),),
+                sitting_out_seat=1,
+                to_act_seat=2,
+                deck=deck,
+            )
+        )
+    )
+    samples.append(
+        _compose_result(
+            ResultScene(
+                seat_names=names,
+                winner_team=1,
+                game_points=3,
+                score=(15, 9),
+                card_points=(72, 48),
+                detail="Schneider",
+                deck=deck,
+            )
+        )
+    )
+    montage = Image.new("RGB", (WIDTH, sum(sample.height for sample in samples)))
+    y = 0
+    for sample in samples:
+        montage.paste(sample, (0, y))
+        y += sample.height
+    # The most common colours (felt, paper, the art's flat fills) get exact entries. The rest of the palette
+    # is cut from the set of distinct colours, each counted once, so that rare hues such as a heart's
+    # highlight keep a close entry instead of being outvoted by the large flat areas.
+    counts = Counter(dict((colour, count) for count, colour in montage.getcolors(maxcolors=1 << 24)))
+    fixed = [FELT, FELT_DARK, PANEL, SLOT, TEXT, MUTED, GOLD, GOLD_DARK, INK]
+    fixed += [colour for colour, _ in counts.most_common(_EXACT_COLOURS) if colour not in fixed]
+    distinct = Image.new("RGB", (len(counts), 1))
+    distinct.putdata(sorted(counts))
+    shades = distinct.quantize(
+        colors=256 - len(fixed), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+    )
+    palette = [channel for colour in fixed for channel in colour] + shades.getpalette()[
+        : 3 * (256 - len(fixed))
+    ]
+    holder = Image.new("P", (1, 1))
+    holder.putpalette(palette)
+    return holder
+
+
+def preload(deck: str = DEFAULT_DECK) -> None:
+    """Build the palette and tile caches now (about a quarter second) instead of on the first render."""
+    _palette(check_deck(deck))

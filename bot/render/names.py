@@ -1,0 +1,259 @@
+"""Every word the renderer shows or speaks: card names, suit names and labels, per deck style and language.
+
+Kept in one module so a later localisation pass can move the tables as a whole.
+"""
+
+from __future__ import annotations
+
+DECK_STYLES = ("doppeldeutsch", "french")
+DEFAULT_DECK = "doppeldeutsch"
+LANGUAGES = ("en", "de", "nl", "tr")
+DEFAULT_LANG = "en"
+SUITS = "HDCS"
+RANKS = "ATKQJ"
+ALL_CARDS = tuple(suit + rank for suit in SUITS for rank in RANKS)
+
+# name = how the suit or rank is said on its own; the card-name pattern in CARD_PATTERNS combines them.
+SUIT_NAMES: dict[str, dict[str, dict[str, str]]] = {
+    "doppeldeutsch": {
+        "en": {"H": "Hearts", "D": "Bells", "C": "Acorns", "S": "Leaves"},
+        "de": {"H": "Herz", "D": "Schellen", "C": "Eichel", "S": "Laub"},
+        "nl": {"H": "harten", "D": "bellen", "C": "eikels", "S": "bladeren"},
+        "tr": {"H": "kalp", "D": "çan", "C": "palamut", "S": "yaprak"},
+    },
+    "french": {
+        "en": {"H": "Hearts", "D": "Diamonds", "C": "Clubs", "S": "Spades"},
+        "de": {"H": "Herz", "D": "Karo", "C": "Kreuz", "S": "Pik"},
+        "nl": {"H": "harten", "D": "ruiten", "C": "klaveren", "S": "schoppen"},
+        "tr": {"H": "kupa", "D": "karo", "C": "sinek", "S": "maça"},
+    },
+}
+
+RANK_NAMES: dict[str, dict[str, dict[str, str]]] = {
+    "doppeldeutsch": {
+        "en": {"A": "Sow", "T": "Ten", "K": "King", "Q": "Ober", "J": "Unter"},
+        "de": {"A": "Sau", "T": "Zehner", "K": "König", "Q": "Ober", "J": "Unter"},
+        "nl": {"A": "daus", "T": "tien", "K": "koning", "Q": "ober", "J": "unter"},
+        # Turkish names a card "<suit> <rank + possessive suffix>", e.g. "maça ası".
+        "tr": {"A": "ası", "T": "onlusu", "K": "papazı", "Q": "oberi", "J": "unteri"},
+    },
+    "french": {
+        "en": {"A": "Ace", "T": "Ten", "K": "King", "Q": "Queen", "J": "Jack"},
+        "de": {"A": "Ass", "T": "Zehn", "K": "König", "Q": "Dame", "J": "Bube"},
+        "nl": {"A": "aas", "T": "tien", "K": "heer", "Q": "vrouw", "J": "boer"},
+        "tr": {"A": "ası", "T": "onlusu", "K": "papazı", "Q": "kızı", "J": "valesi"},
+    },
+}
+
+CARD_PATTERNS = {
+    "en": "{rank} of {suit}",
+    "de": "{suit}-{rank}",
+    "nl": "{suit} {rank}",
+    "tr": "{suit} {rank}",
+}
+
+# Labels drawn into images and the sentences of the alt text.
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "trump": "Trump",
+        "no_trump": "No trump",
+        "points": "{n} points",
+        "point": "1 point",
+        "tricks": "{n} tricks",
+        "trick": "1 trick",
+        "sits_out": "sits out",
+        "to_play": "to play",
+        "first_trick": "First trick",
+        "team": "{a} & {b}",
+        "wins": "{team} win",
+        "game_points": "+{n} game points",
+        "game_point": "+1 game point",
+        "card_points": "Card points",
+        "bummerl": "Bummerl",
+        "you": "you",
+        "alt_hand": "Your hand: {cards}.",
+        "alt_hand_empty": "Your hand is empty.",
+        "alt_playable": "Playable: {cards}.",
+        "alt_trump": "Trump: {suit}.",
+        "alt_no_trump": "No trump.",
+        "alt_contract": "Game: {contract}.",
+        "alt_multiplier": "Stakes ×{n}.",
+        "alt_played": "{name} played {card}",
+        "alt_trick": "Trick: {plays}.",
+        "alt_trick_empty": "The trick is empty.",
+        "alt_to_play": "{name} to play.",
+        "alt_sits_out": "{name} sits out.",
+        "alt_team": "{team}: {score}.",
+        "alt_first_trick": "First trick of {team}: {cards}.",
+        "alt_wins": "{team} win the deal with {points}.",
+        "alt_card_points": "Card points {a} to {b}.",
+        "alt_score": "Score: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "and": " and ",
+    },
+    "de": {
+        "trump": "Trumpf",
+        "no_trump": "Kein Trumpf",
+        "points": "{n} Punkte",
+        "point": "1 Punkt",
+        "tricks": "{n} Stiche",
+        "trick": "1 Stich",
+        "sits_out": "setzt aus",
+        "to_play": "am Zug",
+        "first_trick": "Erster Stich",
+        "team": "{a} & {b}",
+        "wins": "{team} gewinnen",
+        "game_points": "+{n} Spielpunkte",
+        "game_point": "+1 Spielpunkt",
+        "card_points": "Augen",
+        "bummerl": "Bummerl",
+        "you": "du",
+        "alt_hand": "Deine Karten: {cards}.",
+        "alt_hand_empty": "Du hast keine Karten.",
+        "alt_playable": "Spielbar: {cards}.",
+        "alt_trump": "Trumpf: {suit}.",
+        "alt_no_trump": "Kein Trumpf.",
+        "alt_contract": "Spiel: {contract}.",
+        "alt_multiplier": "Einsatz ×{n}.",
+        "alt_played": "{name} spielte {card}",
+        "alt_trick": "Stich: {plays}.",
+        "alt_trick_empty": "Der Stich ist leer.",
+        "alt_to_play": "{name} ist am Zug.",
+        "alt_sits_out": "{name} setzt aus.",
+        "alt_team": "{team}: {score}.",
+        "alt_first_trick": "Erster Stich von {team}: {cards}.",
+        "alt_wins": "{team} gewinnen das Spiel mit {points}.",
+        "alt_card_points": "Augen {a} zu {b}.",
+        "alt_score": "Stand: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "and": " und ",
+    },
+    "nl": {
+        "trump": "Troef",
+        "no_trump": "Geen troef",
+        "points": "{n} punten",
+        "point": "1 punt",
+        "tricks": "{n} slagen",
+        "trick": "1 slag",
+        "sits_out": "zit uit",
+        "to_play": "aan de beurt",
+        "first_trick": "Eerste slag",
+        "team": "{a} & {b}",
+        "wins": "{team} winnen",
+        "game_points": "+{n} spelpunten",
+        "game_point": "+1 spelpunt",
+        "card_points": "Kaartpunten",
+        "bummerl": "Bummerl",
+        "you": "jij",
+        "alt_hand": "Je kaarten: {cards}.",
+        "alt_hand_empty": "Je hebt geen kaarten.",
+        "alt_playable": "Speelbaar: {cards}.",
+        "alt_trump": "Troef: {suit}.",
+        "alt_no_trump": "Geen troef.",
+        "alt_contract": "Spel: {contract}.",
+        "alt_multiplier": "Inzet ×{n}.",
+        "alt_played": "{name} speelde {card}",
+        "alt_trick": "Slag: {plays}.",
+        "alt_trick_empty": "De slag is leeg.",
+        "alt_to_play": "{name} is aan de beurt.",
+        "alt_sits_out": "{name} zit uit.",
+        "alt_team": "{team}: {score}.",
+        "alt_first_trick": "Eerste slag van {team}: {cards}.",
+        "alt_wins": "{team} winnen het spel met {points}.",
+        "alt_card_points": "Kaartpunten {a} tegen {b}.",
+        "alt_score": "Stand: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "and": " en ",
+    },
+    "tr": {
+        "trump": "Koz",
+        "no_trump": "Koz yok",
+        "points": "{n} puan",
+        "point": "1 puan",
+        "tricks": "{n} el",
+        "trick": "1 el",
+        "sits_out": "oynamıyor",
+        "to_play": "sırada",
+        "first_trick": "İlk el",
+        "team": "{a} & {b}",
+        "wins": "{team} kazandı",
+        "game_points": "+{n} oyun puanı",
+        "game_point": "+1 oyun puanı",
+        "card_points": "Kart puanı",
+        "bummerl": "Bummerl",
+        "you": "sen",
+        "alt_hand": "Kartların: {cards}.",
+        "alt_hand_empty": "Elinde kart yok.",
+        "alt_playable": "Oynanabilir: {cards}.",
+        "alt_trump": "Koz: {suit}.",
+        "alt_no_trump": "Koz yok.",
+        "alt_contract": "Oyun: {contract}.",
+        "alt_multiplier": "Çarpan ×{n}.",
+        # "<name>: <card>" avoids the case suffixes a verb would need on the card name.
+        "alt_played": "{name}: {card}",
+        "alt_trick": "Masada: {plays}.",
+        "alt_trick_empty": "Masada kart yok.",
+        "alt_to_play": "Sıra {name} oyuncusunda.",
+        "alt_sits_out": "{name} bu elde oynamıyor.",
+        "alt_team": "{team}: {score}.",
+        "alt_first_trick": "{team} ilk eli: {cards}.",
+        "alt_wins": "{team} eli {points} ile kazandı.",
+        "alt_card_points": "Kart puanı {a} - {b}.",
+        "alt_score": "Skor: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "and": " ve ",
+    },
+}
+
+
+def check_deck(deck: str) -> str:
+    if deck not in DECK_STYLES:
+        raise ValueError(f"unknown deck style {deck!r}; expected one of {DECK_STYLES}")
+    return deck
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; expected one of {LANGUAGES}")
+    return lang
+
+
+def check_card(card: str) -> str:
+    if len(card) != 2 or card[0] not in SUITS or card[1] not in RANKS:
+        raise ValueError(f"not a card code: {card!r} (expected suit HDCS + rank ATKQJ, e.g. 'HA')")
+    return card
+
+
+def check_suit(suit: str) -> str:
+    if len(suit) != 1 or suit not in SUITS:
+        raise ValueError(f"not a suit letter: {suit!r} (expected one of H D C S)")
+    return suit
+
+
+def suit_name(suit: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANG) -> str:
+    """The suit as a player of that language calls it for that deck, e.g. ("D", "doppeldeutsch", "de") -> "Schellen"."""
+    return SUIT_NAMES[check_deck(deck)][check_lang(lang)][check_suit(suit)]
+
+
+def card_name(card: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANG) -> str:
+    """The spoken name of a card, e.g. ("HA", "doppeldeutsch", "de") -> "Herz-Sau", ("SQ", "french", "en") ->
+    "Queen of Spades"."""
+    check_card(card)
+    rank = RANK_NAMES[check_deck(deck)][check_lang(lang)][card[1]]
+    return CARD_PATTERNS[lang].format(suit=SUIT_NAMES[deck][lang][card[0]], rank=rank)
+
+
+def label(key: str, lang: str = DEFAULT_LANG, **values: object) -> str:
+    """A translated label or sentence, with {placeholders} filled in."""
+    return LABELS[check_lang(lang)][key].format(**values)
+
+
+def count_label(n: int, singular_key: str, plural_key: str, lang: str) -> str:
+    return label(singular_key, lang) if n == 1 else label(plural_key, lang, n=n)
+
+
+def join_names(items: list[str], lang: str) -> str:
+    """Plain list joining: "a, b and c"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + label("and", lang) + items[-1]

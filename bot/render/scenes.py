@@ -1,0 +1,113 @@
+"""Plain-value inputs of the table and result images (no engine objects, so the renderer stays independent).
+
+Seats are ints 0..3 = N, E, S, W clockwise; team 0 = seats 0 and 2, team 1 = seats 1 and 3.
+Cards are two-letter codes, suit H D C S + rank A T K Q J.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.render.names import DEFAULT_DECK, DEFAULT_LANG, check_card, check_deck, check_lang, check_suit
+
+SEATS = range(4)
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def _check_seat(seat: int | None, what: str, optional: bool = True) -> None:
+    if seat is None and optional:
+        return
+    if seat not in SEATS:
+        raise ValueError(f"{what} must be a seat 0..3{' or None' if optional else ''}, got {seat!r}")
+
+
+def _check_pair(values: tuple, what: str) -> None:
+    if len(values) != 2:
+        raise ValueError(f"{what} needs one entry per team, got {values!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TableScene:
+    """What one player (or a spectator, viewer_seat=None) sees of the table during play."""
+
+    viewer_seat: int | None
+    seat_names: tuple[str, str, str, str]
+    trick: tuple[tuple[int, str], ...] = ()  # (seat, card) in play order
+    leader_seat: int | None = None
+    to_act_seat: int | None = None
+    trump: str | None = None  # suit letter
+    contract_label: str | None = None  # already translated by the caller
+    multiplier: int = 1
+    team_points: tuple[int, int] | None = None  # None while the rules hide the points
+    team_tricks: tuple[int, int] = (0, 0)
+    first_tricks: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (None, None)
+    sitting_out_seat: int | None = None
+    deck: str = DEFAULT_DECK
+    lang: str = DEFAULT_LANG
+
+    def __post_init__(self) -> None:
+        _check_seat(self.viewer_seat, "viewer_seat")
+        _check_seat(self.leader_seat, "leader_seat")
+        _check_seat(self.to_act_seat, "to_act_seat")
+        _check_seat(self.sitting_out_seat, "sitting_out_seat")
+        if len(self.seat_names) != 4:
+            raise ValueError("seat_names needs four names, N E S W")
+        seats_played = [seat for seat, _ in self.trick]
+        if len(set(seats_played)) != len(seats_played) or len(seats_played) > 4:
+            raise ValueError(f"a seat plays at most once per trick: {self.trick!r}")
+        for seat, card in self.trick:
+            _check_seat(seat, "trick seat", optional=False)
+            check_card(card)
+        if self.trump is not None:
+            check_suit(self.trump)
+        if self.multiplier < 1:
+            raise ValueError("multiplier must be at least 1")
+        if self.team_points is not None:
+            _check_pair(self.team_points, "team_points")
+        _check_pair(self.team_tricks, "team_tricks")
+        _check_pair(self.first_tricks, "first_tricks")
+        for cards in self.first_tricks:
+            for card in cards or ():
+                check_card(card)
+        check_deck(self.deck)
+        check_lang(self.lang)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultScene:
+    """The end of a deal: who won, by what, and the Bummerl score afterwards."""
+
+    seat_names: tuple[str, str, str, str]
+    winner_team: int
+    game_points: int
+    score: tuple[int, int]  # running Bummerl score after this deal (count-up)
+    target: int = 24
+    bummerls: tuple[int, int] = (0, 0)  # Bummerl each team has lost so far
+    contract_label: str | None = None
+    multiplier: int = 1
+    detail: str | None = None  # a short, already translated line, e.g. "Schneider"
+    card_points: tuple[int, int] | None = None
+    trump: str | None = None
+    viewer_seat: int | None = None
+    deck: str = DEFAULT_DECK
+    lang: str = DEFAULT_LANG
+
+    def __post_init__(self) -> None:
+        if self.winner_team not in (0, 1):
+            raise ValueError(f"winner_team must be 0 or 1, got {self.winner_team!r}")
+        if len(self.seat_names) != 4:
+            raise ValueError("seat_names needs four names, N E S W")
+        _check_pair(self.score, "score")
+        _check_pair(self.bummerls, "bummerls")
+        if self.card_points is not None:
+            _check_pair(self.card_points, "card_points")
+        if self.target < 1:
+            raise ValueError("target must be positive")
+        if self.trump is not None:
+            check_suit(self.trump)
+        _check_seat(self.viewer_seat, "viewer_seat")
+        check_deck(self.deck)
+        check_lang(self.lang)
