@@ -1,0 +1,204 @@
+"""Plain values that go in and out of the storage layer (never sqlite rows)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Preset = Literal["standard", "stargames"]
+DeckStyle = Literal["doppeldeutsch", "french"]
+AiStrength = Literal["pimc", "greedy"]
+TableStatus = Literal["lobby", "playing", "finished", "closed"]
+BummerlKind = Literal["bummerl", "schneider", "retourschneider"]
+LeaderboardSort = Literal["bummerl", "winrate", "points"]
+
+SEAT_LETTERS = "NESW"
+OPEN_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing", "finished")
+RECORD_FORMAT = "bauernschnapsen/1"
+
+# A pair of partners is the sorted pair of their user ids; an AI seat counts as this id.
+AI_USER_ID = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    guild_id: int
+    language: str | None = None  # None: use the guild's locale
+    preset: Preset = "standard"
+    deck: DeckStyle = "doppeldeutsch"
+    turn_seconds: int = 90
+    ai_strength: AiStrength = "pimc"
+    ai_delay_ms: int = 1200
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    id: int
+    guild_id: int
+    channel_id: int
+    host_id: int
+    status: TableStatus
+    rules_json: str
+    deck: DeckStyle
+    turn_seconds: int
+    language: str
+    table_message_id: int | None
+    version: int
+    first_dealer: int
+    created_at: int
+    updated_at: int
+
+    @property
+    def is_open(self) -> bool:
+        return self.status != "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    table_id: int
+    seat: int
+    user_id: int | None  # None: an AI player
+    display_name: str
+    ai_takeover: bool  # a human's seat played by the AI because they were idle
+    dm_channel_id: int | None
+    dm_message_id: int | None
+    dms_closed: bool
+    warned: bool  # idle warning sent for the current turn
+
+    @property
+    def is_ai(self) -> bool:
+        return self.user_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    deal_no: int
+    dealer: int
+    seed: int
+    hands: tuple[tuple[str, ...], ...]  # seats N, E, S, W; each hand in deal order
+    actions: tuple[str, ...]
+    started_at: int
+    finished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    table_id: int
+    rules_json: str
+    first_dealer: int
+    deals: tuple[DealRecord, ...]
+
+    def to_export(self, include_unfinished: bool = False) -> dict[str, Any]:
+        """The record in the `bauernschnapsen/1` format; unfinished deals (hidden hands) only on request."""
+        return {
+            "format": RECORD_FORMAT,
+            "rules": json.loads(self.rules_json),
+            "dealer": SEAT_LETTERS[self.first_dealer],
+            "deals": [
+                {
+                    "hands": {
+                        letter: list(hand) for letter, hand in zip(SEAT_LETTERS, deal.hands, strict=True)
+                    },
+                    "actions": list(deal.actions),
+                }
+                for deal in self.deals
+                if deal.finished or include_unfinished
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    table_id: int
+    deal_no: int
+    contract: str  # a contract id of RECORD.md, e.g. "normal", "schnapser"
+    declarer_seat: int
+    winner_team: int  # 0 = NS, 1 = EW
+    game_points: int
+    multiplier: int
+    reason: str
+    finished_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    user_id: int | None  # None: an AI player
+    display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class BummerlResult:
+    guild_id: int
+    table_id: int
+    winners: tuple[Player, Player]
+    losers: tuple[Player, Player]
+    kind: BummerlKind
+    count: int  # Bummerl charged to the losers (Schneider counts more)
+    score_winner: int
+    score_loser: int
+    finished_at: int
+    id: int | None = None  # assigned by the database
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerDealStats:
+    """One human's share of one finished deal, added to their per-guild statistics."""
+
+    user_id: int
+    display_name: str
+    won: bool
+    game_points: int  # game points their team scored in this deal (0 when lost)
+    declared: bool  # they declared the contract
+    made: bool  # they declared it and it was made
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    guild_id: int
+    user_id: int
+    display_name: str
+    bummerl_won: int
+    bummerl_lost: int
+    deals_played: int
+    deals_won: int
+    game_points: int
+    contracts_declared: int
+    contracts_made: int
+
+    @property
+    def bummerl_played(self) -> int:
+        return self.bummerl_won + self.bummerl_lost
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.bummerl_won / self.bummerl_played if self.bummerl_played else None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    rank: int  # competition ranking: equal keys share a rank (1, 2, 2, 4)
+    stats: PlayerStats
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    entries: tuple[LeaderboardEntry, ...]
+    total: int  # players on the whole board (for paging)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The running Bummerl tally between `pair` and `opponents` (each a sorted pair of user ids)."""
+
+    pair: tuple[int, int]
+    opponents: tuple[int, int]
+    wins: int
+    losses: int
+
+
+def pair_key(first: int | None, second: int | None) -> tuple[int, int]:
+    """The identity of a pair of partners: both user ids sorted, an AI seat counting as `AI_USER_ID`."""
+    a = AI_USER_ID if first is None else first
+    b = AI_USER_ID if second is None else second
+    return (a, b) if a <= b else (b, a)

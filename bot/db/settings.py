@@ -1,0 +1,40 @@
+"""Per-guild defaults chosen with `/schnapsen settings`."""
+
+from __future__ import annotations
+
+from .core import DatabaseCore
+from .models import GuildSettings
+
+
+class GuildSettingsRepo(DatabaseCore):
+    async def get_guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, or the defaults when it never saved any."""
+        row = await self._fetch_one(
+            "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms"
+            " FROM guild_settings WHERE guild_id = ?",
+            (guild_id,),
+        )
+        return GuildSettings(guild_id) if row is None else GuildSettings(**dict(row))
+
+    async def save_guild_settings(self, settings: GuildSettings) -> None:
+        async with self.transaction():
+            await self._execute(
+                """
+                INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
+                                            ai_delay_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (guild_id) DO UPDATE SET
+                    language = excluded.language, preset = excluded.preset, deck = excluded.deck,
+                    turn_seconds = excluded.turn_seconds, ai_strength = excluded.ai_strength,
+                    ai_delay_ms = excluded.ai_delay_ms
+                """,
+                (
+                    settings.guild_id,
+                    settings.language,
+                    settings.preset,
+                    settings.deck,
+                    settings.turn_seconds,
+                    settings.ai_strength,
+                    settings.ai_delay_ms,
+                ),
+            )

@@ -1,0 +1,39 @@
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from bot.db import Database, TableRow
+
+CREATED_AT = 1_700_000_000
+
+MakeTable = Callable[..., Awaitable[TableRow]]
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "bot.db")
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+@pytest.fixture
+def make_table(db: Database) -> MakeTable:
+    """Open a lobby, created at `CREATED_AT` (unix seconds) with first dealer W."""
+
+    async def make(channel_id: int = 500, guild_id: int = 1, host_id: int = 11) -> TableRow:
+        return await db.create_table(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            host_id=host_id,
+            rules_json='"standard"',
+            deck="doppeldeutsch",
+            turn_seconds=60,
+            language="en",
+            first_dealer=3,
+            now=CREATED_AT,
+        )
+
+    return make

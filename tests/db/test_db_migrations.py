@@ -1,0 +1,157 @@
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.db import MIGRATIONS_DIR, Database, MigrationError, SchemaTooNew
+from bot.db.migrate import load_migrations, split_statements
+
+
+def schema_of(path: Path) -> tuple[int, list[tuple[str, ...]]]:
+    with sqlite3.connect(path) as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        schema = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").fetchall()
+    conn.close()
+    return version, schema
+
+
+def table_names(path: Path) -> set[str]:
+    return {row[1] for row in schema_of(path)[1] if row[0] == "table"}
+
+
+def migrations_with(tmp_path: Path, **extra: str) -> Path:
+    """A copy of the real migrations plus extra files (name -> SQL)."""
+    directory = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, directory)
+    for name, sql in extra.items():
+        (directory / name).write_text(sql, encoding="utf-8")
+    return directory
+
+
+BROKEN_002 = """
+CREATE TABLE half_done (id INTEGER PRIMARY KEY);
+ALTER TABLE game_tables ADD COLUMN note TEXT;
+INSERT INTO no_such_table VALUES (1);
+"""
+
+
+async def test_migrates_an_empty_database_to_the_number_of_files(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(path)
+    await db.close()
+    version, _ = schema_of(path)
+    assert version == len(list(MIGRATIONS_DIR.glob("*.sql"))) >= 1
+    assert {"guild_settings", "game_tables", "seats", "deals", "actions", "deal_results", "bummerl_results",
+            "player_stats", "team_tallies", "meta"} <= table_names(path)
+
+
+async def test_reopening_is_idempotent_and_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(path)
+    await db.set_meta("commands", "abc")
+    await db.close()
+    before = schema_of(path)
+    db = await Database.open(path)
+    assert await db.get_meta("commands") == "abc"
+    await db.close()
+    assert schema_of(path) == before
+
+
+async def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(path)
+    try:
+        # Connection-level settings can only be read on the connection itself.
+        rows = await db._conn.execute_fetchall("PRAGMA foreign_keys")
+        assert next(iter(rows))[0] == 1
+    finally:
+        await db.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+async def test_a_failed_migration_leaves_the_database_exactly_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(path)  # version 1 with the real migrations
+    await db.close()
+    before = schema_of(path)
+
+    broken = migrations_with(tmp_path, **{"002-broken.sql": BROKEN_002})
+    with pytest.raises(MigrationError, match=r"002-broken\.sql failed at statement 3.*no such table"):
+        await Database.open(path, migrations_dir=broken)
+
+    assert schema_of(path) == before
+    assert "half_done" not in table_names(path)
+
+
+async def test_migrations_before_the_failed_one_stay_applied(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    broken = migrations_with(tmp_path, **{"002-broken.sql": BROKEN_002})
+    with pytest.raises(MigrationError):
+        await Database.open(path, migrations_dir=broken)
+    version, _ = schema_of(path)
+    assert version == 1
+    assert "game_tables" in table_names(path)
+    assert "half_done" not in table_names(path)
+
+
+async def test_a_new_migration_applies_on_top(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(path)
+    await db.set_meta("kept", "yes")
+    await db.close()
+    directory = migrations_with(tmp_path, **{"002-notes.sql": "CREATE TABLE notes (id INTEGER PRIMARY KEY);"})
+    db = await Database.open(path, migrations_dir=directory)
+    assert await db.get_meta("kept") == "yes"
+    await db.close()
+    assert schema_of(path)[0] == 2
+    assert "notes" in table_names(path)
+
+
+async def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(SchemaTooNew, match="version 99 is newer than this code knows") as caught:
+        await Database.open(path)
+    assert caught.value.database_version == 99
+    assert schema_of(path)[0] == 99
+
+
+def test_statements_split_at_their_real_ends() -> None:
+    script = """
+    -- a comment; with a semicolon
+    CREATE TABLE t (x TEXT DEFAULT 'a;b');
+    /* block; comment */ CREATE TRIGGER t_guard BEFORE INSERT ON t
+    BEGIN
+        SELECT RAISE(ABORT, 'no; way');
+    END;
+    INSERT INTO t VALUES ('1'); INSERT INTO t VALUES ('2');
+    -- trailing comment
+    """
+    statements = split_statements(script)
+    assert len(statements) == 4
+    assert statements[1].endswith("END;") and "RAISE(ABORT, 'no; way');" in statements[1]
+    assert statements[3] == "INSERT INTO t VALUES ('2');"
+
+
+def test_an_unfinished_statement_is_an_error() -> None:
+    with pytest.raises(MigrationError, match="incomplete statement"):
+        split_statements("CREATE TABLE t (x); CREATE TABLE u (y)", "003-x.sql")
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"003-gap.sql": "SELECT 1;"}, "expected migration number 002"),
+        ({"2-short.sql": "SELECT 1;"}, "named NNN-name.sql"),
+        ({"002-own-tx.sql": "BEGIN; CREATE TABLE x (y); COMMIT;"}, "transaction control"),
+        ({"002-version.sql": "PRAGMA user_version = 7;"}, "transaction control"),
+    ],
+)
+def test_malformed_migration_folders_are_refused(tmp_path: Path, files: dict[str, str], message: str) -> None:
+    with pytest.raises(MigrationError, match=message):
+        load_migrations(migrations_with(tmp_path, **files))
