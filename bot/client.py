@@ -1,0 +1,100 @@
+"""The Discord client: opens the database, restores every open table, registers the persistent buttons and
+syncs the slash commands only when their definitions changed."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.db import Database
+from bot.game.ai import AiPlayers
+from bot.game.service import TableService
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+COMMAND_HASH_KEY = "command_hash"
+
+
+class SchnapsenBot(commands.Bot):
+    def __init__(self, settings: Settings, *, force_sync: bool = False, **options: Any) -> None:
+        # Slash commands and buttons only: no privileged intents, no message content.
+        intents = discord.Intents.none()
+        intents.guilds = True
+        super().__init__(
+            command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options
+        )
+        self.settings = settings
+        self.force_sync = force_sync
+        self.db: Database
+        self.service: TableService
+        self.ai: AiPlayers
+        self._sweeper: asyncio.Task[None] | None = None
+
+    async def setup_hook(self) -> None:
+        from bot.schnapsen.cog import SchnapsenCog
+        from bot.schnapsen.components import GameButton, LeaderboardButton
+
+        self.db = await Database.open(self.settings.database_path)
+        self.service = TableService(self.db)
+        self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
+        try:
+            from bot.i18n.translator import CatalogueTranslator
+        except ImportError:
+            pass
+        else:
+            await self.tree.set_translator(CatalogueTranslator())
+        cog = SchnapsenCog(self)
+        await self.add_cog(cog)
+        self.add_dynamic_items(GameButton, LeaderboardButton)
+        await self.sync_commands_if_changed()
+        restored = await self.service.restore_all()
+        for table in restored:
+            cog.runtime.drive(table)  # AI seats and idle timers pick up where they stopped
+        log.info("restored %d open table(s)", len(restored))
+        self._sweeper = asyncio.create_task(self._sweep_forever(cog), name="sweeper")
+
+    async def sync_commands_if_changed(self) -> None:
+        guild = discord.Object(self.settings.dev_guild_id) if self.settings.dev_guild_id else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        digest = hashlib.sha256(
+            json.dumps([payload, self.settings.dev_guild_id], sort_keys=True).encode()
+        ).hexdigest()
+        if not self.force_sync and await self.db.get_meta(COMMAND_HASH_KEY) == digest:
+            log.info("slash commands unchanged; not syncing")
+            return
+        await self.tree.sync(guild=guild)
+        await self.db.set_meta(COMMAND_HASH_KEY, digest)
+        log.info("slash commands synced%s", f" to guild {guild.id}" if guild else " globally")
+
+    async def _sweep_forever(self, cog: Any) -> None:
+        while True:
+            await asyncio.sleep(self.settings.sweep_interval)
+            try:
+                await cog.runtime.sweep()
+            except Exception:
+                log.exception("sweeping idle tables failed")
+
+    async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        cog = self.get_cog("schnapsen")
+        if cog is not None:
+            await cog.runtime.shutdown()  # type: ignore[attr-defined]
+        await super().close()
+        if hasattr(self, "ai"):
+            await self.ai.close()
+        if hasattr(self, "db"):
+            await self.db.close()
+
+
+async def run(settings: Settings, *, force_sync: bool = False) -> None:
+    async with SchnapsenBot(settings, force_sync=force_sync) as bot:
+        await bot.start(settings.token)

@@ -1,0 +1,1 @@
+"""The table service: Discord-free game flow between the engine and the database."""

@@ -1,0 +1,82 @@
+"""Custom ids of the game's buttons: ``bs:<table>:<version>:<verb>:<arg>``.
+
+The table id and the position version travel inside the id, so a button keeps working across restarts and a
+click on an outdated one is recognised. Everything in an id is untrusted input and is checked on use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import engine
+
+PATTERN = (
+    r"bs:(?P<table>[0-9]{1,18}):(?P<version>[0-9]{1,18}):(?P<verb>[a-z]{1,8}):(?P<arg>[A-Za-z0-9_]{0,24})"
+)
+LEADERBOARD_PATTERN = r"bslb:(?P<sort>bummerl|winrate|points):(?P<page>[0-9]{1,6})"
+
+# verb -> what it does; game verbs carry the position version, the others use 0.
+GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
+TABLE_VERBS = ("hand", "sit", "leave", "ai", "start", "rematch", "close", "back", "stop")
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonId:
+    table: int
+    version: int
+    verb: str
+    arg: str = ""
+
+    def __str__(self) -> str:
+        return f"bs:{self.table}:{self.version}:{self.verb}:{self.arg}"
+
+    @classmethod
+    def parse(cls, custom_id: str) -> ButtonId | None:
+        found = re.fullmatch(PATTERN, custom_id)
+        if found is None:
+            return None
+        return cls(int(found["table"]), int(found["version"]), found["verb"], found["arg"])
+
+
+def action_id(table: int, version: int, action: engine.Action) -> ButtonId:
+    match action:
+        case engine.ChooseTrump(suit):
+            return ButtonId(table, version, "trump", suit)
+        case engine.Aufschlagen():
+            return ButtonId(table, version, "auf")
+        case engine.Bid(contract):
+            return ButtonId(table, version, "bid", contract.id)
+        case engine.Pass():
+            return ButtonId(table, version, "pass")
+        case engine.Double(word):
+            return ButtonId(table, version, "dbl", word)
+        case engine.PlayCard(card, None):
+            return ButtonId(table, version, "play", card)
+        case engine.PlayCard(card, value):
+            return ButtonId(table, version, "mar", f"{card}{value}")
+    raise TypeError(action)
+
+
+def action_of(button: ButtonId) -> engine.Action | None:
+    """The engine action a game button asks for; None when the id is malformed (forged)."""
+    try:
+        match button.verb:
+            case "trump":
+                return engine.ChooseTrump(button.arg) if button.arg in engine.SUITS else None
+            case "auf":
+                return engine.AUFSCHLAGEN
+            case "bid":
+                return engine.Bid(engine.Contract.from_id(button.arg))
+            case "pass":
+                return engine.PASS
+            case "dbl":
+                return engine.Double(button.arg) if button.arg in ("kontra", "re", "subkontra") else None
+            case "play":
+                return engine.PlayCard(engine.parse_card(button.arg))
+            case "mar":
+                value = int(button.arg[2:]) if button.arg[2:] in ("20", "40") else None
+                return engine.PlayCard(engine.parse_card(button.arg[:2]), value) if value else None
+    except engine.RulesError:
+        return None
+    return None

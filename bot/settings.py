@@ -1,0 +1,55 @@
+"""Runtime settings from the environment (and ``.env``): the one place the bot reads configuration."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class SettingsError(Exception):
+    """A setting is missing or wrong; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    token: str
+    database_path: str = "schnapsen.sqlite3"
+    log_level: str = "INFO"
+    dev_guild_id: int | None = None
+    # Pacing and time limits (seconds unless named otherwise); tests shrink them.
+    edit_interval: float = 1.0  # at most one edit of the same message per interval (rate limits)
+    lobby_timeout: float = 1800.0  # a lobby that never starts is closed after this
+    abandoned_timeout: float = 600.0  # a game whose people all left is closed after this
+    sweep_interval: float = 60.0
+    ai_budget_ms: int = 150
+    ai_hard_cap_ms: int = 1000
+    throttle_actions: int = 8  # per user, per throttle window
+    throttle_window: float = 5.0
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
+        if env is None:
+            if dotenv is not None and dotenv.exists():
+                from dotenv import load_dotenv
+
+                load_dotenv(dotenv, override=False)
+            env = dict(os.environ)
+        token = env.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise SettingsError(
+                "DISCORD_TOKEN is not set. Copy .env.example to .env and put your bot token there "
+                "(Discord Developer Portal > your application > Bot > Reset Token)."
+            )
+        dev_guild = env.get("DEV_GUILD_ID", "").strip()
+        if dev_guild and not dev_guild.isdigit():
+            raise SettingsError(f"DEV_GUILD_ID must be a server id (digits only), not {dev_guild!r}.")
+        level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
+        return cls(
+            token=token,
+            database_path=env.get("DATABASE_PATH", "").strip() or "schnapsen.sqlite3",
+            log_level=level,
+            dev_guild_id=int(dev_guild) if dev_guild else None,
+        )
