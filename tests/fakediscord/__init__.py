@@ -1,0 +1,55 @@
+"""A fake of Discord's REST API and gateway for end-to-end tests of the real discord.py client.
+
+Typical use (the ``fake_discord`` fixture from ``tests.fakediscord.plugin`` starts the server and redirects
+discord.py to it)::
+
+    guild = fake_discord.add_guild("Server", preferred_locale="de")
+    channel = guild.add_text_channel("schnapsen")
+    alice = fake_discord.add_user("alice", dms_open=True, locale="en-US")
+    guild.add_member(alice, permissions=discord.Permissions(manage_guild=True).value)
+    bot = await fake_discord.start_client(make_bot())          # ready when this returns
+    command = await fake_discord.slash(alice, channel, "schnapsen", "new", preset="standard")
+    table = await command.wait_original()                       # or: await command.wait_response()
+    click = await fake_discord.click(alice, table, label="Join")
+    await click.wait_response()
+    dm = await fake_discord.wait_for_dm(alice, lambda m: m.buttons)
+    await fake_discord.wait_for(lambda: "Trump" in table.visible_text)
+
+Restart: ``await fake_discord.stop_client(bot)`` and ``start_client`` a NEW client instance.
+"""
+
+from tests.fakediscord.components import describe_buttons, find_button, iter_components
+from tests.fakediscord.server import DiscordError, FakeDiscord, FaultRule, RateLimitRule, RecordedRequest
+from tests.fakediscord.state import (
+    FakeAttachment,
+    FakeChannel,
+    FakeGuild,
+    FakeInteraction,
+    FakeMember,
+    FakeMessage,
+    FakeRole,
+    FakeUser,
+    InteractionResponse,
+    MessageSnapshot,
+)
+
+__all__ = [
+    "DiscordError",
+    "FakeAttachment",
+    "FakeChannel",
+    "FakeDiscord",
+    "FakeGuild",
+    "FakeInteraction",
+    "FakeMember",
+    "FakeMessage",
+    "FakeRole",
+    "FakeUser",
+    "FaultRule",
+    "InteractionResponse",
+    "MessageSnapshot",
+    "RateLimitRule",
+    "RecordedRequest",
+    "describe_buttons",
+    "find_button",
+    "iter_components",
+]

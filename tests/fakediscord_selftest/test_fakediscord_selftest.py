@@ -1,0 +1,360 @@
+"""The fake Discord, exercised by a tiny throw-away bot running on the real discord.py client."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+import pytest
+from discord import app_commands
+from PIL import Image
+
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeUser
+
+MANAGE_GUILD = discord.Permissions(manage_guild=True).value
+
+
+def png_bytes(width: int, height: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+class SeatButton(discord.ui.DynamicItem[discord.ui.Button], template=r"demo:seat:(?P<table>[0-9]+)"):
+    def __init__(self, table: int) -> None:
+        super().__init__(discord.ui.Button(label="Take a seat", style=discord.ButtonStyle.primary,
+                                           custom_id=f"demo:seat:{table}"))
+        self.table = table
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> SeatButton:
+        return cls(int(match["table"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        where = "dm" if interaction.guild is None else "guild"
+        await interaction.response.edit_message(
+            content=f"Table {self.table}: {interaction.user.name} sat down ({where})", view=seat_view(self.table))
+
+
+def seat_view(table: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(SeatButton(table))
+    return view
+
+
+class DemoBot(discord.Client):
+    """Just enough bot to drive every feature of the fake."""
+
+    def __init__(self) -> None:
+        super().__init__(intents=discord.Intents.default())
+        self.tree = app_commands.CommandTree(self)
+        self.tree.add_command(self.demo_group())
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(SeatButton)
+        await self.tree.sync()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        # discord.py waits 5 s before re-identifying; a test of session invalidation cannot afford that.
+        return None
+
+    def demo_group(self) -> app_commands.Group:
+        group = app_commands.Group(name="demo", description="Demo commands")
+
+        @group.command(name="new", description="Open a table")
+        @app_commands.choices(preset=[app_commands.Choice(name="Standard", value="standard"),
+                                      app_commands.Choice(name="Fast", value="fast")])
+        async def new(interaction: discord.Interaction, preset: str, table: int = 1) -> None:
+            await interaction.response.send_message(f"Table {table} ({preset})", view=seat_view(table))
+
+        @group.command(name="whoami", description="Show what the interaction carries")
+        async def whoami(interaction: discord.Interaction) -> None:
+            guild_locale = interaction.guild_locale.value if interaction.guild_locale else "none"
+            await interaction.response.send_message(
+                f"{interaction.locale.value}|{guild_locale}|manage={interaction.permissions.manage_guild}"
+                f"|send={interaction.app_permissions.send_messages}", ephemeral=True)
+
+        @group.command(name="dm", description="DM someone a seat button")
+        async def dm(interaction: discord.Interaction, target: discord.User) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            try:
+                await target.send("Your seat", view=seat_view(7))
+            except discord.Forbidden as error:
+                await interaction.followup.send(f"forbidden {error.code}", ephemeral=True)
+            else:
+                await interaction.followup.send("sent", ephemeral=True)
+
+        @group.command(name="slow", description="Defer, then two followups")
+        async def slow(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            await interaction.followup.send("done", ephemeral=True)
+            await interaction.followup.send("extra", ephemeral=True)
+
+        @group.command(name="post", description="Post in the channel, then edit the post")
+        async def post(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("posting", ephemeral=True)
+            message = await interaction.channel.send("first")
+            await message.edit(content="edited")
+            await interaction.edit_original_response(content="posted")
+
+        @group.command(name="files", description="Attachments on send and on edits")
+        async def files(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message(
+                "your hand", file=discord.File(io.BytesIO(png_bytes(4, 3)), "hand.png"), ephemeral=True)
+            message = await interaction.channel.send("card", file=discord.File(io.BytesIO(b"first"), "a.txt"))
+            message = await message.edit(
+                attachments=[message.attachments[0], discord.File(io.BytesIO(b"second"), "b.txt")])
+            first_bytes = await message.attachments[0].read()
+            await message.edit(attachments=[discord.File(io.BytesIO(b"third"), "c.txt")])
+            await interaction.followup.send(f"read {first_bytes.decode()}", ephemeral=True)
+
+        @group.command(name="burst", description="Edit one post three times at once")
+        async def burst(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            message = await interaction.channel.send("0")
+            for number in range(1, 4):
+                await message.edit(content=str(number))
+            await interaction.followup.send("burst done", ephemeral=True)
+
+        @group.command(name="toolong", description="Break Discord's content limit")
+        async def toolong(interaction: discord.Interaction) -> None:
+            try:
+                await interaction.response.send_message("x" * 2001)
+            except discord.HTTPException as error:
+                await interaction.response.send_message(f"rejected {error.status} {error.code}", ephemeral=True)
+
+        return group
+
+
+@dataclass
+class World:
+    guild: FakeGuild
+    channel: FakeChannel
+    alice: FakeUser
+    bob: FakeUser
+    carol: FakeUser
+
+
+@pytest.fixture
+def world(fake_discord: FakeDiscord) -> World:
+    alice = fake_discord.add_user("alice", locale="de")
+    bob = fake_discord.add_user("bob")
+    carol = fake_discord.add_user("carol", dms_open=False)
+    guild = fake_discord.add_guild("Wirtshaus", preferred_locale="de")
+    channel = guild.add_text_channel("schnapsen")
+    guild.add_member(alice, permissions=MANAGE_GUILD)
+    guild.add_member(bob)
+    guild.add_member(carol)
+    return World(guild, channel, alice, bob, carol)
+
+
+@pytest.fixture
+async def bot(fake_discord: FakeDiscord, world: World) -> DemoBot:
+    return await fake_discord.start_client(DemoBot())
+
+
+async def test_login_ready_and_command_sync(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    assert bot.is_ready()
+    assert bot.user is not None and bot.user.id == fake_discord.bot_user.id
+    guild = bot.get_guild(world.guild.id)
+    assert guild is not None and guild.get_channel(world.channel.id) is not None
+    # Without the members intent only the bot's own member arrives with GUILD_CREATE.
+    assert [m.id for m in guild.members] == [fake_discord.bot_user.id]
+    assert len(fake_discord.command_syncs) == 1
+    assert [c["name"] for c in fake_discord.commands[None]] == ["demo"]
+    assert fake_discord.identifies[0]["intents"] == discord.Intents.default().value
+
+
+async def test_slash_answers_with_dynamic_button_and_click_edits(
+        fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "new", preset="standard", table=3)
+    response = await command.wait_response()
+
+    table = command.original
+    assert response.type == 4 and not command.ephemeral
+    assert world.channel.messages == [table]
+    assert table.content == "Table 3 (standard)"
+    assert table.button("Take a seat")["custom_id"] == "demo:seat:3"
+
+    click = await fake_discord.click(world.bob, table, label="Take a seat")
+    assert (await click.wait_response()).type == 7
+    assert table.content == "Table 3: bob sat down (guild)"
+    assert [version.content for version in table.history] == ["Table 3 (standard)", table.content]
+    assert click.messages == [table]
+    assert table.visible_text == "Table 3: bob sat down (guild)\nTake a seat"
+
+
+async def test_slash_rejects_what_discord_would_not_send(fake_discord: FakeDiscord, world: World,
+                                                         bot: DemoBot) -> None:
+    with pytest.raises(ValueError, match="must be one of"):
+        await fake_discord.slash(world.alice, world.channel, "demo", "new", preset="turbo")
+    with pytest.raises(LookupError, match="no subcommand"):
+        await fake_discord.slash(world.alice, world.channel, "demo", "nonsense")
+
+
+async def test_interaction_carries_locale_and_permissions(fake_discord: FakeDiscord, world: World,
+                                                          bot: DemoBot) -> None:
+    by_manager = await fake_discord.slash(world.alice, world.channel, "demo", "whoami")
+    by_player = await fake_discord.slash(world.bob, world.channel, "demo", "whoami", locale="en-GB")
+
+    assert (await by_manager.wait_original()).content == "de|de|manage=True|send=True"
+    assert (await by_player.wait_original()).content == "en-GB|de|manage=False|send=True"
+    assert by_manager.ephemeral and world.channel.messages == []
+    assert fake_discord.ephemeral_messages(world.bob) == [by_player.original]
+
+
+async def test_dm_with_button_clicked_in_dm_context(fake_discord: FakeDiscord, world: World,
+                                                    bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "dm", target=world.bob)
+    assert (await command.wait_original()).content == "sent"
+
+    [dm] = fake_discord.dm_messages(world.bob)
+    assert dm.content == "Your seat"
+    click = await fake_discord.click(world.bob, dm, "demo:seat:7")
+    await click.wait_response()
+    assert dm.content == "Table 7: bob sat down (dm)"
+    with pytest.raises(PermissionError):
+        await fake_discord.click(world.alice, dm, "demo:seat:7")
+
+
+async def test_dm_to_user_with_closed_dms_is_forbidden_50007(fake_discord: FakeDiscord, world: World,
+                                                            bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "dm", target=world.carol)
+
+    answer = await command.wait_original()
+    assert answer.content == "forbidden 50007" and answer.ephemeral
+    assert fake_discord.dm_messages(world.carol) == []
+    assert [r.status for r in fake_discord.requests_to("POST", "/channels/*/messages")] == [403]
+
+
+async def test_deferred_then_followups_respect_ephemeral(fake_discord: FakeDiscord, world: World,
+                                                         bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "slow")
+
+    response = await command.wait_response()
+    done, extra = await command.wait_followups(2)
+    assert response.type == 5 and response.ephemeral
+    # The first followup after a deferral replaces the "thinking" message, as Discord does.
+    assert done is command.original and done.content == "done" and not done.loading
+    assert extra is not done and extra.content == "extra" and extra.ephemeral
+    assert world.channel.messages == []
+
+
+async def test_429_on_edits_is_retried_by_discord_py(fake_discord: FakeDiscord, world: World,
+                                                     bot: DemoBot) -> None:
+    channel_edit = fake_discord.fail_next("PATCH", "/channels/*/messages/*", retry_after=0.05)
+    webhook_edit = fake_discord.fail_next("PATCH", "/webhooks/*/*/messages/@original", retry_after=0.05)
+
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "post")
+    await fake_discord.wait_for(lambda: command.original is not None and command.original.content == "posted")
+
+    [post] = world.channel.messages
+    assert post.content == "edited"
+    assert channel_edit.fired == 1 and webhook_edit.fired == 1
+    assert [r.status for r in fake_discord.requests_to("PATCH", "/channels/*/messages/*")] == [429, 200]
+    assert fake_discord.hit_count("PATCH", "/webhooks/{application_id}/{token}/messages/{message_id}") == 2
+
+
+async def test_attachments_on_callback_send_and_edits(fake_discord: FakeDiscord, world: World,
+                                                      bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "files")
+    [followup] = await command.wait_followups(1)
+
+    hand = command.original
+    assert hand.ephemeral and hand.filenames == ["hand.png"]
+    assert hand.payload()["attachments"][0]["width"] == 4
+    assert command.response.files[0][0] == "hand.png"
+    assert followup.content == "read first"
+    [card] = world.channel.messages
+    assert [v.filenames for v in card.history] == [["a.txt"], ["a.txt", "b.txt"], ["c.txt"]]
+    assert card.attachment("c.txt").data == b"third"
+
+
+async def test_limits_are_enforced_like_discord(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "toolong")
+    assert (await command.wait_original()).content == "rejected 400 50035"
+
+
+async def test_late_answer_is_refused(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    fake_discord.interaction_deadline = 0.0
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "whoami")
+    await fake_discord.wait_for(lambda: command.rejected_callbacks)
+    assert command.response is None
+    assert [r.status for r in fake_discord.requests_to("POST", "/interactions/*/*/callback")] == [404]
+
+
+async def test_simultaneous_clicks_both_arrive(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "new", preset="fast")
+    table = await command.wait_original()
+
+    clicks = await asyncio.gather(fake_discord.click(world.alice, table, "demo:seat:1"),
+                                  fake_discord.click(world.bob, table, "demo:seat:1"))
+    for click in clicks:
+        await click.wait_response()
+    assert table.edit_count == 2
+
+
+async def test_restart_old_button_works_on_new_client(fake_discord: FakeDiscord, world: World,
+                                                      bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "new", preset="standard")
+    table = await command.wait_original()
+    await fake_discord.stop_client(bot)
+
+    restarted = await fake_discord.start_client(DemoBot())
+    click = await fake_discord.click(world.bob, table, label="Take a seat")
+    await click.wait_response()
+
+    assert restarted.is_ready() and bot.is_closed()
+    assert len(fake_discord.identifies) == 2
+    assert table.content == "Table 1: bob sat down (guild)"
+
+
+async def test_gateway_drop_resumes_and_replays(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    await fake_discord.drop_gateway(code=4000)
+    # Sent while the bot is reconnecting: it must arrive through the RESUME replay.
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "whoami")
+    await command.wait_response()
+    assert fake_discord.resumes == 1 and len(fake_discord.identifies) == 1
+
+
+async def test_invalidated_session_identifies_again(fake_discord: FakeDiscord, world: World,
+                                                    bot: DemoBot) -> None:
+    await fake_discord.invalidate_session()
+    await fake_discord.wait_for(lambda: len(fake_discord.identifies) == 2)
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "whoami")
+    await command.wait_response()
+
+
+async def test_rate_limit_bucket_answers_429_and_discord_py_waits(
+        fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    limit = fake_discord.rate_limit("PATCH", "/channels/*/messages/*", limit=2, per=0.2)
+
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "burst")
+    await command.wait_original(lambda message: message.content == "burst done")
+
+    [post] = world.channel.messages
+    assert post.content == "3" and post.edit_count == 3
+    assert limit.rejected == 1
+    assert [r.status for r in fake_discord.requests_to("PATCH", "/channels/*/messages/*")] == [200, 200, 429, 200]
+
+
+async def test_command_typed_in_the_bots_dm(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.bob, fake_discord.open_dm(world.bob), "demo", "whoami")
+
+    answer = await command.wait_original()
+    assert answer.content == "en-US|none|manage=False|send=True"
+    assert answer.channel.is_dm and command.guild is None
+
+
+async def test_wait_for_dm_returns_the_newest_matching(fake_discord: FakeDiscord, world: World,
+                                                       bot: DemoBot) -> None:
+    await fake_discord.slash(world.alice, world.channel, "demo", "dm", target=world.bob)
+
+    dm = await fake_discord.wait_for_dm(world.bob, lambda message: message.content == "Your seat")
+    assert dm.button("Take a seat")["custom_id"] == "demo:seat:7"
+    with pytest.raises(AssertionError, match="timed out"):
+        await fake_discord.wait_for_dm(world.carol, timeout=0.05)
