@@ -16,7 +16,6 @@ from .actions import (
 )
 from .cards import SUITS, partner_of, team_of
 from .contracts import (
-    BIDDABLE,
     IMMEDIATE_CONTRACTS,
     NO_TRUMP_CONTRACTS,
     Contract,
@@ -32,6 +31,7 @@ from .events import (
     PlayStarted,
     TrumpChosen,
 )
+from .ruleset import Ruleset
 from .state import AUCTION, DOUBLING, FINISHED, PLAY, DealResult, DealState
 
 C = Contract
@@ -54,9 +54,11 @@ def apply_trump(
         suit = card[0]  # type: ignore[index]
     else:
         card, suit = None, action.suit
-    new = state._replace(trump=suit, aufschlag_card=card, phase=AUCTION, to_act=state.forehand)
-    eligible = tuple(tuple(c for c in BIDDABLE if eligibility_problem(new, s, c) is None) for s in range(4))
-    return new._replace(eligible=eligible), [TrumpChosen(seat, suit, card)]
+    forehand = state.forehand
+    rules = state.rules
+    eligible = tuple(eligible_contracts(rules, suit, forehand, s, state.dealt[s]) for s in range(4))
+    new = state._replace(trump=suit, aufschlag_card=card, phase=AUCTION, to_act=forehand, eligible=eligible)
+    return new, [TrumpChosen(seat, suit, card)]
 
 
 # --- auction -----------------------------------------------------------------------------------------
@@ -96,20 +98,49 @@ def eligibility_problem(state: DealState, seat: int, contract: Contract) -> str 
     return None
 
 
+# The contracts every seat may bid whatever its cards, by side: the forehand's team, or his opponents.
+_BY_SIDE = (
+    (C.BETTLER, C.SCHNAPSER, C.GANG, C.ZEHNERLOCH, C.BAUERNSCHNAPSER),
+    (C.BETTLER, C.GANG, C.ZEHNERLOCH, C.KONTRASCHNAPSER, C.KONTRABAUERNSCHNAPSER),
+)
+
+
+def eligible_contracts(
+    rules: Ruleset, trump: str, forehand: int, seat: int, hand: tuple[str, ...]
+) -> tuple[Contract, ...]:
+    """The contracts ``seat`` may bid with ``hand`` once ``trump`` is known, in ladder order.
+
+    The same rules as ``eligibility_problem`` (a property test holds them equal), computed in one pass
+    because every deal needs it for all four seats.
+    """
+    contracts = list(_BY_SIDE[(seat - forehand) & 1])
+    if rules.ass_bettler and any(card[1] == "A" for card in hand):
+        contracts.append(C.ASS_BETTLER)
+    suits = {card[0] for card in hand}
+    if len(suits) == 1:
+        if trump in suits:
+            if seat == forehand:
+                contracts.append(C.TRUMPFFARBRINGERL)
+        else:
+            contracts.append(C.FARBRINGERL)
+    return tuple(sorted(contracts))
+
+
 def auction_actions(state: DealState) -> tuple[Action, ...]:
     top = highest_bid(state)
     floor = top[1] if top else C.NORMAL
     return (PASS, *[BID[c] for c in state.eligible[state.to_act] if c > floor])  # type: ignore[index]
 
 
-def _auction_over(state: DealState, auction: tuple[tuple[int, Contract | None], ...]) -> bool:
+def _auction_over(rules: Ruleset, auction: tuple[tuple[int, Contract | None], ...]) -> bool:
+    """The three ends of D7 (four passes, three passes after the last bid, the eighth turn)."""
     turns = len(auction)
-    if state.rules.bidding_turns == 1:
-        return turns == 4
-    last_bid = max((i for i, (_, c) in enumerate(auction) if c is not None), default=None)
-    if last_bid is None:
-        return turns == 4
-    return turns - 1 - last_bid >= 3 or turns == 8
+    if turns < 4:
+        return False
+    if turns == 8 or rules.bidding_turns == 1:
+        return True
+    # Four or more turns: over when the last three are passes (a bid among them keeps it open).
+    return auction[-1][1] is None and auction[-2][1] is None and auction[-3][1] is None
 
 
 def apply_auction(state: DealState, seat: int, action: Bid | object) -> tuple[DealState, list[Event]]:
@@ -117,7 +148,7 @@ def apply_auction(state: DealState, seat: int, action: Bid | object) -> tuple[De
     auction = (*state.auction, (seat, contract))
     events: list[Event] = [BidMade(seat, contract) if contract is not None else Passed(seat, AUCTION)]
     state = state._replace(auction=auction, to_act=(seat + 1) % 4)
-    if not _auction_over(state, auction):
+    if not _auction_over(state.rules, auction):
         return state, events
     top = highest_bid(state)
     declarer, won = top if top else (state.forehand, C.NORMAL)

@@ -127,30 +127,31 @@ def apply_play(state: DealState, seat: int, action: PlayCard) -> tuple[DealState
         ended = _after_marriage(state, seat, action.marriage)
         if ended is not None:
             return _finish(state, ended, events)
-    hands = list(state.hands)
-    hands[seat] = tuple(c for c in hands[seat] if c != card)
+    hand = state.hands[seat]
+    at = hand.index(card)
+    hands = (*state.hands[:seat], hand[:at] + hand[at + 1 :], *state.hands[seat + 1 :])
     trick = (*state.trick, (seat, card))
     events.append(CardPlayed(seat, card))
-    active = 3 if state.sitting_out is not None else 4
-    if len(trick) < active:
+    if len(trick) < (3 if state.sitting_out is not None else 4):
         following = (seat + 1) % 4
         if following == state.sitting_out:
             following = (following + 1) % 4
-        return state._replace(hands=tuple(hands), trick=trick, to_act=following), events
-    winner, _ = winning_play(trick, active_trump(state), card_order(state.contract))
+        return state._replace(hands=hands, trick=trick, to_act=following), events
+    winner = winning_play(trick, active_trump(state), card_order(state.contract))[0]
     trick_points = sum(CARD_POINTS[c] for _, c in trick)
-    team = team_of(winner)
+    team = winner & 1
     first_trick_of_team = state.team_tricks[team] == 0
-    team_cards = list(state.team_cards)
-    team_cards[team] += trick_points
-    team_tricks = list(state.team_tricks)
-    team_tricks[team] += 1
+    (cards_ns, cards_ew), (tricks_ns, tricks_ew) = state.team_cards, state.team_tricks
+    if team == 0:
+        team_cards, team_tricks = (cards_ns + trick_points, cards_ew), (tricks_ns + 1, tricks_ew)
+    else:
+        team_cards, team_tricks = (cards_ns, cards_ew + trick_points), (tricks_ns, tricks_ew + 1)
     state = state._replace(
-        hands=tuple(hands),
+        hands=hands,
         trick=(),
         tricks=(*state.tricks, Trick(trick[0][0], trick, winner, trick_points)),
-        team_cards=tuple(team_cards),
-        team_tricks=tuple(team_tricks),
+        team_cards=team_cards,
+        team_tricks=team_tricks,
         to_act=winner,
     )
     events.append(TrickWon(winner, tuple(c for _, c in trick), trick_points, trick_no))

@@ -75,7 +75,10 @@ def ruleset_from_json(value: Any) -> Ruleset:
     if not isinstance(value, dict):
         raise MalformedInput("bad_rules", "rules must be a preset name or an object")
     settings = dict(value)
-    base = ruleset_from_json(settings.pop("preset", "standard"))
+    preset = settings.pop("preset", "standard")
+    if not isinstance(preset, str):
+        raise MalformedInput("unknown_preset", f"'preset' must be a preset name, not {preset!r}")
+    base = ruleset_from_json(preset)
     changes: dict[str, Any] = {}
     for name, raw in settings.items():
         changes[name] = _parse_setting(name, raw)
@@ -85,7 +88,8 @@ def ruleset_from_json(value: Any) -> Ruleset:
 def _parse_setting(name: str, raw: Any) -> Any:
     where = f"setting {name!r}"
     if name in _CHOICES:
-        if isinstance(raw, bool) or raw not in _CHOICES[name]:
+        # Exact types: 4.0 or true must not pass for 4 or 1.
+        if not any(type(raw) is type(choice) and raw == choice for choice in _CHOICES[name]):
             raise MalformedInput("bad_setting", f"{where} must be one of {list(_CHOICES[name])}, not {raw!r}")
         return raw
     if name in _BOOLS:
@@ -100,7 +104,10 @@ def _parse_setting(name: str, raw: Any) -> Any:
     if name in _CONTRACT_SETS:
         if not isinstance(raw, list):
             raise MalformedInput("bad_setting", f"{where} must be a list of contract ids")
-        return frozenset(Contract.from_id(item) for item in raw)
+        try:
+            return frozenset(Contract.from_id(item) for item in raw)
+        except MalformedInput as err:
+            raise MalformedInput("bad_setting", f"{where}: {err.message}") from None
     raise MalformedInput("unknown_setting", f"unknown setting {name!r}")
 
 
