@@ -58,6 +58,8 @@ class SchnapsenBot(commands.Bot):
             cog.runtime.drive(table)  # AI seats and idle timers pick up where they stopped
         log.info("restored %d open table(s)", len(restored))
         self._sweeper = asyncio.create_task(self._sweep_forever(cog), name="sweeper")
+        # Loading card art takes a second or two per deck: do it now, off the event loop, not on a first click.
+        self._preload = asyncio.create_task(asyncio.to_thread(_preload_decks), name="preload card art")
 
     async def sync_commands_if_changed(self) -> None:
         guild = discord.Object(self.settings.dev_guild_id) if self.settings.dev_guild_id else None
@@ -93,6 +95,13 @@ class SchnapsenBot(commands.Bot):
             await self.ai.close()
         if hasattr(self, "db"):
             await self.db.close()
+
+
+def _preload_decks() -> None:
+    from bot import render
+
+    for deck in render.DECK_STYLES:
+        render.preload(deck)
 
 
 async def run(settings: Settings, *, force_sync: bool = False) -> None:

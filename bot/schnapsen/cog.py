@@ -40,7 +40,9 @@ PAGE_SIZE = 10
 MIN_GAMES_FOR_WINRATE = 3
 
 
-class SchnapsenCog(commands.GroupCog, name="schnapsen", group_name="schnapsen", group_description=_("Play Bauernschnapsen")):
+class SchnapsenCog(
+    commands.GroupCog, name="schnapsen", group_name="schnapsen", group_description=_("Play Bauernschnapsen")
+):
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.service = bot.service
@@ -296,7 +298,7 @@ class SchnapsenCog(commands.GroupCog, name="schnapsen", group_name="schnapsen", 
                     value=t(lang, f"rules.who.{contract.id}"),
                     inline=False,
                 )
-            embed.set_footer(text=t(lang, "rules.footer", preset=rules.preset))
+            embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
             await interaction.response.send_message(embed=embed, ephemeral=True)
 
         await self.guarded(interaction, work)
@@ -443,11 +445,13 @@ class SchnapsenCog(commands.GroupCog, name="schnapsen", group_name="schnapsen", 
                 t(
                     lang,
                     "reply.settings",
-                    language=updated.language or t(lang, "settings.server_locale"),
-                    preset=updated.preset,
+                    language=t(lang, f"command.choice.{updated.language}")
+                    if updated.language
+                    else t(lang, "settings.server_locale"),
+                    preset=t(lang, f"command.choice.{updated.preset}"),
                     deck=t(lang, f"deck.{updated.deck}"),
                     seconds=updated.turn_seconds,
-                    ai=updated.ai_strength,
+                    ai=t(lang, f"command.choice.{updated.ai_strength}"),
                     delay=updated.ai_delay_ms,
                 ),
             )

@@ -248,7 +248,7 @@ async def table_payload(table: LiveTable, lang: str) -> Payload:
             text=t(
                 lang,
                 "table.lobby_footer",
-                preset=table.rules.preset,
+                preset=t(lang, f"command.choice.{table.rules.preset}"),
                 deck=t(lang, f"deck.{table.row.deck}"),
                 seconds=table.row.turn_seconds,
             )
@@ -354,6 +354,9 @@ async def hand_payload(table: LiveTable, seat: int, lang: str, where: str) -> Pa
     if my_turn and deal.phase == engine.PLAY:
         playable = [a.card for a in view.legal if isinstance(a, engine.PlayCard)]
     trump = view.trump if view.contract is None or view.contract in engine.contracts.TRUMP_CONTRACTS else None
+    # The buttons carry the version of the position they were made for: build them before the render
+    # awaits, or an action meanwhile would stamp the old position's buttons with the new version.
+    buttons = hand_view(table, seat, lang, view, my_turn)
     table_png, hand_png = await asyncio.to_thread(
         lambda: (
             render.render_table(scene),
@@ -369,7 +372,7 @@ async def hand_payload(table: LiveTable, seat: int, lang: str, where: str) -> Pa
     hand_embed = discord.Embed(colour=0x6A1B9A, description=payload.alt["hand.png"])
     hand_embed.set_image(url="attachment://hand.png")
     payload.embeds.append(hand_embed)
-    payload.view = hand_view(table, seat, lang, view, my_turn)
+    payload.view = buttons
     return payload
 
 
@@ -433,6 +436,44 @@ def hand_view(
 # --- results -----------------------------------------------------------------------------------------------
 
 
+def why_text(table: LiveTable, lang: str, deal: engine.DealState) -> str:
+    """Why the deal ended, in the reader's language, worked out from the final position."""
+    result, contract, declarer = deal.result, deal.contract, deal.declarer
+    assert result is not None and contract is not None and declarer is not None
+    contracts = engine.contracts
+    side = declarer & 1
+    trick_no = len(deal.tricks)
+    last = deal.tricks[-1] if deal.tricks else None
+    team = team_names(table, result.winner)
+    # An announcement that ends the deal leaves its card unplayed: the marriage belongs to the next trick.
+    claim = deal.marriages[-1] if deal.marriages and deal.marriages[-1].trick_no == trick_no + 1 else None
+    if contract in contracts.IMMEDIATE_CONTRACTS:
+        return t(lang, "result.why.at_once")
+    if claim is not None:
+        points = deal.team_cards[claim.seat & 1] + claim.value
+        if contract is Contract.NORMAL:
+            return t(
+                lang, "result.why.marriage", team=team, points=deal.total(result.winner), value=claim.value
+            )
+        key = "result.why.claim_made" if result.made else "result.why.claim_short"
+        return t(lang, key, points=points, value=claim.value)
+    if contract is Contract.NORMAL:
+        if deal.total(result.winner) >= 66:
+            return t(lang, "result.why.reached", team=team, points=deal.total(result.winner), trick=trick_no)
+        return t(lang, "result.why.last_trick", team=team)
+    if contract in contracts.BEGGAR_CONTRACTS:
+        if result.made:
+            return t(lang, "result.why.no_trick")
+        return t(lang, "result.why.declarer_won", trick=trick_no)
+    assert last is not None
+    if last.winner != declarer:
+        return t(lang, "result.why.other_won", name=seat_name(table, last.winner), trick=trick_no)
+    if contract in contracts.SCHNAPSER_CONTRACTS:
+        key = "result.why.declarer_reached" if result.made else "result.why.short"
+        return t(lang, key, points=deal.total(side), trick=trick_no)
+    return t(lang, "result.why.all_tricks")
+
+
 async def result_payload(
     table: LiveTable, lang: str, deal: engine.DealState, bummerl: Any, tally: tuple[int, int] | None
 ) -> Payload:
@@ -447,7 +488,7 @@ async def result_payload(
     )
     embed = discord.Embed(
         title=t(lang, "result.title", team=winners, points=result.game_points),
-        description=f"{reason}\n{t(lang, 'result.reason', reason=result.reason)}",
+        description=f"{reason}\n{t(lang, 'result.reason', reason=why_text(table, lang, deal))}",
         colour=0xF9A825,
     )
     if result.multiplier > 1:

@@ -55,7 +55,8 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "result.bummerl.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "result.kind.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "rules.": tuple(sorted(engine_rule_codes())),
-    "command.choice.": (),  # the translator's fallback; test_translator checks every choice of every command
+    # Choice names, also shown for stored settings; test_translator checks every choice of every command.
+    "command.choice.": ("standard", "stargames", "en", "de", "nl", "tr", "pimc", "greedy"),
 }
 
 
