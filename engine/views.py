@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from .actions import Action
 from .contracts import Contract
 from .rules import legal_actions
+from .ruleset import Ruleset
 from .state import TRUMP, DealResult, DealState
 
 
@@ -57,6 +58,7 @@ class PlayerView:
     marriages: tuple[MarriageView, ...]
     result: DealResult | None
     legal: tuple[Action, ...]  # the viewer's legal actions when it is the viewer's turn
+    rules: Ruleset  # the table's rules are public
 
 
 def view_for(state: DealState, seat: int | None) -> PlayerView:
@@ -109,4 +111,5 @@ def view_for(state: DealState, seat: int | None) -> PlayerView:
         marriages=marriages,
         result=state.result,
         legal=legal_actions(state) if seat is not None and seat == state.to_act else (),
+        rules=state.rules,
     )

@@ -1,0 +1,104 @@
+"""``python -m engine.ai FILE`` (``-`` for standard input): the AI's decision for the seat to act at the end
+of a game record, with its evaluation of every legal action, as JSON.
+
+Options: ``--player NAME`` (random, greedy, pimc; default pimc), ``--seed N`` (default 0),
+``--budget-ms N`` (default 150). Exit status 0 with a decision, 2 on bad input (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..actions import format_action
+from ..cards import SEAT_NAMES
+from ..errors import MalformedInput
+from ..record import load_record_text, replay
+from ..views import view_for
+from . import DEFAULT_PLAYER, PLAYERS, evaluate_actions
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="python -m engine.ai", add_help=False)
+    parser.add_argument("file")
+    parser.add_argument("--player", default=DEFAULT_PLAYER, choices=PLAYERS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--budget-ms", type=int, default=150)
+    return parser
+
+
+def _fail(code: str, message: str) -> tuple[int, dict[str, Any]]:
+    return 2, {"ok": False, "error": {"code": code, "message": message}}
+
+
+def run(argv: list[str], stdin_text: str | None = None) -> tuple[int, dict[str, Any]]:
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as err:
+        usage = "python -m engine.ai FILE [--player random|greedy|pimc] [--seed N] [--budget-ms N]"
+        return _fail("usage", f"{err}; usage: {usage}")
+    if args.budget_ms < 1:
+        return _fail("usage", "--budget-ms must be at least 1")
+    try:
+        if args.file == "-":
+            text = sys.stdin.read() if stdin_text is None else stdin_text
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                text = handle.read()
+    except (OSError, UnicodeDecodeError) as err:
+        return _fail("unreadable", f"cannot read {args.file}: {err}")
+    try:
+        replayed = replay(load_record_text(text))
+    except MalformedInput as err:
+        return _fail(err.code, err.message)
+    if replayed.error is not None:
+        err = replayed.error
+        return _fail(
+            "illegal_action",
+            f"deals[{err.deal}].actions[{err.index}] {err.action!r} is illegal: {err.error.message}",
+        )
+    if not replayed.deals:
+        return _fail("no_deal", "the record has no deal, so nobody is to act")
+    state = replayed.deals[-1]
+    if state.finished or state.to_act is None:
+        return _fail("deal_finished", "the last deal of the record is finished: nobody is to act")
+    seat = state.to_act
+    view = view_for(state, seat)
+    action, evaluations = evaluate_actions(view, args.player, args.seed, args.budget_ms, replayed.match.rules)
+    return 0, {
+        "ok": True,
+        "seat": SEAT_NAMES[seat],
+        "phase": state.phase,
+        "player": args.player,
+        "seed": args.seed,
+        "budget_ms": args.budget_ms,
+        "action": format_action(seat, action),
+        "evaluations": [
+            {"action": format_action(seat, e.action), "value": round(e.value, 4), "worlds": e.worlds}
+            for e in evaluations
+        ],
+    }
+
+
+def main() -> int:
+    try:
+        status, report = run(sys.argv[1:])
+    except Exception as err:  # the command promises JSON, never a traceback
+        status, report = 2, {"ok": False, "error": {"code": "internal_error", "message": repr(err)}}
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""What a seat knows about the hidden cards, derived from its ``PlayerView`` alone, and sampling of the
+hidden cards consistent with it.
+
+Facts used: the seat's own cards, every card played, the Aufschlag card, the partner card of an announced
+marriage, the voids and "could not beat" facts that Farb-, Stich- and Trumpfzwang reveal, the forehand
+holding a card of the suit he named, an Ass-Bettler declarer holding an ace. All of these are of the form
+"seat s holds card c" or "seat s cannot hold card c" except the last two, which are checked on each sample.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from ..cards import SUITS
+from ..contracts import IMMEDIATE_CONTRACTS, Contract
+from ..ruleset import STANDARD, Ruleset
+from ..state import PLAY, TRUMP
+from ..views import PlayerView
+from .compact import ALL_CARDS, BIT, INDEX, SUIT_MASK, SUIT_OF, Table, mask_of
+
+C = Contract
+
+
+@dataclass
+class Knowledge:
+    seat: int
+    own: int  # cards the seat holds now (in the trump phase: its first three)
+    played_by: list[int]  # per seat: cards it has played (completed tricks and the trick in progress)
+    need: list[int]  # per seat: hidden cards still to place (the seat's own two unseen ones in trump phase)
+    known: list[int]  # per seat: hidden cards known to be in its hand (subset of the cards to place)
+    forbidden: list[int]  # per seat: cards it cannot hold
+    # Per seat, a mask of which it must have been dealt at least one card (dealt = held + played).
+    at_least_one: list[tuple[int, int]]
+    unknown: int  # cards whose place is not known, to be distributed
+
+    def dealt_mask(self, seat: int, held: int) -> int:
+        return held | self.played_by[seat]
+
+
+def rules_of(view: PlayerView, rules: Ruleset | None) -> Ruleset:
+    """The rules the seat plays by: explicit, or a ``rules`` field of the view if it has one."""
+    return rules or getattr(view, "rules", None) or STANDARD
+
+
+def table_of(view: PlayerView, rules: Ruleset) -> Table | None:
+    if view.contract is None or view.declarer is None or view.contract in IMMEDIATE_CONTRACTS:
+        return None
+    return Table(rules, view.contract, view.trump, view.declarer, view.sitting_out, view.multiplier)
+
+
+def gather(view: PlayerView, rules: Ruleset) -> Knowledge:
+    assert view.seat is not None
+    me = view.seat
+    played_by = [0, 0, 0, 0]
+    for seat, card in (*view.witnessed, *view.trick):
+        played_by[seat] |= BIT[card]
+    own = mask_of(view.hand)
+    if view.phase == TRUMP:
+        need = [5, 5, 5, 5]
+        need[me] = 2
+    else:
+        need = [view.hand_sizes[s] for s in range(4)]
+        need[me] = 0
+    known = [0, 0, 0, 0]
+    forbidden = [0, 0, 0, 0]
+    for seat in range(4):
+        if seat != me:
+            known[seat] |= mask_of(view.known_cards[seat])
+    played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
+    for marriage in view.marriages:
+        pair = BIT[marriage.suit + "K"] | BIT[marriage.suit + "Q"]
+        rest = pair & ~played & ~own
+        if marriage.seat != me:
+            known[marriage.seat] |= rest
+    table = table_of(view, rules)
+    if table is not None and view.phase == PLAY:
+        _obligation_facts(view, table, forbidden)
+    at_least_one: list[tuple[int, int]] = []
+    if view.trump is not None and view.aufschlag_card is None and view.forehand != me:
+        at_least_one.append((view.forehand, SUIT_MASK[SUITS.index(view.trump)]))
+    for seat, contract in view.auction:
+        if contract is C.ASS_BETTLER and seat != me:
+            at_least_one.append((seat, sum(BIT[s + "A"] for s in SUITS)))
+    placed = known[0] | known[1] | known[2] | known[3]
+    unknown = ALL_CARDS & ~own & ~played & ~placed
+    for seat in range(4):
+        need[seat] -= bin(known[seat]).count("1")
+    return Knowledge(me, own, played_by, need, known, forbidden, at_least_one, unknown)
+
+
+def _obligation_facts(view: PlayerView, table: Table, forbidden: list[int]) -> None:
+    """Voids and 'could not beat' facts from every trick this seat watched (RULES.md section 5)."""
+    plays = list(view.witnessed)
+    size = table.players
+    tricks = [plays[i : i + size] for i in range(0, len(plays), size)]
+    if view.trick:
+        tricks.append(list(view.trick))
+    for trick in tricks:
+        led_suit = SUIT_OF[INDEX[trick[0][1]]]
+        winning = INDEX[trick[0][1]]
+        for seat, card_text in trick[1:]:
+            card = INDEX[card_text]
+            suit = SUIT_OF[card]
+            beat = table.beats[winning] >> card & 1
+            if suit == led_suit:
+                if table.must_beat and SUIT_OF[winning] == led_suit and not beat:
+                    forbidden[seat] |= table.above[winning]
+            else:
+                forbidden[seat] |= SUIT_MASK[led_suit]
+                trumps = table.trump_mask
+                if trumps and suit != table.trump_suit:
+                    if table.rules.undertrump_required or not table.must_beat:
+                        forbidden[seat] |= trumps
+                    else:
+                        forbidden[seat] |= trumps & table.beats[winning]
+                elif trumps and table.must_beat and not beat:
+                    forbidden[seat] |= trumps & table.beats[winning]
+            if beat:
+                winning = card
+
+
+class Sampler:
+    """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included)."""
+
+    def __init__(self, knowledge: Knowledge, rng: random.Random, plausible: object = None) -> None:
+        self.k = knowledge
+        self.rng = rng
+        self.plausible = plausible  # optional check(hands) -> bool, tried first and dropped if too rare
+        cards = []
+        mask = knowledge.unknown
+        while mask:
+            low = mask & -mask
+            cards.append(low.bit_length() - 1)
+            mask ^= low
+        allowed = {c: [s for s in range(4) if knowledge.need[s] > 0 and not knowledge.forbidden[s] >> c & 1]
+                   for c in cards}  # fmt: skip
+        # Most constrained cards first, so dead ends are rare.
+        self.cards = sorted(cards, key=lambda c: len(allowed[c]))
+        self.allowed = allowed
+        self.relaxed = False
+
+    def _base(self) -> list[int]:
+        hands = list(self.k.known)
+        hands[self.k.seat] |= self.k.own
+        return hands
+
+    def _ok(self, hands: list[int]) -> bool:
+        return all(self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one)
+
+    def draw(self) -> list[int]:
+        plausible_tries = 40 if self.plausible is not None else 0
+        for attempt in range(400):
+            hands = self._attempt()
+            if hands is None or not self._ok(hands):
+                continue
+            if attempt < plausible_tries and not self.plausible(hands):  # type: ignore[operator]
+                continue
+            return hands
+        # Facts can only be inconsistent if the view was built by other rules than assumed: place freely.
+        self.relaxed = True
+        return self._free()
+
+    def _attempt(self) -> list[int] | None:
+        need = list(self.k.need)
+        hands = self._base()
+        rng = self.rng
+        for card in self.cards:
+            seats = [s for s in self.allowed[card] if need[s] > 0]
+            if not seats:
+                return None
+            total = sum(need[s] for s in seats)
+            pick = rng.randrange(total)
+            for seat in seats:
+                pick -= need[seat]
+                if pick < 0:
+                    break
+            need[seat] -= 1
+            hands[seat] |= 1 << card
+        return hands
+
+    def _free(self) -> list[int]:
+        need = list(self.k.need)
+        hands = self._base()
+        cards = list(self.cards)
+        self.rng.shuffle(cards)
+        for card in cards:
+            seat = next(s for s in range(4) if need[s] > 0)
+            need[seat] -= 1
+            hands[seat] |= 1 << card
+        return hands
+
+    def upper_bound(self) -> int:
+        """Number of ways to place the unknown cards ignoring the forbidden facts."""
+        remaining = len(self.cards)
+        count = 1
+        for n in self.k.need:
+            if n > 0:
+                count *= math.comb(remaining, n)
+                remaining -= n
+        return count
+
+    def enumerate(self, limit: int) -> list[list[int]] | None:
+        """Every consistent world if there are at most ``limit``, else None."""
+        if self.upper_bound() > limit * 50:
+            return None
+        worlds: list[list[int]] = []
+        need = list(self.k.need)
+        hands = self._base()
+        cards = self.cards
+
+        def place(i: int) -> bool:
+            if i == len(cards):
+                if self._ok(hands):
+                    worlds.append(list(hands))
+                return len(worlds) <= limit
+            card = cards[i]
+            for seat in self.allowed[card]:
+                if need[seat] > 0:
+                    need[seat] -= 1
+                    hands[seat] |= 1 << card
+                    going = place(i + 1)
+                    hands[seat] &= ~(1 << card)
+                    need[seat] += 1
+                    if not going:
+                        return False
+            return True
+
+        place(0)
+        if len(worlds) > limit or not worlds:
+            return None
+        return worlds

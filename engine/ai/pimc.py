@@ -1,0 +1,371 @@
+"""``pimc``: Perfect-Information Monte Carlo over worlds consistent with the seat's view.
+
+Every decision samples the hidden cards (``knowledge.Sampler``; all worlds when few remain), solves each
+world exactly (``solver.Solver``) for every legal action, and picks the best mean in game points for the
+seat's team (the multiplier included). Trump, bids and Kontra/Re are decided the same way, by solving the
+card play of each candidate contract from its first lead.
+
+The budget is counted in search nodes (``NODES_PER_MS`` per millisecond, calibrated on the reference
+machine) rather than in wall time, so a decision depends only on the view and the seed, never on the load
+of the machine. The first world is always solved in full.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..actions import Action, Bid, ChooseTrump, Double, PlayCard
+from ..cards import partner_of, team_of
+from ..contracts import IMMEDIATE_CONTRACTS, Contract
+from ..ruleset import Ruleset
+from ..state import AUCTION, DOUBLING, PLAY, TRUMP
+from ..views import PlayerView
+from . import greedy
+from .compact import INDEX, POINTS, Position, Table, apply_move, cards_of, trick_winner
+from .knowledge import Knowledge, Sampler, gather, rules_of, table_of
+from .solver import SearchAborted, Solver
+
+C = Contract
+NODES_PER_MS = 120
+ENUMERATE_LIMIT = 60  # solve every consistent world when there are at most this many
+MAX_WORLDS = 200
+# The first world may use this many times the budget (it must complete for the decision to have a value).
+FIRST_WORLD_FACTOR = 5
+# Trump, bid and Kontra decisions solve whole deals for several contracts per world: they get this many
+# times the card-play budget.
+WHOLE_DEAL_FACTOR = 3
+# Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses);
+# a bid must beat the alternative by this share of its value before the player risks it.
+DECLARER_CAUTION = 0.2
+# Kontra/Re only when the team's mean result is at least this share of the contract value.
+DOUBLE_MARGIN = 0.3
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    action: Action
+    value: float  # expected game points for the seat's team (multiplier included, caution subtracted)
+    worlds: int
+
+
+def evaluate(
+    view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150
+) -> list[Evaluation]:
+    """The value of every legal action of the seat to act, in ``view.legal`` order."""
+    if view.seat is None or not view.legal:
+        raise ValueError("the view's seat has no legal action")
+    rules = rules_of(view, rules)
+    if len(view.legal) == 1:
+        return [Evaluation(view.legal[0], 0.0, 0)]
+    rng = random.Random(decision_key(view, seed))
+    budget = max(1, budget_ms) * NODES_PER_MS
+    if view.phase != PLAY:
+        budget *= WHOLE_DEAL_FACTOR
+    if view.phase == PLAY:
+        return _evaluate_play(view, rules, rng, budget)
+    if view.phase == DOUBLING:
+        return _evaluate_doubling(view, rules, rng, budget)
+    if view.phase == AUCTION:
+        return _evaluate_auction(view, rules, rng, budget)
+    if view.phase == TRUMP:
+        return _evaluate_trump(view, rules, rng, budget)
+    raise ValueError(f"no decision in phase {view.phase}")
+
+
+def decision_key(view: PlayerView, seed: int) -> str:
+    """Seeds a decision's random stream: the seed plus where in the deal the decision is."""
+    moments = (len(view.auction), len(view.doubling), len(view.witnessed), len(view.trick))
+    return f"{seed}:{view.seat}:{view.phase}:{moments}"
+
+
+def choose(view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150) -> Action:
+    evaluations = evaluate(view, rules, seed, budget_ms)
+    return best_action(view, evaluations, rules)
+
+
+def best_action(view: PlayerView, evaluations: list[Evaluation], rules: Ruleset | None = None) -> Action:
+    """The best mean; among near-equal actions, the one greedy would pick (it keeps points and high cards
+    that the exact solver, which counts only game points, sees no reason to keep). With no world solved
+    every value is 0, so this is greedy's choice."""
+    if len(evaluations) == 1:
+        return evaluations[0].action
+    top = max(e.value for e in evaluations)
+    tied = [e.action for e in evaluations if e.value >= top - 1e-6]
+    if len(tied) == 1:
+        return tied[0]
+    preferred = greedy.choose(view, rules)
+    return preferred if preferred in tied else tied[0]
+
+
+# --- worlds --------------------------------------------------------------------------------------------
+
+
+class _Budget:
+    """Search nodes left for one decision, shared by all the solvers it uses."""
+
+    def __init__(self, nodes: int) -> None:
+        self.left = nodes
+        self.first_world = FIRST_WORLD_FACTOR * nodes
+
+    def solve(self, solver: Solver, pos: Position, first: bool) -> int:
+        """Solve within the budget; the first world may overrun it up to ``FIRST_WORLD_FACTOR`` times."""
+        before = solver.nodes
+        allowed = self.left + self.first_world if first else self.left
+        solver.node_limit = before + max(0, allowed)
+        try:
+            return solver.solve(pos)
+        finally:
+            self.left -= solver.nodes - before
+
+
+def _worlds(sampler: Sampler, limit: int = ENUMERATE_LIMIT):  # type: ignore[no-untyped-def]
+    """All consistent worlds when few remain, else an endless stream of samples."""
+    exact = sampler.enumerate(limit)
+    if exact is not None:
+        yield from exact
+        return
+    for _ in range(MAX_WORLDS):
+        yield sampler.draw()
+
+
+def _declarer_plausible(
+    knowledge: Knowledge, declarer: int | None, contract: Contract | None, trump: str | None
+):  # type: ignore[no-untyped-def]
+    """A check that the declarer's dealt hand in a world looks like one that bids his contract."""
+    if declarer is None or contract is None or contract is C.NORMAL or declarer == knowledge.seat:
+        return None
+
+    def plausible(hands: list[int]) -> bool:
+        dealt = cards_of(knowledge.dealt_mask(declarer, hands[declarer]))
+        return greedy.contract_fit(dealt, contract, trump, strict=False)
+
+    return plausible
+
+
+# --- card play -----------------------------------------------------------------------------------------
+
+
+def position_of(view: PlayerView, table: Table, hands: list[int]) -> Position:
+    """The view's moment of play in a world with the given hands."""
+    points, tricks, marriages = [0, 0], [0, 0], [0, 0]
+    plays = list(view.witnessed)
+    size = table.players
+    for start in range(0, len(plays), size):
+        trick = [(seat, INDEX[card]) for seat, card in plays[start : start + size]]
+        winner, _ = trick_winner(table, trick)
+        points[winner & 1] += sum(POINTS[card] for _, card in trick)
+        tricks[winner & 1] += 1
+    for marriage in view.marriages:
+        marriages[marriage.seat & 1] += marriage.value
+    trick_now = [(seat, INDEX[card]) for seat, card in view.trick]
+    assert view.to_act is not None
+    return Position(list(hands), view.to_act, trick_now, len(plays) // size + 1, points, tricks, marriages)
+
+
+def _evaluate_play(
+    view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
+) -> list[Evaluation]:
+    table = table_of(view, rules)
+    assert table is not None and view.seat is not None
+    knowledge = gather(view, rules)
+    plausible = _declarer_plausible(knowledge, table.declarer, table.contract, view.trump)
+    sampler = Sampler(knowledge, rng, plausible)
+    sign = (1 if team_of(view.seat) == 0 else -1) * view.multiplier
+    moves = [(INDEX[a.card], a.marriage or 0) for a in view.legal if isinstance(a, PlayCard)]
+    totals = [0.0] * len(moves)
+    budget = _Budget(budget_nodes)
+    solver = Solver(table)
+    worlds = 0
+    for hands in _worlds(sampler):
+        base = position_of(view, table, hands)
+        try:
+            values = []
+            for card, marriage in moves:
+                pos = base.copy()
+                ended = apply_move(table, pos, card, marriage)
+                values.append(ended if ended is not None else budget.solve(solver, pos, worlds == 0))
+        except SearchAborted:
+            break
+        for i, value in enumerate(values):
+            totals[i] += sign * value
+        worlds += 1
+        if budget.left <= 0:
+            break
+    return [Evaluation(action, totals[i] / max(1, worlds), worlds) for i, action in enumerate(view.legal)]
+
+
+# --- contracts from the first lead -----------------------------------------------------------------------
+
+
+def contract_table(rules: Ruleset, contract: Contract, trump: str, declarer: int) -> Table:
+    sitting_out = partner_of(declarer) if contract in rules.partner_sits_out else None
+    return Table(rules, contract, trump, declarer, sitting_out)
+
+
+def play_out(rules: Ruleset, contract: Contract, trump: str, declarer: int, forehand: int,
+             hands: list[int], solvers: dict[tuple[Contract, str, int], Solver], budget: _Budget,
+             first: bool) -> int:  # fmt: skip
+    """Signed base (NS positive) of ``contract`` played with every card visible, from the first lead."""
+    if contract in IMMEDIATE_CONTRACTS:
+        value = rules.contract_value(contract)
+        return value if team_of(declarer) == 0 else -value
+    key = (contract, trump, declarer)
+    solver = solvers.get(key)
+    if solver is None:
+        solver = solvers[key] = Solver(contract_table(rules, contract, trump, declarer))
+    pos = Position(list(hands), solver.table.first_leader(forehand), [], 1, [0, 0], [0, 0], [0, 0])
+    return budget.solve(solver, pos, first)
+
+
+def _evaluate_auction(
+    view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
+) -> list[Evaluation]:
+    assert view.seat is not None and view.trump is not None
+    me = view.seat
+    knowledge = gather(view, rules)
+    standing = next(((s, c) for s, c in reversed(view.auction) if c is not None), None)
+    plausible = _declarer_plausible(knowledge, *(standing or (None, None)), view.trump)
+    sampler = Sampler(knowledge, rng, plausible)
+    sign = 1 if team_of(me) == 0 else -1
+    totals = [0.0] * len(view.legal)
+    budget = _Budget(budget_nodes)
+    worlds = 0
+    solvers: dict[tuple[Contract, str, int], Solver] = {}
+    for hands in _worlds(sampler):
+        try:
+            values = []
+            for action in view.legal:
+                if isinstance(action, Bid):
+                    contract, declarer = action.contract, me
+                elif standing is not None:
+                    declarer, contract = standing
+                else:
+                    contract, declarer = C.NORMAL, view.forehand
+                values.append(
+                    play_out(
+                        rules,
+                        contract,
+                        view.trump,
+                        declarer,
+                        view.forehand,
+                        hands,
+                        solvers,
+                        budget,
+                        worlds == 0,
+                    )
+                )
+        except SearchAborted:
+            break
+        for i, value in enumerate(values):
+            totals[i] += sign * value
+        worlds += 1
+        if budget.left <= 0:
+            break
+    return [
+        Evaluation(action, totals[i] / max(1, worlds) - (_caution(rules, action) if worlds else 0.0), worlds)
+        for i, action in enumerate(view.legal)
+    ]
+
+
+def _caution(rules: Ruleset, action: Action) -> float:
+    if isinstance(action, Bid) and action.contract not in IMMEDIATE_CONTRACTS:
+        return DECLARER_CAUTION * rules.contract_value(action.contract)
+    return 0.0
+
+
+def _evaluate_doubling(
+    view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
+) -> list[Evaluation]:
+    assert view.seat is not None and view.contract is not None and view.declarer is not None
+    assert view.trump is not None
+    knowledge = gather(view, rules)
+    plausible = _declarer_plausible(knowledge, view.declarer, view.contract, view.trump)
+    sampler = Sampler(knowledge, rng, plausible)
+    sign = 1 if team_of(view.seat) == 0 else -1
+    budget = _Budget(budget_nodes)
+    total, worlds = 0.0, 0
+    solvers: dict[tuple[Contract, str, int], Solver] = {}
+    for hands in _worlds(sampler):
+        try:
+            value = play_out(
+                rules,
+                view.contract,
+                view.trump,
+                view.declarer,
+                view.forehand,
+                hands,
+                solvers,
+                budget,
+                worlds == 0,
+            )
+        except SearchAborted:
+            break
+        total += sign * value
+        worlds += 1
+        if budget.left <= 0:
+            break
+    mean = total / max(1, worlds)
+    value_of_contract = 3 if view.contract is C.NORMAL else rules.contract_value(view.contract)
+    # Doubling pays only when the team's mean result clears a margin: then 2m·mean - m·margin > m·mean.
+    doubled = view.multiplier * (2 * mean - DOUBLE_MARGIN * value_of_contract)
+    return [
+        Evaluation(action, doubled if isinstance(action, Double) else view.multiplier * mean, worlds)
+        for action in view.legal
+    ]
+
+
+def _eligible_for_forehand(rules: Ruleset, dealt: list[str], trump: str) -> list[Contract]:
+    """Contracts the forehand may bid with this hand and trump (mirrors engine.bidding.eligibility_problem)."""
+    out = [C.BETTLER, C.SCHNAPSER, C.GANG, C.ZEHNERLOCH, C.BAUERNSCHNAPSER]
+    if rules.ass_bettler and any(card[1] == "A" for card in dealt):
+        out.append(C.ASS_BETTLER)
+    if sum(card[0] == trump for card in dealt) == 5:
+        out.append(C.TRUMPFFARBRINGERL)
+    return out
+
+
+def _evaluate_trump(
+    view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
+) -> list[Evaluation]:
+    """Each trump option is worth the better of the normal game and the forehand's best contract."""
+    assert view.seat is not None
+    me = view.seat
+    knowledge = gather(view, rules)
+    sampler = Sampler(knowledge, rng)
+    sign = 1 if team_of(me) == 0 else -1
+    totals = [0.0] * len(view.legal)
+    budget = _Budget(budget_nodes)
+    worlds = 0
+    solvers: dict[tuple[Contract, str, int], Solver] = {}
+    for hands in _worlds(sampler):
+        dealt = cards_of(hands[me])
+        fourth = _fourth_card(view, hands[me], rng)
+        try:
+            values = []
+            for action in view.legal:
+                trump = action.suit if isinstance(action, ChooseTrump) else fourth[0]
+                best = sign * play_out(rules, C.NORMAL, trump, me, me, hands, solvers, budget, worlds == 0)
+                for contract in _eligible_for_forehand(rules, dealt, trump):
+                    if greedy.contract_fit(dealt, contract, trump, strict=False):
+                        made = sign * play_out(
+                            rules, contract, trump, me, me, hands, solvers, budget, worlds == 0
+                        )
+                        best = max(best, made - _caution(rules, Bid(contract)))
+                values.append(best)
+        except SearchAborted:
+            break
+        for i, value in enumerate(values):
+            totals[i] += value
+        worlds += 1
+        if budget.left <= 0:
+            break
+    return [Evaluation(action, totals[i] / max(1, worlds), worlds) for i, action in enumerate(view.legal)]
+
+
+def _fourth_card(view: PlayerView, held: int, rng: random.Random) -> str:
+    """The card Aufschlagen would turn in this world: either of the two unseen cards, equally likely."""
+    return rng.choice(cards_of(held & ~sum(1 << INDEX[c] for c in view.hand)))
+
+
+__all__ = ["Evaluation", "best_action", "choose", "evaluate"]

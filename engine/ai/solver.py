@@ -1,0 +1,369 @@
+"""Exact alpha-beta over a ``Position`` with every hand known, with a transposition table.
+
+The value is the signed base of the contract (team NS positive, EW negative): the game points without the
+multiplier, which is constant during play. Both members of a team maximise their team's value (the game is
+zero-sum between teams). The table is keyed at trick boundaries only: there the rest of the hand depends
+on the cards left, the leader and the scores, not on the order in which earlier cards fell.
+"""
+
+from __future__ import annotations
+
+from .compact import (
+    ALL_TRICKS,
+    BEGGAR,
+    KING_QUEEN,
+    NORMAL,
+    POINTS,
+    SCHNAPSER,
+    SUIT_MASK,
+    SUIT_OF,
+    SUITS,
+    Position,
+    Table,
+    trick_winner,
+)
+
+INFINITY = 1000
+
+
+class SearchAborted(Exception):
+    """Raised inside the search when its node limit is reached (the anytime loop then stops)."""
+
+
+class Solver:
+    def __init__(self, table: Table, node_limit: int = 10**9) -> None:
+        self.table = table
+        self.node_limit = node_limit
+        self.nodes = 0
+        self.cache: dict[tuple[int, ...], tuple[int, int]] = {}
+        # Point-free contracts: only who wins tricks matters, so touching cards of one hand are equivalent.
+        self.point_free = table.family in (BEGGAR, ALL_TRICKS)
+        self.suit_order = [
+            sorted(range(5 * s, 5 * s + 5), key=lambda i: -table.strength[i]) for s in range(4)
+        ]
+
+    def solve(self, pos: Position, alpha: int = -INFINITY, beta: int = INFINITY) -> int:
+        """The exact value of ``pos`` (within the window, as usual for alpha-beta)."""
+        self.hands = list(pos.hands)
+        trick = pos.trick
+        if trick:
+            _lead_seat, lead_card = trick[0]
+            win_seat, win_card = trick_winner(self.table, trick)
+            trick_points = sum(POINTS[c] for _, c in trick)
+            led = SUIT_OF[lead_card]
+        else:
+            win_seat = win_card = led = -1
+            trick_points = 0
+        return self._node(
+            pos.to_act,
+            len(trick),
+            led,
+            win_card,
+            win_seat,
+            trick_points,
+            pos.trick_no,
+            pos.points[0],
+            pos.points[1],
+            pos.tricks[0],
+            pos.tricks[1],
+            pos.marriages[0],
+            pos.marriages[1],
+            self._trick_cards_mask(trick),
+            alpha,
+            beta,
+        )
+
+    @staticmethod
+    def _trick_cards_mask(trick: list[tuple[int, int]]) -> int:
+        mask = 0
+        for _, card in trick:
+            mask |= 1 << card
+        return mask
+
+    # The recursion passes the whole mutable state as arguments (hands excepted): local variables are the
+    # fastest storage CPython has, and nothing needs undoing except the hand of the seat that played.
+    def _node(
+        self,
+        seat: int,
+        in_trick: int,
+        led: int,
+        win_card: int,
+        win_seat: int,
+        trick_points: int,
+        trick_no: int,
+        p0: int,
+        p1: int,
+        t0: int,
+        t1: int,
+        m0: int,
+        m1: int,
+        trick_mask: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        self.nodes += 1
+        if self.nodes > self.node_limit:
+            raise SearchAborted
+        table = self.table
+        hands = self.hands
+        hand = hands[seat]
+        key = None
+        if in_trick == 0:
+            if trick_no == 5:
+                return self._last_trick(seat, p0, p1, t0, t1, m0, m1)
+            key = (
+                hands[0] | hands[1] << 20 | hands[2] << 40 | hands[3] << 60,
+                seat,
+                p0,
+                p1,
+                t0 > 0,
+                t1 > 0,
+                m0,
+                m1,
+            )
+            entry = self.cache.get(key)
+            if entry is not None:
+                lower, upper = entry
+                if lower == upper or lower >= beta:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower > alpha:
+                    alpha = lower
+                if upper < beta:
+                    beta = upper
+            moves = self._lead_moves(seat, hand, trick_no)
+        else:
+            legal = table.legal_mask(hand, led, win_card)
+            if self.point_free:
+                legal = self._drop_equivalent(legal, trick_mask)
+            moves = self._follow_order(legal, win_card)
+        maximising = seat & 1 == 0
+        alpha0, beta0 = alpha, beta
+        best = -INFINITY if maximising else INFINITY
+        beats = table.beats
+        last_of_trick = in_trick + 1 == table.players
+        following = table.next_seat[seat]
+        for card, marriage in moves:
+            if marriage:
+                value = self._marriage(seat, marriage, p0, p1, t0, t1, m0, m1)
+                if value is None:
+                    mm0, mm1 = (m0 + marriage, m1) if seat & 1 == 0 else (m0, m1 + marriage)
+                    value = self._lead_card(seat, card, trick_no, p0, p1, t0, t1, mm0, mm1, alpha, beta)
+            else:
+                bit = 1 << card
+                hands[seat] = hand ^ bit
+                if in_trick == 0:
+                    value = self._node(
+                        following, 1, SUIT_OF[card], card, seat, POINTS[card], trick_no,
+                        p0, p1, t0, t1, m0, m1, bit, alpha, beta,
+                    )  # fmt: skip
+                else:
+                    if beats[win_card] & bit:
+                        new_card, new_seat = card, seat
+                    else:
+                        new_card, new_seat = win_card, win_seat
+                    points = trick_points + POINTS[card]
+                    if not last_of_trick:
+                        value = self._node(
+                            following, in_trick + 1, led, new_card, new_seat, points, trick_no,
+                            p0, p1, t0, t1, m0, m1, trick_mask | bit, alpha, beta,
+                        )  # fmt: skip
+                    else:
+                        if new_seat & 1 == 0:
+                            q0, q1, u0, u1 = p0 + points, p1, t0 + 1, t1
+                        else:
+                            q0, q1, u0, u1 = p0, p1 + points, t0, t1 + 1
+                        value = self._end(new_seat, trick_no, q0, q1, u0, u1, m0, m1)
+                        if value is None:
+                            value = self._node(
+                                new_seat,
+                                0,
+                                -1,
+                                -1,
+                                -1,
+                                0,
+                                trick_no + 1,
+                                q0,
+                                q1,
+                                u0,
+                                u1,
+                                m0,
+                                m1,
+                                0,
+                                alpha,
+                                beta,
+                            )
+                hands[seat] = hand
+            if maximising:
+                if value > best:
+                    best = value
+                    if value > alpha:
+                        alpha = value
+            else:
+                if value < best:
+                    best = value
+                    if value < beta:
+                        beta = value
+            if alpha >= beta:
+                break
+        if key is not None:
+            lower, upper = self.cache.get(key, (-INFINITY, INFINITY))
+            if best <= alpha0:
+                upper = min(upper, best)
+            elif best >= beta0:
+                lower = max(lower, best)
+            else:
+                lower = upper = best
+            self.cache[key] = (lower, upper)
+        return best
+
+    def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[tuple[int, int]]:
+        table = self.table
+        options = table.marriage_options(seat, hand, trick_no)
+        announced_suits = {suit for suit, _ in options}
+        moves = []
+        if options:
+            for suit, value in options:
+                pair = hand & KING_QUEEN[suit]
+                moves.append(((pair & -pair).bit_length() - 1, value))
+        mask = hand
+        if self.point_free:
+            mask = self._drop_equivalent(mask, 0)
+        while mask:
+            low = mask & -mask
+            card = low.bit_length() - 1
+            mask ^= low
+            # In the normal game announcing never hurts (points only add up), so the plain lead of a
+            # marriage card is dominated; K and Q of an announced pair lead alike, so one of them is enough.
+            if SUIT_OF[card] in announced_suits and table.family == NORMAL and card % 5 in (2, 3):
+                continue
+            moves.append((card, 0))
+        return moves
+
+    def _follow_order(self, legal: int, win_card: int) -> list[tuple[int, int]]:
+        winners = legal & self.table.beats[win_card]
+        moves = []
+        rest = legal ^ winners
+        while winners:
+            low = winners & -winners
+            moves.append((low.bit_length() - 1, 0))
+            winners ^= low
+        while rest:
+            low = rest & -rest
+            moves.append((low.bit_length() - 1, 0))
+            rest ^= low
+        return moves
+
+    def _drop_equivalent(self, mask: int, trick_mask: int) -> int:
+        """Keep one card of each run of cards that touch in rank among the live cards of its suit."""
+        hands = self.hands
+        live = hands[0] | hands[1] | hands[2] | hands[3] | trick_mask
+        kept = 0
+        for suit in range(4):
+            if not mask & SUIT_MASK[suit]:
+                continue
+            previous_mine = False
+            for card in self.suit_order[suit]:
+                bit = 1 << card
+                if not live & bit:
+                    continue
+                mine = bool(mask & bit)
+                if mine and not previous_mine:
+                    kept |= bit
+                previous_mine = mine
+        return kept
+
+    def _marriage(
+        self, seat: int, value: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int
+    ) -> int | None:
+        """The signed base when announcing a marriage ends the hand, else None (RULES.md 6.2)."""
+        table = self.table
+        team = seat & 1
+        if table.family == NORMAL:
+            if team == 0:
+                if t0 and p0 + m0 + value >= 66:
+                    return _normal_base(t1, p1 + (m1 if t1 else 0))
+            elif t1 and p1 + m1 + value >= 66:
+                return -_normal_base(t0, p0 + (m0 if t0 else 0))
+            return None
+        sign = 1 if team == 0 else -1
+        points = p0 if team == 0 else p1
+        if table.rules.schnapser_marriages == "claim":
+            return sign * table.value if points + value >= 66 else -sign * table.value
+        if points + (m0 if team == 0 else m1) + value >= 66:
+            return sign * table.value
+        return None
+
+    def _lead_card(
+        self, seat: int, card: int, trick_no: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int,
+        alpha: int, beta: int,
+    ) -> int:  # fmt: skip
+        hands = self.hands
+        bit = 1 << card
+        hands[seat] ^= bit
+        try:
+            return self._node(
+                self.table.next_seat[seat], 1, SUIT_OF[card], card, seat, POINTS[card], trick_no,
+                p0, p1, t0, t1, m0, m1, bit, alpha, beta,
+            )  # fmt: skip
+        finally:
+            hands[seat] ^= bit
+
+    def _last_trick(self, leader: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> int:
+        """Trick 5: every hand holds one card, so there is nothing left to choose."""
+        table = self.table
+        hands = self.hands
+        card = hands[leader].bit_length() - 1
+        win_card, win_seat, points = card, leader, POINTS[card]
+        seat = leader
+        for _ in range(table.players - 1):
+            seat = table.next_seat[seat]
+            card = hands[seat].bit_length() - 1
+            if table.beats[win_card] >> card & 1:
+                win_card, win_seat = card, seat
+            points += POINTS[card]
+        if win_seat & 1 == 0:
+            p0, t0 = p0 + points, t0 + 1
+        else:
+            p1, t1 = p1 + points, t1 + 1
+        value = self._end(win_seat, 5, p0, p1, t0, t1, m0, m1)
+        assert value is not None
+        return value
+
+    def _end(
+        self, winner: int, trick_no: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int
+    ) -> int | None:
+        table = self.table
+        family = table.family
+        if family == NORMAL:
+            if winner & 1 == 0:
+                if p0 + m0 >= 66:
+                    return _normal_base(t1, p1 + (m1 if t1 else 0))
+                return 1 if trick_no == 5 else None
+            if p1 + m1 >= 66:
+                return -_normal_base(t0, p0 + (m0 if t0 else 0))
+            return -1 if trick_no == 5 else None
+        declarer = table.declarer
+        sign = 1 if declarer & 1 == 0 else -1
+        value = table.value
+        if family == BEGGAR:
+            if winner == declarer:
+                return -sign * value
+            return sign * value if trick_no == 5 else None
+        if winner != declarer:
+            return -sign * value
+        if family == SCHNAPSER:
+            if (p0 + m0 if sign == 1 else p1 + m1) >= 66:
+                return sign * value
+            return -sign * value if trick_no == 3 else None
+        return sign * value if trick_no == 5 else None
+
+
+def _normal_base(loser_tricks: int, loser_total: int) -> int:
+    if loser_tricks == 0:
+        return 3
+    return 2 if loser_total < 33 else 1
+
+
+__all__ = ["INFINITY", "SUITS", "SearchAborted", "Solver"]
