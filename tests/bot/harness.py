@@ -1,0 +1,301 @@
+"""Running the real bot against the fake Discord: one guild, one channel, users, and helpers that act as a
+person would (type a command, read the DM, press a button)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bot.client import SchnapsenBot
+from bot.db import SeatRow, TableRecord, TableRow
+from bot.game.table import LiveTable
+from bot.schnapsen.ids import GAME_VERBS, ButtonId
+from bot.settings import Settings
+from tests.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+
+MANAGE_GUILD = discord.Permissions(manage_guild=True).value
+SEAT_NAMES = ("North", "East", "South", "West")
+HAND_TITLE = "Your hand"
+DEFERRED = (5, 6)  # "thinking" and "update later": the visible answer comes as a follow-up
+
+
+def test_settings(db_path: Path, **changes: Any) -> Settings:
+    """No pacing: edits, AI moves and sweeps happen as fast as the tests can await them."""
+    base = Settings(
+        token="fake-token",
+        database_path=str(db_path),
+        edit_interval=0.0,
+        lobby_timeout=3600.0,
+        abandoned_timeout=3600.0,
+        sweep_interval=3600.0,
+        ai_budget_ms=20,
+        ai_hard_cap_ms=500,
+        throttle_actions=1000,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def game_buttons(message: FakeMessage, *, enabled_only: bool = True) -> list[dict[str, Any]]:
+    """The buttons on a hand message that act in the game (trump, bid, double, play, ...)."""
+    found = []
+    for button in message.buttons:
+        parsed = ButtonId.parse(str(button.get("custom_id", "")))
+        if parsed is not None and parsed.verb in GAME_VERBS and not (enabled_only and button.get("disabled")):
+            found.append(button)
+    return found
+
+
+def button_version(button: dict[str, Any]) -> int:
+    parsed = ButtonId.parse(button["custom_id"])
+    assert parsed is not None
+    return parsed.version
+
+
+def current_button(message: FakeMessage | None, version: int) -> dict[str, Any] | None:
+    """The first enabled game button made for the position ``version``, if the message shows one."""
+    if message is None:
+        return None
+    for button in game_buttons(message):
+        if button_version(button) == version:
+            return button
+    return None
+
+
+def is_hand_message(message: FakeMessage) -> bool:
+    return bool(message.embeds) and str(message.embeds[0].get("title", "")).startswith(HAND_TITLE)
+
+
+async def reply_to(interaction: FakeInteraction) -> FakeMessage:
+    """The message that answers ``interaction`` (its follow-up after a defer, else the response itself)."""
+    response = await interaction.wait_response()
+    if response.type in DEFERRED:
+        return (await interaction.wait_followups(1))[-1]
+    return await interaction.wait_original()
+
+
+async def ephemeral_reply(interaction: FakeInteraction) -> str:
+    """The text of an ephemeral answer; fails if the answer was visible to everyone."""
+    message = await reply_to(interaction)
+    assert message.ephemeral, f"{interaction.describe()} was answered publicly: {message.visible_text!r}"
+    return message.content
+
+
+def as_shown(message: FakeMessage, components: list[dict[str, Any]]) -> FakeMessage:
+    """``message`` as a client claims it looks: with ``components`` instead of what it shows now.
+
+    discord.py runs a DynamicItem only when the clicked custom_id is on the message the event carries, so a
+    forged or outdated button is clicked on such a copy (the fake's stored message stays as it is).
+    """
+    copy = FakeMessage(message.fake, message.id, message.channel, message.author,
+                       message_type=message.type, interaction=message.interaction)
+    copy.content, copy.embeds, copy.flags = message.content, list(message.embeds), message.flags
+    copy.attachments, copy.components = list(message.attachments), components
+    return copy
+
+
+def with_button(message: FakeMessage, custom_id: str, label: str = "?") -> FakeMessage:
+    """``message`` as a tampered client shows it: one button carrying ``custom_id``."""
+    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": label, "custom_id": custom_id}]}
+    return as_shown(message, [row])
+
+
+@dataclasses.dataclass(frozen=True)
+class Stored:
+    """What the database holds for a table: compared before and after a refused click."""
+
+    row: TableRow
+    seats: list[SeatRow]
+    record: TableRecord
+
+
+class Table:
+    """One guild, one channel and a bot, as the test's world."""
+
+    def __init__(self, fake: FakeDiscord, db_path: Path, **settings: Any) -> None:
+        self.fake = fake
+        self.db_path = db_path
+        self.settings = test_settings(db_path, **settings)
+        self.admin = fake.add_user("admin")
+        self.guild = fake.add_guild("Wirtshaus", owner=self.admin)
+        self.channel = self.guild.add_text_channel("schnapsen")
+        self.bot: SchnapsenBot | None = None
+        self.users: dict[int, FakeUser] = {}
+
+    def add_player(self, name: str, **options: Any) -> FakeUser:
+        user = self.fake.add_user(name, **options)
+        self.guild.add_member(user)
+        self.users[user.id] = user
+        return user
+
+    async def start_bot(self) -> SchnapsenBot:
+        self.bot = SchnapsenBot(self.settings)
+        await self.fake.start_client(self.bot)
+        return self.bot
+
+    async def stop_bot(self) -> None:
+        assert self.bot is not None
+        await self.fake.stop_client(self.bot)
+        self.bot = None
+
+    @property
+    def live(self) -> LiveTable:
+        """The bot's in-memory table of this channel (to know whose turn it is, as the table message says)."""
+        assert self.bot is not None
+        table = self.bot.service.table_in_channel(self.channel.id)
+        assert table is not None, "no open table in the channel"
+        return table
+
+    async def stored(self, table_id: int) -> Stored:
+        assert self.bot is not None
+        row = await self.bot.db.get_table(table_id)
+        assert row is not None
+        return Stored(row, await self.bot.db.seats_of(table_id), await self.bot.db.load_record(table_id))
+
+    async def action_count(self, table_id: int) -> int:
+        assert self.bot is not None
+        record = await self.bot.db.load_record(table_id)
+        return sum(len(deal.actions) for deal in record.deals)
+
+    async def command(self, user: FakeUser, *path: str, **options: Any) -> Any:
+        interaction = await self.fake.slash(user, self.channel, "schnapsen", *path, **options)
+        response = await interaction.wait_response()
+        if response.type == 5:  # deferred ("thinking"): the answer is a follow-up
+            await interaction.wait_followups(1)
+        return interaction
+
+    async def no_ai_delay(self) -> None:
+        await self.command(self.admin, "settings", ai_delay_ms=0)
+
+    def table_message_now(self) -> FakeMessage | None:
+        """The newest message in the channel that carries table buttons."""
+        messages = [m for m in self.channel.messages if any(
+            b.get("custom_id", "").startswith("bs:") for b in m.buttons)]
+        return messages[-1] if messages else None
+
+    async def table_message(self, predicate: Any = None) -> FakeMessage:
+        def find() -> FakeMessage | None:
+            message = self.table_message_now()
+            return message if message is not None and (predicate is None or predicate(message)) else None
+
+        return await self.fake.wait_for(find, what="the table message")
+
+    async def latest_dm(self, user: FakeUser, predicate: Any = None) -> FakeMessage:
+        def find() -> FakeMessage | None:
+            dms = self.fake.dm_messages(user)
+            if not dms:
+                return None
+            latest = dms[-1]
+            return latest if predicate is None or predicate(latest) else None
+
+        return await self.fake.wait_for(find, what=f"a DM to {user.name}")
+
+    def channel_texts(self) -> list[str]:
+        return [m.visible_text for m in self.channel.messages]
+
+    # --- setting a table up ------------------------------------------------------------------------------
+
+    async def change_lobby(self, *, target: int | None = None, turn_seconds: int | None = None) -> LiveTable:
+        """Store settings the commands do not offer (a short Bummerl, a turn of a second) for the lobby of this
+        channel, and reload it from the database the way a restart restores it."""
+        assert self.bot is not None
+        table = self.live
+        assert table.status == "lobby"
+        db = self.bot.db
+        async with db.transaction():
+            if target is not None:
+                rules = json.dumps({"preset": table.rules.preset, "target": target})
+                await db._execute("UPDATE game_tables SET rules_json = ? WHERE id = ?", (rules, table.id))
+            if turn_seconds is not None:
+                await db._execute("UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (turn_seconds, table.id))
+        row = await db.get_table(table.id)
+        assert row is not None
+        return await self.bot.service._load(row)
+
+    async def open_table(self, host: FakeUser, guests: Iterable[FakeUser | None] = (), *, start: bool = True,
+                         target: int | None = None, turn_seconds: int | None = None) -> LiveTable:
+        """``host`` opens a table (North); each guest takes the next seat, None adds an AI player there.
+        ``target`` shortens the Bummerl (game points to win it) so that tests play whole ones quickly."""
+        await self.command(host, "new")
+        if target is not None or turn_seconds is not None:
+            await self.change_lobby(target=target, turn_seconds=turn_seconds)
+        for seat, guest in enumerate(guests, start=1):
+            lobby = await self.table_message()
+            if guest is None:
+                click = await self.fake.click(host, lobby, label="Add AI player")
+            else:
+                click = await self.fake.click(guest, lobby, label=f"Sit {SEAT_NAMES[seat]}")
+            await click.wait_response()
+            await self.fake.wait_for(lambda seat=seat: self.live.seats[seat] is not None, what=f"seat {seat}")
+        table = self.live
+        if start:
+            click = await self.fake.click(host, await self.table_message(), label="Start")
+            await click.wait_response()
+            await self.fake.wait_for(lambda: table.status == "playing", what="the game to start")
+        return table
+
+    # --- playing -----------------------------------------------------------------------------------------
+
+    def hand_message(self, user: FakeUser) -> FakeMessage | None:
+        """Where the user sees their hand: the newest DM, or (DMs closed) the newest ephemeral hand."""
+        if user.dms_open:
+            dms = self.fake.dm_messages(user)
+            return dms[-1] if dms else None
+        hands = [m for m in self.fake.ephemeral_messages(user) if is_hand_message(m)]
+        return hands[-1] if hands else None
+
+    async def play(self, players: Iterable[FakeUser], *, until: Callable[[LiveTable], bool] | None = None,
+                   timeout: float = 20.0) -> int:
+        """Play on as ``players`` until the Bummerl is over (or ``until(table)`` holds); returns the clicks.
+
+        Seed-independent: whoever's hand message shows an enabled button for the current position clicks
+        the first one. A player whose DMs are closed asks for their hand with "My hand" on their turn.
+        """
+        table = self.live
+        people = {user.id: user for user in players}
+        asked_for_hand: set[tuple[int, int]] = set()
+        clicks = 0
+        while True:
+            def next_step() -> tuple[Any, ...] | None:
+                if table.status != "playing" or (until is not None and until(table)):
+                    return ("stop",)
+                for user in people.values():
+                    message = self.hand_message(user)
+                    button = current_button(message, table.version)
+                    if button is not None:
+                        return ("click", user, message, button)
+                deal = table.deal
+                occupant = table.seats[deal.to_act] if deal is not None and deal.to_act is not None else None
+                user = people.get(occupant.user_id or 0) if occupant is not None else None
+                if (user is not None and not user.dms_open and not occupant.ai_takeover  # type: ignore[union-attr]
+                        and (user.id, table.version) not in asked_for_hand):
+                    return ("hand", user)
+                return None
+
+            step = await self.fake.wait_for(next_step, timeout=timeout, what="a player with something to do")
+            if step[0] == "stop":
+                return clicks
+            if step[0] == "hand":
+                user = step[1]
+                asked_for_hand.add((user.id, table.version))
+                click = await self.fake.click(user, await self.table_message(), label="My hand")
+                await click.wait_original()
+                continue
+            _, user, message, button = step
+            await self.click_and_settle(user, message, button["custom_id"])
+            clicks += 1
+
+    async def click_and_settle(self, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
+        """Click a game button that must be accepted, and wait until the position has moved on."""
+        table = self.live
+        version = table.version
+        click = await self.fake.click(user, message, custom_id)
+        await click.wait_response()
+        await self.fake.wait_for(lambda: table.version != version or click.followups,
+                                 what=f"{click.describe()} to be applied")
+        assert not click.followups, f"{click.describe()} was refused: {click.followups[-1].content!r}"
+        return click

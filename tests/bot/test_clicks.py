@@ -1,0 +1,150 @@
+"""Untrusted clicks: forged ids, out of turn, stale buttons, strangers, double clicks, and a rate-limited edit.
+Each refused click gets a plain ephemeral answer and leaves the stored table exactly as it was."""
+
+from __future__ import annotations
+
+import engine
+from bot.game.table import LiveTable
+from bot.schnapsen import presenter
+from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, with_button
+from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
+
+NOT_VALID = "That button is not valid."
+OUT_OF_DATE = "That button is out of date"
+
+
+async def four_people_at_play(world: Table) -> tuple[LiveTable, list[FakeUser]]:
+    """Four people, first deal, card play reached: nothing moves unless somebody clicks."""
+    people = [world.add_player(name) for name in ("anna", "bert", "cilli", "dieter")]
+    await world.start_bot()
+    table = await world.open_table(people[0], people[1:])
+    await world.play(people, until=lambda t: t.deal.phase == engine.PLAY)
+    return table, people
+
+
+async def turn_dm(world: Table, table: LiveTable, people: list[FakeUser]) -> tuple[FakeUser, FakeMessage, str]:
+    """The person to act, their DM once it shows this position's buttons, and the first enabled button."""
+    user = next(p for p in people if table.seat_of(p.id) == table.deal.to_act)
+    dm = await world.latest_dm(user, lambda m: current_button(m, table.version) is not None)
+    button = current_button(dm, table.version)
+    assert button is not None
+    return user, dm, button["custom_id"]
+
+
+async def test_forged_custom_ids_are_refused_and_change_nothing(fake_discord: FakeDiscord, world: Table) -> None:
+    table, people = await four_people_at_play(world)
+    user, dm, _ = await turn_dm(world, table, people)
+    seat = table.seat_of(user.id)
+    not_held = next(card for card in engine.DECK if card not in table.deal.hands[seat])
+    t, v = table.id, table.version
+    forged = {
+        f"bs:{t}:{v}:play:ZZ": NOT_VALID,
+        f"bs:{t}:{v}:mar:HK30": NOT_VALID,
+        f"bs:{t}:{v}:dbl:tripple": NOT_VALID,
+        f"bs:{t}:{v}:zap:": NOT_VALID,
+        f"bs:{t + 1}:{v}:play:{table.deal.hands[seat][0]}": "This table is closed or no longer exists.",
+        f"bs:{t}:{v}:play:{not_held}": "You don't hold that card.",
+    }
+    before = await world.stored(t)
+    for custom_id, expected in forged.items():
+        click = await fake_discord.click(user, with_button(dm, custom_id), custom_id, force=True)
+        assert expected in await ephemeral_reply(click), custom_id
+    assert await world.stored(t) == before
+
+
+async def test_a_click_out_of_turn_is_refused(fake_discord: FakeDiscord, world: Table) -> None:
+    table, people = await four_people_at_play(world)
+    to_act, _, custom_id = await turn_dm(world, table, people)
+    other = next(p for p in people if p is not to_act)
+    before = await world.stored(table.id)
+
+    # The other player's client shows no such button; they forge the click on their own DM.
+    click = await fake_discord.click(other, with_button(await world.latest_dm(other), custom_id), custom_id,
+                                     force=True)
+
+    assert "It's not your turn." in await ephemeral_reply(click)
+    assert await world.stored(table.id) == before
+
+
+async def test_a_stale_dm_button_is_out_of_date(fake_discord: FakeDiscord, world: Table) -> None:
+    table, people = await four_people_at_play(world)
+    user, dm, custom_id = await turn_dm(world, table, people)
+    shown = dm.history[-1].components
+    await world.click_and_settle(user, dm, custom_id)
+    await fake_discord.wait_for(lambda: current_button(dm, table.version - 1) is None, what="the DM edit")
+    before = await world.stored(table.id)
+
+    # The same button again, on a phone that still shows the DM as it was: the version is the old position's.
+    stale = await fake_discord.click(user, as_shown(dm, shown), custom_id)
+
+    assert OUT_OF_DATE in await ephemeral_reply(stale)
+    assert await world.stored(table.id) == before
+
+
+async def test_a_stranger_may_not_use_game_or_lobby_buttons(fake_discord: FakeDiscord, world: Table) -> None:
+    host, guest = world.add_player("anna"), world.add_player("bert")
+    stranger = world.add_player("zaungast")
+    await world.start_bot()
+    table = await world.open_table(host, [guest], start=False)
+    lobby = await world.table_message()
+    before = await world.stored(table.id)
+    refusals = {
+        "Start": "Only the host can do that.",
+        "Add AI player": "You don't sit at this table.",
+        "Leave": "You don't sit at this table.",
+    }
+    for label, expected in refusals.items():
+        click = await fake_discord.click(stranger, lobby, label=label)
+        assert expected in await ephemeral_reply(click), label
+    assert await world.stored(table.id) == before
+
+    await world.command(world.admin, "settings", ai_delay_ms=0)
+    start = await fake_discord.click(host, lobby, label="Start")
+    await start.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="the game to start")
+    await world.play([host, guest], until=lambda t: t.seat_of(host.id) == t.deal.to_act)
+    dm = await world.latest_dm(host, lambda m: current_button(m, table.version) is not None)
+    custom_id = current_button(dm, table.version)["custom_id"]  # type: ignore[index]
+    before = await world.stored(table.id)
+    playing = await world.table_message(lambda m: any(b.get("label") == "My hand" for b in m.buttons))
+
+    forged = await fake_discord.click(stranger, with_button(playing, custom_id), custom_id, force=True)
+    assert "You don't play at this table." in await ephemeral_reply(forged)
+    hand = await fake_discord.click(stranger, playing, label="My hand")
+    assert "You don't sit at this table." in await ephemeral_reply(hand)
+    after = await world.stored(table.id)  # (the players' DM ids may still be arriving: not game state)
+    assert (after.row, after.record) == (before.row, before.record)
+
+
+async def test_two_clicks_at_once_apply_once(fake_discord: FakeDiscord, world: Table) -> None:
+    table, people = await four_people_at_play(world)
+    user, dm, custom_id = await turn_dm(world, table, people)
+    actions = await world.action_count(table.id)
+
+    first = await fake_discord.click(user, dm, custom_id)
+    second = await fake_discord.click(user, dm, custom_id)  # both are on the wire before either is answered
+
+    await first.wait_response()
+    await second.wait_response()
+    refused = await fake_discord.wait_for(lambda: [c for c in (first, second) if c.followups],
+                                          what="the second click to be answered")
+    assert len(refused) == 1
+    assert OUT_OF_DATE in refused[0].followups[-1].content and refused[0].followups[-1].ephemeral
+    assert await world.action_count(table.id) == actions + 1
+
+
+async def test_a_rate_limited_table_edit_still_shows_the_latest_state(fake_discord: FakeDiscord,
+                                                                       world: Table) -> None:
+    table, people = await four_people_at_play(world)
+    user, dm, custom_id = await turn_dm(world, table, people)
+    table_message = await world.table_message()
+    rule = fake_discord.fail_next("PATCH", f"/channels/{world.channel.id}/messages/*", status=429)
+
+    await world.click_and_settle(user, dm, custom_id)
+
+    expected = (await presenter.table_payload(table, "en")).embeds[0].to_dict()
+    await fake_discord.wait_for(lambda: table_message.embeds and table_message.embeds[0] == expected,
+                                what="the table message to show the position after the click")
+    assert rule.fired == 1
+    edits = [r.status for r in fake_discord.requests_to("PATCH", f"/channels/{world.channel.id}/messages/*")]
+    assert 429 in edits and edits[-1] == 200

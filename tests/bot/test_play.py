@@ -1,0 +1,151 @@
+"""Whole Bummerl played through the real client and the fake Discord: four people by DM, a person whose DMs
+are closed, a restart in the middle of a deal, two Bummerl for the leaderboard, and an export mid-deal."""
+
+from __future__ import annotations
+
+import json
+
+from tests.bot.harness import Table, current_button, is_hand_message
+from tests.fakediscord import FakeDiscord
+
+DMS_CLOSED_NOTICE = "I can't send you direct messages"
+
+
+async def test_four_people_play_a_bummerl_by_dm(fake_discord: FakeDiscord, world: Table) -> None:
+    people = [world.add_player(name) for name in ("anna", "bert", "cilli", "dieter")]
+    await world.start_bot()
+    table = await world.open_table(people[0], people[1:], target=5)
+
+    clicks = await world.play(people, timeout=30)
+
+    assert table.status == "finished"
+    assert table.match.bummerls, "the Bummerl has a winner"
+    deals = table.deal_no + 1
+    assert clicks >= deals * 5  # at least trump and the five tricks' worth of cards per deal, by people only
+    for person in people:
+        dms = fake_discord.dm_messages(person)
+        assert len(dms) == deals, f"{person.name} got {len(dms)} DMs for {deals} deals (one per deal)"
+        assert any(dm.edit_count > 0 for dm in dms), "a hand DM is edited in place, not re-sent"
+    final = await world.table_message(lambda m: m.buttons and m.buttons[0].get("label") == "Rematch")
+    assert "The Bummerl is over" in final.visible_text
+
+
+async def test_closed_dms_play_through_the_my_hand_message(fake_discord: FakeDiscord, world: Table) -> None:
+    hidden = world.add_player("hilde", dms_open=False)
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(hidden, [None, None, None], target=5)
+    await world.table_message()
+    await fake_discord.wait_for(lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()),
+                                what="the closed-DMs notice")
+
+    # The first move through the ephemeral hand: the click edits that same ephemeral message.
+    await world.play([hidden], until=lambda t: any(
+        current_button(m, t.version) for m in fake_discord.ephemeral_messages(hidden) if is_hand_message(m)))
+    hand = world.hand_message(hidden)
+    assert hand is not None and hand.ephemeral
+    edits_before = hand.edit_count
+    button = current_button(hand, table.version)
+    assert button is not None
+    await world.click_and_settle(hidden, hand, button["custom_id"])
+    await fake_discord.wait_for(lambda: hand.edit_count > edits_before, what="the ephemeral hand to be edited")
+    assert current_button(hand, table.version) is None or table.deal.to_act == table.seat_of(hidden.id)
+
+    await world.play([hidden], timeout=30)
+    assert table.status == "finished"
+
+    # One more deal at least (a doubled contract can end a short Bummerl in one deal): still said once.
+    rematch = await fake_discord.click(hidden, await world.table_message(
+        lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch")
+    await rematch.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
+    deals = table.deal_no
+    await world.play([hidden], until=lambda t: t.deal_no > deals and t.deal.to_act == 0
+                     and current_button(world.hand_message(hidden), t.version) is not None)
+    assert fake_discord.dm_messages(hidden) == []
+    notices = [text for text in world.channel_texts() if DMS_CLOSED_NOTICE in text]
+    assert len(notices) == 1, f"the closed-DMs notice is said once, not {len(notices)} times"
+
+
+async def test_a_restart_mid_deal_loses_nothing(fake_discord: FakeDiscord, world: Table) -> None:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [bob, None, None], target=5)
+    # Play into the first deal until it is alice's turn with a few actions stored.
+    await world.play([alice, bob], until=lambda t: len(t.log) >= 4 and t.deal.to_act == 0
+                     and current_button(world.hand_message(alice), t.version) is not None)
+    table_id, version = table.id, table.version
+    old_dm = world.hand_message(alice)
+    assert old_dm is not None
+    button = current_button(old_dm, version)
+    assert button is not None
+    stored = await world.stored(table_id)
+
+    await world.stop_bot()
+    restarted = await world.start_bot()
+    restored = restarted.service.tables[table_id]
+    assert restored.version == version and restored.deal == table.deal
+    assert await world.stored(table_id) == stored
+
+    # The DM the first bot instance sent still works with the new instance.
+    await world.click_and_settle(alice, old_dm, button["custom_id"])
+    after = await world.stored(table_id)
+    assert after.record.deals[-1].actions[:-1] == stored.record.deals[-1].actions
+    assert after.record.deals[-1].actions[-1].startswith("N ")
+    await world.play([alice, bob], timeout=30)
+    assert world.live.status == "finished"
+
+
+async def test_leaderboard_after_two_bummerl(fake_discord: FakeDiscord, world: Table) -> None:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [bob, None, None], target=3)  # alice North, bob East: opponents
+    await world.play([alice, bob], timeout=30)
+    rematch = await fake_discord.click(bob, await world.table_message(
+        lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch")
+    await rematch.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
+    await world.play([alice, bob], timeout=30)
+    assert table.status == "finished" and len(table.match.bummerls) == 2
+
+    north_won = sum(1 for b in table.match.bummerls if b.winner == 0)
+    expected = {"alice": (north_won, 2 - north_won), "bob": (2 - north_won, north_won)}
+    board = await world.command(bob, "leaderboard")
+    embed = board.original.embeds[0]
+    lines = embed["description"].splitlines()
+    assert len(lines) == 2
+    ranks = {}
+    for line in lines:
+        rank = int(line.split("**")[1].rstrip("."))
+        name = line.split("** ")[1].split(" · ")[0]
+        won_lost = line.split(" · ")[1]
+        ranks[name] = rank
+        won, lost = expected[name]
+        assert won_lost == f"{won} won, {lost} lost", line
+    assert f"you are #{ranks['bob']}" in embed["footer"]["text"]
+    if north_won != 1:  # with one Bummerl each, game points decide the order
+        leader = "alice" if north_won == 2 else "bob"
+        assert ranks[leader] == 1 and sorted(ranks.values()) == [1, 2]
+
+
+async def test_export_mid_deal_has_only_finished_deals(fake_discord: FakeDiscord, world: Table) -> None:
+    alice = world.add_player("alice")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None])
+    await world.play([alice], until=lambda t: t.deal_no >= 1 and t.deal.to_act == 0 and len(t.deal.tricks) >= 1)
+    running_hands = [list(hand) for hand in table.deal.dealt]
+
+    export = await world.command(alice, "export")
+    message = await export.wait_original()
+    assert message.ephemeral
+    data = json.loads(message.attachments[0].data)
+    record = await world.bot.db.load_record(table.id)
+    finished = [deal for deal in record.deals if deal.finished]
+    assert len(data["deals"]) == len(finished) == table.deal_no
+    for exported, stored in zip(data["deals"], finished, strict=True):
+        assert list(exported["hands"].values()) == [list(hand) for hand in stored.hands]
+        assert exported["actions"] == list(stored.actions)
+        assert list(exported["hands"].values()) != running_hands, "the running deal's hands leaked"
