@@ -50,6 +50,8 @@ class PlayerView:
     doubling: tuple[tuple[int, str], ...]
     sitting_out: int | None
     trick: tuple[tuple[int, str], ...]
+    # The trick just completed stays face up until the next card is led, as on a real table.
+    last_trick: TrickView | None
     tricks: tuple[TrickView, ...]
     # Every card played in completed tricks, as this seat watched them fall (memory, not display).
     witnessed: tuple[tuple[int, str], ...]
@@ -104,6 +106,7 @@ def view_for(state: DealState, seat: int | None) -> PlayerView:
         doubling=state.doubling,
         sitting_out=state.sitting_out,
         trick=state.trick,
+        last_trick=_just_completed(state),
         tricks=tricks,
         witnessed=tuple(play for t in state.tricks for play in t.plays) if seat is not None else (),
         team_tricks=state.team_tricks,
@@ -113,3 +116,10 @@ def view_for(state: DealState, seat: int | None) -> PlayerView:
         legal=legal_actions(state) if seat is not None and seat == state.to_act else (),
         rules=state.rules,
     )
+
+
+def _just_completed(state: DealState) -> TrickView | None:
+    if state.trick or not state.tricks:
+        return None
+    last = state.tricks[-1]
+    return TrickView(last.leader, last.winner, last.plays, last.points)

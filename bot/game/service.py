@@ -48,6 +48,8 @@ class Outcome:
     finished_deal: engine.DealState | None  # the deal this action finished, if any
     bummerl: BummerlWon | None
     new_deal: bool  # a new deal was dealt after this action
+    # The finished deal's DMs (seat, channel, message): they get a last edit showing the end of that deal.
+    finished_dms: tuple[tuple[int, int, int], ...] = ()
 
 
 class TableService:
@@ -312,7 +314,13 @@ class TableService:
             table.deal, table.match = new_state, match
             log_events(table, events)
             new_deal = False
+            finished_dms: tuple[tuple[int, int, int], ...] = ()
             if finished is not None:
+                finished_dms = tuple(
+                    (s.seat, s.dm_channel_id, s.dm_message_id)
+                    for s in table.humans()
+                    if s.dm_channel_id is not None and s.dm_message_id is not None
+                )
                 async with self.db.transaction():
                     if bummerl is not None:
                         await self.db.set_status(table.id, "finished", self.now())
@@ -320,7 +328,7 @@ class TableService:
                         await self._deal_next(table)
                         new_deal = True
             await self._refresh(table)
-            return Outcome(table, seat, action, events, finished, bummerl, new_deal)
+            return Outcome(table, seat, action, events, finished, bummerl, new_deal, finished_dms)
 
     async def _store_finished_deal(
         self, table: LiveTable, deal: engine.DealState

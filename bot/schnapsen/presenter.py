@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import discord
@@ -22,6 +25,23 @@ SUIT_EMOJI = {
     "french": {"H": "♥️", "D": "♦️", "C": "♣️", "S": "♠️"},
     "doppeldeutsch": {"H": "❤️", "D": "🔔", "C": "🌰", "S": "🍃"},
 }
+# Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
+# few malloc arenas (each thread that allocates gets one, which inflated memory with the default executor).
+RENDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="render")
+
+
+async def rendered(function: Callable[..., bytes], *args: Any) -> bytes:
+    return await asyncio.get_running_loop().run_in_executor(RENDER_POOL, function, *args)
+
+
+@lru_cache(maxsize=1024)
+def _hand_png(
+    cards: tuple[str, ...], playable: tuple[str, ...] | None, trump: str | None, deck: str, lang: str
+) -> bytes:
+    """A hand changes only for the player who acted: the other three DMs reuse their image."""
+    return render.render_hand(cards, playable, trump, deck, lang)
+
+
 COLOUR_OF_PHASE = {"lobby": 0x2E7D32, "playing": 0x1565C0, "finished": 0xF9A825, "closed": 0x616161}
 
 
@@ -53,13 +73,12 @@ class Payload:
             kwargs["content"] = self.content
         return kwargs
 
-    def edit_kwargs(self) -> dict[str, Any]:
-        return {
-            "content": self.content,
-            "embeds": self.embeds,
-            "attachments": self.files(),
-            "view": self.view,
-        }
+    def edit_kwargs(self, *, keep_attachments: bool = False) -> dict[str, Any]:
+        """``keep_attachments``: the images are unchanged, so the message keeps the ones it has (no upload)."""
+        kwargs: dict[str, Any] = {"content": self.content, "embeds": self.embeds, "view": self.view}
+        if not keep_attachments:
+            kwargs["attachments"] = self.files()
+        return kwargs
 
 
 # --- names ---------------------------------------------------------------------------------------------
@@ -209,11 +228,14 @@ def table_scene(table: LiveTable, lang: str, view: PlayerView, viewer: int | Non
         if first[team] is None and trick.plays is not None:
             first[team] = tuple(card for _, card in trick.plays)
     has_trumps = view.contract is None or view.contract in engine.contracts.TRUMP_CONTRACTS
+    on_table = view.trick
+    if not on_table and view.last_trick is not None and view.last_trick.plays is not None:
+        on_table = view.last_trick.plays
     return render.TableScene(
         viewer_seat=viewer,
         seat_names=tuple(seat_name(table, s) for s in range(4)),  # type: ignore[arg-type]
-        trick=view.trick,
-        leader_seat=view.trick[0][0] if view.trick else None,
+        trick=on_table,
+        leader_seat=on_table[0][0] if on_table else None,
         to_act_seat=view.to_act,
         trump=view.trump if has_trumps else None,
         contract_label=None if view.contract is None else contract_name(lang, view.contract),
@@ -262,7 +284,7 @@ async def table_payload(table: LiveTable, lang: str) -> Payload:
         embed.add_field(name=t(lang, "table.contract"), value=contract_text(table, lang, view), inline=True)
         embed.add_field(name=t(lang, "table.tricks_title"), value=tricks_text(table, lang, view), inline=True)
         scene = table_scene(table, lang, view, None)
-        payload.images["table.png"] = await asyncio.to_thread(render.render_table, scene)
+        payload.images["table.png"] = await rendered(render.render_table, scene)
         payload.alt["table.png"] = render.table_alt_text(scene)
         embed.set_image(url="attachment://table.png")
     if table.log:
@@ -329,9 +351,12 @@ def table_view(table: LiveTable, lang: str) -> discord.ui.View:
 # --- a player's hand (DM or ephemeral) -----------------------------------------------------------------------
 
 
-async def hand_payload(table: LiveTable, seat: int, lang: str, where: str) -> Payload:
-    """The seat's private message: the table from their side, their hand, and their buttons when it is their turn."""
-    deal = table.deal
+async def hand_payload(
+    table: LiveTable, seat: int, lang: str, where: str, deal: engine.DealState | None = None
+) -> Payload:
+    """The seat's private message: their hand as an image, the trick and the contract as text, and their
+    buttons when it is their turn. ``deal`` defaults to the running deal (a finished one for its last word)."""
+    deal = deal or table.deal
     occupant = table.seats[seat]
     embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=where), colour=0x6A1B9A)
     payload = Payload([embed])
@@ -340,40 +365,49 @@ async def hand_payload(table: LiveTable, seat: int, lang: str, where: str) -> Pa
         return payload
     view = engine.view_for(deal, seat)
     my_turn = view.to_act == seat and not occupant.ai_takeover
-    embed.description = status_line(table, lang)
     if deal.finished:
         embed.description = t(lang, "hand.deal_over")
     elif my_turn:
         embed.description = t(lang, f"hand.prompt.{deal.phase}")
+    else:
+        embed.description = t(lang, f"status.{deal.phase}", name=seat_name(table, view.to_act))  # type: ignore[arg-type]
     if occupant.ai_takeover:
         embed.description += "\n" + t(lang, "hand.taken_over")
     embed.add_field(name=t(lang, "table.trump"), value=trump_text(table, lang, view), inline=True)
     embed.add_field(name=t(lang, "table.contract"), value=contract_text(table, lang, view), inline=True)
-    scene = table_scene(table, lang, view, seat)
+    trick_field = trick_text(table, lang, view)
+    if trick_field:
+        embed.add_field(name=trick_field[0], value=trick_field[1], inline=False)
     playable = None
     if my_turn and deal.phase == engine.PLAY:
-        playable = [a.card for a in view.legal if isinstance(a, engine.PlayCard)]
+        playable = tuple(a.card for a in view.legal if isinstance(a, engine.PlayCard))
     trump = view.trump if view.contract is None or view.contract in engine.contracts.TRUMP_CONTRACTS else None
     # The buttons carry the version of the position they were made for: build them before the render
     # awaits, or an action meanwhile would stamp the old position's buttons with the new version.
     buttons = hand_view(table, seat, lang, view, my_turn)
-    table_png, hand_png = await asyncio.to_thread(
-        lambda: (
-            render.render_table(scene),
-            render.render_hand(view.hand, playable, trump, table.row.deck, lang),
-        )
-    )
-    payload.images = {"table.png": table_png, "hand.png": hand_png}
-    payload.alt = {
-        "table.png": render.table_alt_text(scene),
-        "hand.png": render.hand_alt_text(view.hand, playable, trump, table.row.deck, lang),
-    }
-    embed.set_image(url="attachment://table.png")
-    hand_embed = discord.Embed(colour=0x6A1B9A, description=payload.alt["hand.png"])
-    hand_embed.set_image(url="attachment://hand.png")
-    payload.embeds.append(hand_embed)
+    hand_png = await rendered(_hand_png, tuple(view.hand), playable, trump, table.row.deck, lang)
+    payload.images = {"hand.png": hand_png}
+    payload.alt = {"hand.png": render.hand_alt_text(view.hand, playable, trump, table.row.deck, lang)}
+    embed.set_image(url="attachment://hand.png")
     payload.view = buttons
     return payload
+
+
+def trick_text(table: LiveTable, lang: str, view: PlayerView) -> tuple[str, str] | None:
+    """The trick on the table in words (the table message shows it as a picture)."""
+    if view.trick:
+        title, plays = t(lang, "hand.trick"), view.trick
+    elif view.last_trick is not None and view.last_trick.plays is not None:
+        title = t(lang, "hand.last_trick", name=seat_name(table, view.last_trick.winner))
+        plays = view.last_trick.plays
+    else:
+        return None
+    emoji = SUIT_EMOJI[table.row.deck]
+    lines = [
+        f"{seat_name(table, who)}: {emoji[card[0]]} {render.card_name(card, table.row.deck, lang)}"
+        for who, card in plays
+    ]
+    return title, "\n".join(lines)
 
 
 def hand_view(
@@ -542,6 +576,6 @@ async def result_payload(
         deck=table.row.deck,
         lang=lang,
     )
-    png = await asyncio.to_thread(render.render_result, scene)
+    png = await rendered(render.render_result, scene)
     embed.set_image(url="attachment://result.png")
     return Payload([embed], {"result.png": png}, {"result.png": render.result_alt_text(scene)})

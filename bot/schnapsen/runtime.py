@@ -33,6 +33,7 @@ class Runtime:
         self.edits = Coalescer(bot.settings.edit_interval)
         self._drivers: dict[int, asyncio.Task[None]] = {}
         self.user_langs: dict[int, str] = {}
+        self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
 
     # --- languages -----------------------------------------------------------------------------------
 
@@ -72,20 +73,36 @@ class Runtime:
 
         self.edits.request(("table", table.id), edit)
 
-    def refresh_hand(self, table: LiveTable, seat: int) -> None:
+    def refresh_hand(
+        self,
+        table: LiveTable,
+        seat: int,
+        deal: engine.DealState | None = None,
+        message: tuple[int, int] | None = None,
+    ) -> None:
+        """Edit the seat's DM (by default the running deal's; or ``message`` showing the finished ``deal``)."""
         occupant = table.seats[seat]
-        if occupant is None or occupant.user_id is None or occupant.dm_message_id is None:
+        if occupant is None or occupant.user_id is None:
             return
-        channel_id, message_id = occupant.dm_channel_id, occupant.dm_message_id
+        if message is None:
+            if occupant.dm_channel_id is None or occupant.dm_message_id is None:
+                return
+            message = (occupant.dm_channel_id, occupant.dm_message_id)
+        channel_id, message_id = message
+        user_id = occupant.user_id
 
         async def edit() -> None:
-            payload = await presenter.hand_payload(
-                table, seat, self.user_lang(table, occupant.user_id), self.where(table)
+            lang = self.user_lang(table, user_id)
+            payload = await presenter.hand_payload(table, seat, lang, self.where(table), deal)
+            digest = hash(payload.images.get("hand.png"))
+            unchanged = self._hand_images.get(message_id) == digest
+            channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+            await channel.get_partial_message(message_id).edit(
+                **payload.edit_kwargs(keep_attachments=unchanged)
             )
-            channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)  # type: ignore[arg-type]
-            await channel.get_partial_message(message_id).edit(**payload.edit_kwargs())
+            self._hand_images[message_id] = digest
 
-        self.edits.request(("hand", table.id, seat), edit)
+        self.edits.request(("hand", message_id), edit)
 
     async def send_hands(self, table: LiveTable) -> None:
         """One DM per player per deal; it is edited in place for the rest of the deal."""
@@ -107,6 +124,7 @@ class Runtime:
                 await self._dms_closed(table, seat)
                 return
             raise
+        self._hand_images[message.id] = hash(payload.images.get("hand.png"))
         if table.deal_no == deal_no:
             await self.service.set_dm(table.id, seat, message.channel.id, message.id)
             self.refresh_hand(table, seat)  # the position may have moved on while we sent
@@ -138,8 +156,8 @@ class Runtime:
     async def _announce_result(self, table: LiveTable, outcome: Outcome) -> None:
         deal = outcome.finished_deal
         assert deal is not None
-        for seat in range(4):  # the finished deal's DMs show the end of that deal
-            self.refresh_hand(table, seat)
+        for seat, channel_id, message_id in outcome.finished_dms:  # the end of that deal, without buttons
+            self.refresh_hand(table, seat, deal, (channel_id, message_id))
         tally = None
         if outcome.bummerl is not None:
             win = outcome.bummerl.winner

@@ -26,6 +26,26 @@ async def test_four_people_play_a_bummerl_by_dm(fake_discord: FakeDiscord, world
         dms = fake_discord.dm_messages(person)
         assert len(dms) == deals, f"{person.name} got {len(dms)} DMs for {deals} deals (one per deal)"
         assert any(dm.edit_count > 0 for dm in dms), "a hand DM is edited in place, not re-sent"
+
+    def finished_dms_show_their_end() -> bool:  # each deal's DM gets a last edit: "over", no buttons left
+        return all(
+            not dm.buttons and "This deal is over" in dm.visible_text
+            for person in people
+            for dm in fake_discord.dm_messages(person)
+        )
+
+    await fake_discord.wait_for(
+        finished_dms_show_their_end, what="every finished deal's DM to say it is over"
+    )
+    dm_ids = {str(dm.id) for person in people for dm in fake_discord.dm_messages(person)}
+    dm_edits = [
+        r
+        for r in fake_discord.requests_to("PATCH", "/channels/*/messages/*")
+        if r.path.split("/")[-1] in dm_ids
+    ]
+    with_upload = [r for r in dm_edits if r.files]
+    # A hand changes only for the player who acted: the other DMs are edited without uploading it again.
+    assert dm_edits and len(with_upload) < len(dm_edits) / 2
     final = await world.table_message(lambda m: m.buttons and m.buttons[0].get("label") == "Rematch")
     assert "The Bummerl is over" in final.visible_text
 
@@ -36,32 +56,50 @@ async def test_closed_dms_play_through_the_my_hand_message(fake_discord: FakeDis
     await world.no_ai_delay()
     table = await world.open_table(hidden, [None, None, None], target=5)
     await world.table_message()
-    await fake_discord.wait_for(lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()),
-                                what="the closed-DMs notice")
+    await fake_discord.wait_for(
+        lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()), what="the closed-DMs notice"
+    )
 
     # The first move through the ephemeral hand: the click edits that same ephemeral message.
-    await world.play([hidden], until=lambda t: any(
-        current_button(m, t.version) for m in fake_discord.ephemeral_messages(hidden) if is_hand_message(m)))
+    await world.play(
+        [hidden],
+        until=lambda t: any(
+            current_button(m, t.version)
+            for m in fake_discord.ephemeral_messages(hidden)
+            if is_hand_message(m)
+        ),
+    )
     hand = world.hand_message(hidden)
     assert hand is not None and hand.ephemeral
     edits_before = hand.edit_count
     button = current_button(hand, table.version)
     assert button is not None
     await world.click_and_settle(hidden, hand, button["custom_id"])
-    await fake_discord.wait_for(lambda: hand.edit_count > edits_before, what="the ephemeral hand to be edited")
+    await fake_discord.wait_for(
+        lambda: hand.edit_count > edits_before, what="the ephemeral hand to be edited"
+    )
     assert current_button(hand, table.version) is None or table.deal.to_act == table.seat_of(hidden.id)
 
     await world.play([hidden], timeout=30)
     assert table.status == "finished"
 
     # One more deal at least (a doubled contract can end a short Bummerl in one deal): still said once.
-    rematch = await fake_discord.click(hidden, await world.table_message(
-        lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch")
+    rematch = await fake_discord.click(
+        hidden,
+        await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)),
+        label="Rematch",
+    )
     await rematch.wait_response()
     await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
     deals = table.deal_no
-    await world.play([hidden], until=lambda t: t.deal_no > deals and t.deal.to_act == 0
-                     and current_button(world.hand_message(hidden), t.version) is not None)
+    await world.play(
+        [hidden],
+        until=lambda t: (
+            t.deal_no > deals
+            and t.deal.to_act == 0
+            and current_button(world.hand_message(hidden), t.version) is not None
+        ),
+    )
     assert fake_discord.dm_messages(hidden) == []
     notices = [text for text in world.channel_texts() if DMS_CLOSED_NOTICE in text]
     assert len(notices) == 1, f"the closed-DMs notice is said once, not {len(notices)} times"
@@ -73,8 +111,14 @@ async def test_a_restart_mid_deal_loses_nothing(fake_discord: FakeDiscord, world
     await world.no_ai_delay()
     table = await world.open_table(alice, [bob, None, None], target=5)
     # Play into the first deal until it is alice's turn with a few actions stored.
-    await world.play([alice, bob], until=lambda t: len(t.log) >= 4 and t.deal.to_act == 0
-                     and current_button(world.hand_message(alice), t.version) is not None)
+    await world.play(
+        [alice, bob],
+        until=lambda t: (
+            len(t.log) >= 4
+            and t.deal.to_act == 0
+            and current_button(world.hand_message(alice), t.version) is not None
+        ),
+    )
     table_id, version = table.id, table.version
     old_dm = world.hand_message(alice)
     assert old_dm is not None
@@ -103,8 +147,11 @@ async def test_leaderboard_after_two_bummerl(fake_discord: FakeDiscord, world: T
     await world.no_ai_delay()
     table = await world.open_table(alice, [bob, None, None], target=3)  # alice North, bob East: opponents
     await world.play([alice, bob], timeout=30)
-    rematch = await fake_discord.click(bob, await world.table_message(
-        lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch")
+    rematch = await fake_discord.click(
+        bob,
+        await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)),
+        label="Rematch",
+    )
     await rematch.wait_response()
     await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
     await world.play([alice, bob], timeout=30)
@@ -135,7 +182,9 @@ async def test_export_mid_deal_has_only_finished_deals(fake_discord: FakeDiscord
     await world.start_bot()
     await world.no_ai_delay()
     table = await world.open_table(alice, [None, None, None])
-    await world.play([alice], until=lambda t: t.deal_no >= 1 and t.deal.to_act == 0 and len(t.deal.tricks) >= 1)
+    await world.play(
+        [alice], until=lambda t: t.deal_no >= 1 and t.deal.to_act == 0 and len(t.deal.tricks) >= 1
+    )
     running_hands = [list(hand) for hand in table.deal.dealt]
 
     export = await world.command(alice, "export")
