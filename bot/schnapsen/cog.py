@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections import defaultdict, deque
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -25,6 +25,7 @@ from bot.db import GuildSettings, pair_key
 from bot.game.errors import UserError
 from bot.game.table import LiveTable
 from bot.i18n import language_for_locale, t
+from bot.i18n.translator import CHOICE_KEYS
 
 from . import presenter
 from .components import LeaderboardButton
@@ -36,6 +37,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 Interaction = discord.Interaction[Any]
+
+
+def named_choices(*values: str) -> list[app_commands.Choice[str]]:
+    """Choices shown by name (the English catalogue text; the translator supplies the other languages)."""
+    return [app_commands.Choice(name=_(choice_text(value)), value=value) for value in values]
+
+
+def choice_text(value: str) -> str:
+    return t("en", CHOICE_KEYS.get(value, f"command.choice.{value}"))
+
+
+PRESET_CHOICES = named_choices("standard", "stargames")
+DECK_CHOICES = named_choices("doppeldeutsch", "french")
+SEAT_CHOICES = named_choices("N", "E", "S", "W")
+SORT_CHOICES = named_choices("bummerl", "winrate", "points")
+LANGUAGE_CHOICES = named_choices("en", "de", "nl", "tr")
+AI_CHOICES = named_choices("pimc", "greedy")
 PAGE_SIZE = 10
 MIN_GAMES_FOR_WINRATE = 3
 
@@ -121,13 +139,14 @@ class SchnapsenCog(
     # --- commands -------------------------------------------------------------------------------------
 
     @app_commands.command(name="new", description=_("Open a table in this channel"))
+    @app_commands.choices(preset=PRESET_CHOICES, deck=DECK_CHOICES)
     @app_commands.describe(preset=_("Rules preset"), deck=_("Card deck"), turn_time=_("Seconds per turn"))
     @app_commands.guild_only()
     async def new(
         self,
         interaction: Interaction,
-        preset: Literal["standard", "stargames"] | None = None,
-        deck: Literal["doppeldeutsch", "french"] | None = None,
+        preset: str | None = None,
+        deck: str | None = None,
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
     ) -> None:
         async def work(lang: str) -> None:
@@ -150,9 +169,10 @@ class SchnapsenCog(
         await self.guarded(interaction, work)
 
     @app_commands.command(name="join", description=_("Take a seat at the table in this channel"))
+    @app_commands.choices(seat=SEAT_CHOICES)
     @app_commands.describe(seat=_("Seat: N and S play against E and W"))
     @app_commands.guild_only()
-    async def join(self, interaction: Interaction, seat: Literal["N", "E", "S", "W"] | None = None) -> None:
+    async def join(self, interaction: Interaction, seat: str | None = None) -> None:
         async def work(lang: str) -> None:
             table = self.table_here(interaction)
             await self.service.take_seat(
@@ -304,11 +324,10 @@ class SchnapsenCog(
         await self.guarded(interaction, work)
 
     @app_commands.command(name="leaderboard", description=_("This server's best players"))
+    @app_commands.choices(sort=SORT_CHOICES)
     @app_commands.describe(sort=_("What to rank by"))
     @app_commands.guild_only()
-    async def leaderboard(
-        self, interaction: Interaction, sort: Literal["bummerl", "winrate", "points"] = "bummerl"
-    ) -> None:
+    async def leaderboard(self, interaction: Interaction, sort: str = "bummerl") -> None:
         async def work(lang: str) -> None:
             embed, view = await self.leaderboard_page(interaction, lang, sort, 0)
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
@@ -405,6 +424,9 @@ class SchnapsenCog(
         await self.guarded(interaction, work)
 
     @app_commands.command(name="settings", description=_("Server defaults for new tables (Manage Server)"))
+    @app_commands.choices(
+        language=LANGUAGE_CHOICES, preset=PRESET_CHOICES, deck=DECK_CHOICES, ai_strength=AI_CHOICES
+    )
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
     @app_commands.describe(
@@ -418,11 +440,11 @@ class SchnapsenCog(
     async def settings(
         self,
         interaction: Interaction,
-        language: Literal["en", "de", "nl", "tr"] | None = None,
-        preset: Literal["standard", "stargames"] | None = None,
-        deck: Literal["doppeldeutsch", "french"] | None = None,
+        language: str | None = None,
+        preset: str | None = None,
+        deck: str | None = None,
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
-        ai_strength: Literal["pimc", "greedy"] | None = None,
+        ai_strength: str | None = None,
         ai_delay_ms: app_commands.Range[int, 0, 10000] | None = None,
     ) -> None:
         async def work(lang: str) -> None:

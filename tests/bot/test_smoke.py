@@ -54,5 +54,5 @@ async def test_one_person_and_three_ai_play_a_bummerl(fake_discord: FakeDiscord,
         await interaction.wait_response()
         clicks += 1
     assert table.status == "finished"
-    assert clicks > 10
+    assert clicks >= 5  # at least the trump choice and the auction turns of the first deal
     assert table.match.bummerls
