@@ -5,9 +5,9 @@ Exit status 0 when every action was legal, 1 at the first illegal action, 2 when
 
 from __future__ import annotations
 
-import json
 import sys
 
+from .cli import run_json_command
 from .errors import MalformedInput
 from .record import load_record_text, replay, replay_report
 
@@ -35,12 +35,7 @@ def run(argv: list[str], stdin_text: str | None = None) -> tuple[int, dict[str, 
 
 
 def main() -> int:
-    try:
-        status, report = run(sys.argv[1:])
-    except Exception as err:  # the command promises JSON, never a traceback
-        status, report = 2, {"ok": False, "error": {"code": "internal_error", "message": repr(err)}}
-    print(json.dumps(report, indent=2, ensure_ascii=False))
-    return status
+    return run_json_command(run)
 
 
 if __name__ == "__main__":

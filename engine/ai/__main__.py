@@ -8,12 +8,12 @@ Options: ``--player NAME`` (random, greedy, pimc; default pimc), ``--seed N`` (d
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from ..actions import format_action
 from ..cards import SEAT_NAMES
+from ..cli import run_json_command
 from ..errors import MalformedInput
 from ..record import load_record_text, replay
 from ..views import view_for
@@ -92,12 +92,7 @@ def run(argv: list[str], stdin_text: str | None = None) -> tuple[int, dict[str, 
 
 
 def main() -> int:
-    try:
-        status, report = run(sys.argv[1:])
-    except Exception as err:  # the command promises JSON, never a traceback
-        status, report = 2, {"ok": False, "error": {"code": "internal_error", "message": repr(err)}}
-    print(json.dumps(report, indent=2, ensure_ascii=False))
-    return status
+    return run_json_command(run)
 
 
 if __name__ == "__main__":
