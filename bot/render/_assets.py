@@ -1,4 +1,4 @@
-"""Card tiles and fonts, loaded once and shared read-only between threads.
+"""Card tiles, fonts and palettes, loaded once and shared read-only between threads.
 
 Cached images are never drawn on: callers paste them onto their own canvas (or copy them first), so
 rendering from several threads (asyncio.to_thread) is safe.
@@ -21,6 +21,8 @@ FONT_FILES = {
 }
 
 ART_SIZE = (240, 360)  # the size the generator draws at; tiles are scaled down from it
+PALETTE_FILE = "palette.png"  # per deck, written by tools/gen_palette.py
+PALETTE_BYTES = 3 * 256
 
 
 def card_path(deck: str, name: str) -> Path:
@@ -28,8 +30,10 @@ def card_path(deck: str, name: str) -> Path:
     return CARDS_DIR / deck / f"{name}.png"
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=4)
 def _art(deck: str, name: str) -> Image.Image:
+    # Only the scaled tiles are kept for good: full-size art for both decks would hold about 17 MB. The few
+    # entries here let preload scale one card to every tile size from a single decode.
     with Image.open(card_path(deck, name)) as image:
         return image.convert("RGBA")
 
@@ -56,6 +60,22 @@ def dimmed_tile(deck: str, name: str, width: int) -> Image.Image:
 def suit_icon(deck: str, suit: str, size: int) -> Image.Image:
     art = _art(deck, f"suit_{suit}")
     return art.resize((size, size), Image.Resampling.LANCZOS)
+
+
+@lru_cache(maxsize=8)
+def palette(deck: str) -> Image.Image:
+    """The deck's fixed 256-colour palette as a 1×1 palette-mode image, for Image.quantize(palette=...)."""
+    path = CARDS_DIR / deck / PALETTE_FILE
+    with Image.open(path) as swatch:
+        entries = swatch.getpalette("RGB")
+    if entries is None or len(entries) != PALETTE_BYTES:
+        raise ValueError(f"{path} must hold 256 colours; re-run tools/gen_palette.py")
+    holder = Image.new("P", (1, 1))
+    holder.putpalette(entries)
+    # Push the palette into the image now: the first load() does that and writes to the image, which
+    # would otherwise happen inside quantize(), possibly in two threads at once. Later loads only read.
+    holder.load()
+    return holder
 
 
 # FreeType faces are not safe to render from two threads at once, so each thread loads its own.

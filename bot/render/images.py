@@ -7,7 +7,6 @@ pasted from), so a render costs a few pastes, a few lines of text and the PNG en
 from __future__ import annotations
 
 import io
-from collections import Counter
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
@@ -15,10 +14,9 @@ from PIL import Image, ImageDraw
 
 from bot.render import _assets
 from bot.render.names import (
-    DECK_STYLES,
+    ALL_CARDS,
     DEFAULT_DECK,
     DEFAULT_LANG,
-    RANKS,
     SUITS,
     check_card,
     check_deck,
@@ -48,13 +46,13 @@ GOLD_DARK: RGB = (120, 84, 8)
 INK: RGB = (28, 28, 28)
 
 HEADER_H = 44
+HEADER_ICON = 30  # the trump suit symbol in the header
 HAND_CARD_W, HAND_CARD_H = 140, 210
 HAND_GAP = 10
 HAND_RAISE = 14
 TRICK_CARD_W, TRICK_CARD_H = 104, 156
 MINI_CARD_W, MINI_CARD_H = 56, 84
 MINI_STRIDE = 32
-_EXACT_COLOURS = 48
 
 # ---------------------------------------------------------------- shared pieces
 
@@ -106,7 +104,7 @@ def _header(
 ) -> None:
     """The strip along the top: trump suit on the left, contract and multiplier on the right."""
     if trump is not None:
-        _stamp(canvas, _assets.suit_icon(deck, trump, 30), (12, 7))
+        _stamp(canvas, _assets.suit_icon(deck, trump, HEADER_ICON), (12, 7))
         _text(
             canvas,
             (50, HEADER_H // 2),
@@ -362,93 +360,26 @@ def _compose_result(scene: ResultScene) -> Image.Image:
 
 # ---------------------------------------------------------------- encoding
 # Encoding an RGB PNG costs more than composing it. Mapping the canvas onto a fixed 256-colour palette (no
-# dithering) and saving that is several times faster and smaller; the palette is built once per deck from
-# sample renders that contain every card tile, so the flat card art and anti-aliased edges keep their colours.
+# dithering) and saving that is several times faster and smaller. Each deck's palette is cut offline by
+# tools/gen_palette.py from sample renders that contain every card tile, so the flat card art and anti-aliased
+# edges keep their colours, and shipped as assets/cards/<deck>/palette.png.
 
 
 def _encode(canvas: Image.Image, deck: str) -> bytes:
-    indexed = canvas.quantize(palette=_palette(deck), dither=Image.Dither.NONE)
+    indexed = canvas.quantize(palette=_assets.palette(deck), dither=Image.Dither.NONE)
     buffer = io.BytesIO()
     indexed.save(buffer, format="PNG", compress_level=1)
     return buffer.getvalue()
 
 
-@lru_cache(maxsize=len(DECK_STYLES))
-def _palette(deck: str) -> Image.Image:
-    samples = [
-        _compose_hand(tuple(suit + rank for rank in RANKS), {suit + "A", suit + "T"}, suit, deck, "en")
-        for suit in SUITS
-    ]
-    samples.append(_compose_hand(("HA", "DT", "CK", "SQ", "HJ"), None, None, deck, "de"))
-    names = ("Anna", "Benedikt", "Carla", "Dominik")
-    for suit in SUITS:
-        cards = [suit + rank for rank in RANKS]
-        samples.append(
-            _compose_table(
-                TableScene(
-                    viewer_seat=0,
-                    seat_names=names,
-                    trick=((0, cards[0]), (1, cards[1]), (2, cards[2])),
-                    to_act_seat=3,
-                    trump=suit,
-                    contract_label="Schnapser",
-                    multiplier=2,
-                    team_points=(34, 21),
-                    team_tricks=(2, 1),
-                    first_tricks=(tuple(cards[1:]), tuple(cards[:4])),
-                    deck=deck,
-                )
-            )
-        )
-    samples.append(
-        _compose_table(
-            TableScene(
-                viewer_seat=None,
-                seat_names=names,
-                trick=((0, "SK"),),
-                sitting_out_seat=1,
-                to_act_seat=2,
-                deck=deck,
-            )
-        )
-    )
-    samples.append(
-        _compose_result(
-            ResultScene(
-                seat_names=names,
-                winner_team=1,
-                game_points=3,
-                score=(15, 9),
-                card_points=(72, 48),
-                detail="Schneider",
-                deck=deck,
-            )
-        )
-    )
-    montage = Image.new("RGB", (WIDTH, sum(sample.height for sample in samples)))
-    y = 0
-    for sample in samples:
-        montage.paste(sample, (0, y))
-        y += sample.height
-    # The most common colours (felt, paper, the art's flat fills) get exact entries. The rest of the palette
-    # is cut from the set of distinct colours, each counted once, so that rare hues such as a heart's
-    # highlight keep a close entry instead of being outvoted by the large flat areas.
-    counts = Counter(dict((colour, count) for count, colour in montage.getcolors(maxcolors=1 << 24)))
-    fixed = [FELT, FELT_DARK, PANEL, SLOT, TEXT, MUTED, GOLD, GOLD_DARK, INK]
-    fixed += [colour for colour, _ in counts.most_common(_EXACT_COLOURS) if colour not in fixed]
-    distinct = Image.new("RGB", (len(counts), 1))
-    distinct.putdata(sorted(counts))
-    shades = distinct.quantize(
-        colors=256 - len(fixed), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
-    )
-    palette = [channel for colour in fixed for channel in colour] + shades.getpalette()[
-        : 3 * (256 - len(fixed))
-    ]
-    holder = Image.new("P", (1, 1))
-    holder.putpalette(palette)
-    return holder
-
-
 def preload(deck: str = DEFAULT_DECK) -> None:
-    """Build the palette and tile caches now (about a quarter second) instead of on the first render."""
-    _palette(check_deck(deck))
+    """Load the deck's palette and scale its tiles now instead of on the first renders."""
+    check_deck(deck)
+    _assets.palette(deck)
+    for card in ALL_CARDS:
+        for width in (HAND_CARD_W, TRICK_CARD_W, MINI_CARD_W):
+            _assets.card_tile(deck, card, width)
+        _assets.dimmed_tile(deck, card, HAND_CARD_W)
+    _assets.dimmed_tile(deck, "back", TRICK_CARD_W)
+    for suit in SUITS:
+        _assets.suit_icon(deck, suit, HEADER_ICON)
