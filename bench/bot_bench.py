@@ -31,9 +31,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.settings import Settings
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
 
 CHILD = Path(__file__).with_name("bot_bench_child.py")
+PRODUCT_EDIT_INTERVAL = Settings(token="unused").edit_interval
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
 SEATS = ("North", "East", "South", "West")
 WAIT = 120.0  # generous: under load a step may queue behind many others, but it must come
@@ -79,7 +81,9 @@ class BenchTable:
         return None
 
     def bummerls_over(self) -> int:
-        return sum(1 for m in self.channel.messages if "result.png" in m.filenames and "Bummerl" in m.visible_text)
+        return sum(
+            1 for m in self.channel.messages if "result.png" in m.filenames and "Bummerl" in m.visible_text
+        )
 
     def finished_deals(self) -> int:
         return sum(1 for m in self.channel.messages if "result.png" in m.filenames)
@@ -104,6 +108,7 @@ class BenchTable:
         """Click as the four people until ``deals`` deals are finished; after a Bummerl, ask for a rematch."""
         last_click: float | None = None
         while True:
+
             def next_step() -> tuple[Any, ...] | None:
                 if self.finished_deals() >= deals:
                     return ("done",)
@@ -115,8 +120,11 @@ class BenchTable:
                             return ("click", user, dms[-1], custom_id)
                 # After a Bummerl the table message offers a rematch; ask for it once per Bummerl.
                 message = self.table_message()
-                if message is not None and any(b.get("label") == "Rematch" for b in message.buttons) \
-                        and self.rematches < self.bummerls_over():
+                if (
+                    message is not None
+                    and any(b.get("label") == "Rematch" for b in message.buttons)
+                    and self.rematches < self.bummerls_over()
+                ):
                     return ("rematch", message)
                 return None
 
@@ -138,9 +146,23 @@ class BenchTable:
             last_click = now
 
 
-async def start_child(fake: FakeDiscord, database: Path, args: argparse.Namespace) -> asyncio.subprocess.Process:
-    command = [sys.executable, str(CHILD), "--api", fake.api_base, "--gateway", fake.gateway_url,
-               "--token", fake.token, "--database", str(database)]
+async def start_child(
+    fake: FakeDiscord, database: Path, args: argparse.Namespace
+) -> asyncio.subprocess.Process:
+    command = [
+        sys.executable,
+        str(CHILD),
+        "--api",
+        fake.api_base,
+        "--gateway",
+        fake.gateway_url,
+        "--token",
+        fake.token,
+        "--database",
+        str(database),
+        "--edit-interval",
+        str(args.edit_interval),
+    ]
     if args.profile:
         command += ["--profile", args.profile]
     if args.cold:
@@ -181,35 +203,42 @@ async def run(args: argparse.Namespace) -> None:
             if args.mode == "open":
                 await open_tables(fake, tables, child.pid)
             else:
-                await play_tables(fake, tables, args.deals)
+                await play_tables(fake, tables, args.deals, args.edit_interval)
         finally:
             report = await stop_child(child)
             await fake.stop()
+
     def mb(key: str) -> str:
         return f"{report[key] / 1024:.1f} MB" if key in report else "unknown"
 
-    print(f"bot process peak memory: {mb('peak_rss_kb')} overall; {mb('serving_peak_rss_kb')} while serving"
-          f" (after start-up, whose peak was {mb('startup_peak_rss_kb')}: card palette built in"
-          f" {report.get('preload_seconds', 0)} s); RSS at stop {mb('rss_at_stop_kb')}")
+    print(
+        f"bot process peak memory: {mb('peak_rss_kb')} overall; {mb('serving_peak_rss_kb')} while serving"
+        f" (after start-up, whose peak was {mb('startup_peak_rss_kb')}: card art preloaded in"
+        f" {report.get('preload_seconds', 0)} s); RSS at stop {mb('rss_at_stop_kb')}"
+    )
     if args.profile:
         print(f"\nprofile of the bot process ({args.profile}), top by own time:")
         pstats.Stats(args.profile).sort_stats("tottime").print_stats(25)
 
 
 async def open_tables(fake: FakeDiscord, tables: list[BenchTable], pid: int) -> None:
-    lobbies, games = tables[: len(tables) // 2], tables[len(tables) // 2:]
+    lobbies, games = tables[: len(tables) // 2], tables[len(tables) // 2 :]
     started = time.monotonic()
     await asyncio.gather(*(t.open(seated=2, start=False) for t in lobbies), *(t.open() for t in games))
     await fake.wait_for(lambda: all(t.hands_delivered() for t in games), timeout=WAIT, what="every hand")
     latencies = [c.response_latency * 1000 for c in fake.interactions if c.response_latency is not None]
     late = sum(1 for c in fake.interactions if c.rejected_callbacks)
-    print(f"{len(lobbies)} lobbies and {len(games)} started games open in {time.monotonic() - started:.1f} s;"
-          f" bot process RSS now {rss_kb(pid) / 1024:.1f} MB")
-    print(f"while opening: {len(fake.interactions)} interactions, answer p95 {percentile(latencies, 0.95):.0f} ms,"
-          f" max {max(latencies):.0f} ms, answered too late (over 3 s) {late}")
+    print(
+        f"{len(lobbies)} lobbies and {len(games)} started games open in {time.monotonic() - started:.1f} s;"
+        f" bot process RSS now {rss_kb(pid) / 1024:.1f} MB"
+    )
+    print(
+        f"while opening: {len(fake.interactions)} interactions, answer p95 {percentile(latencies, 0.95):.0f} ms,"
+        f" max {max(latencies):.0f} ms, answered too late (over 3 s) {late}"
+    )
 
 
-async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int) -> None:
+async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, edit_interval: float) -> None:
     opened = time.monotonic()
     await asyncio.gather(*(t.open() for t in tables))
     started = time.monotonic()
@@ -217,8 +246,12 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int) -
     await asyncio.gather(*(t.play(deals, clicked) for t in tables))
     elapsed = time.monotonic() - started
     clicks = [c for t in tables for c in t.clicks]
-    await fake.wait_for(lambda: all(c.response is not None or c.rejected_callbacks for c in clicks),
-                        timeout=WAIT, what="every click to be answered")
+    await fake.wait_for(
+        lambda: all(c.response is not None or c.rejected_callbacks for c in clicks),
+        timeout=WAIT,
+        what="every click to be answered",
+    )
+
     # Let the bot finish what the last clicks started (the next deal's DMs) before it is stopped.
     def settled() -> bool:
         return all(len(fake.dm_messages(user)) > t.finished_deals() for t in tables for user in t.people)
@@ -230,24 +263,42 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int) -
     refused = sum(1 for c in clicks if c.followups)
     late = sum(1 for c in fake.interactions if c.rejected_callbacks)
     finished = sum(t.finished_deals() for t in tables)
-    print(f"{len(tables)} tables, four people each, {deals} deal(s) per table "
-          f"(lobbies opened and started in {started - opened:.1f} s)")
+    print(
+        f"{len(tables)} tables, four people each, {deals} deal(s) per table "
+        f"(lobbies opened and started in {started - opened:.1f} s); the bot coalesces edits of one message "
+        f"to one per {edit_interval:g} s"
+    )
     print(f"game clicks: {len(clicks)} in {elapsed:.1f} s; refused {refused}; callbacks too late {late}")
-    print(f"interaction processing (event sent -> callback received): median {statistics.median(latencies):.1f} ms,"
-          f" p95 {percentile(latencies, 0.95):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms,"
-          f" max {max(latencies):.1f} ms")
-    print(f"click -> next player's buttons shown: median {statistics.median(turnarounds):.0f} ms,"
-          f" p95 {percentile(turnarounds, 0.95):.0f} ms")
+    print(
+        f"interaction processing (event sent -> callback received): median {statistics.median(latencies):.1f} ms,"
+        f" p95 {percentile(latencies, 0.95):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms,"
+        f" max {max(latencies):.1f} ms"
+    )
+    print(
+        f"click -> next player's buttons shown: median {statistics.median(turnarounds):.0f} ms,"
+        f" p95 {percentile(turnarounds, 0.95):.0f} ms"
+    )
     print(f"deals finished: {finished} in {elapsed:.1f} s = {finished / elapsed:.2f} deals/s")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--mode", choices=("play", "open"), default="play")
     parser.add_argument("--tables", type=int, help="tables (default 50 to play, 100 to open)")
     parser.add_argument("--deals", type=int, default=2, help="deals each table plays (play mode)")
+    parser.add_argument(
+        "--edit-interval",
+        type=float,
+        default=PRODUCT_EDIT_INTERVAL,
+        help="the bot's coalescing of edits to one message (default: the product's own setting, "
+        f"{PRODUCT_EDIT_INTERVAL} s); 0 sends every change at once, the worst case",
+    )
     parser.add_argument("--profile", help="cProfile the bot process into this file and print the top")
-    parser.add_argument("--cold", action="store_true", help="the bot builds its card palette on first use")
+    parser.add_argument(
+        "--cold", action="store_true", help="the bot loads its card art on first use (no preload)"
+    )
     args = parser.parse_args()
     if args.tables is None:
         args.tables = 100 if args.mode == "open" else 50

@@ -56,7 +56,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         token=args.token,
         database_path=args.database,
         log_level="WARNING",
-        edit_interval=0.0,  # no pacing: every change is sent at once
+        edit_interval=args.edit_interval,
         throttle_actions=1_000_000,
     )
     bot = SchnapsenBot(settings)
@@ -77,7 +77,10 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         await bot.close()
         if runner.done() and runner.exception() is not None:
             raise runner.exception()  # type: ignore[misc]
-    return {"peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "rss_at_stop_kb": rss_before_close}
+    return {
+        "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "rss_at_stop_kb": rss_before_close,
+    }
 
 
 def main() -> int:
@@ -86,6 +89,7 @@ def main() -> int:
     parser.add_argument("--gateway", required=True)
     parser.add_argument("--token", required=True)
     parser.add_argument("--database", required=True)
+    parser.add_argument("--edit-interval", type=float, required=True)
     parser.add_argument("--profile", help="write a cProfile of the whole run to this file")
     parser.add_argument("--cold", action="store_true", help="do not build the card palettes before starting")
     args = parser.parse_args()
