@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -30,16 +31,23 @@ def _greedy(view: PlayerView, rules: Ruleset | None) -> Action:
 
 
 class AiWorker:
-    """One worker process for AI searches (spawned lazily, replaced after a timeout or a crash)."""
+    """Worker processes for AI searches (spawned lazily, replaced after an overrun or a crash).
 
-    def __init__(self, start_method: str = "spawn") -> None:
+    Each worker takes one decision at a time and nothing queues inside the pool: a decision waits for a free
+    worker within its hard cap, so many tables at once degrade to greedy answers instead of a growing queue
+    of searches that would all time out.
+    """
+
+    def __init__(self, start_method: str = "spawn", workers: int | None = None) -> None:
         self._context = multiprocessing.get_context(start_method)
         self._pool: ProcessPoolExecutor | None = None
+        self.workers = workers or max(1, min(2, os.cpu_count() or 1))
+        self._free = asyncio.Semaphore(self.workers)
         self.fallbacks = 0  # decisions answered by greedy (for logs and tests)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=self._context)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
         return self._pool
 
     async def decide(
@@ -55,16 +63,25 @@ class AiWorker:
         if player == "greedy" or len(view.legal) == 1:
             return await asyncio.to_thread(choose_action, view, player, seed, budget_ms, rules)
         loop = asyncio.get_running_loop()
+        deadline = loop.time() + hard_cap_ms / 1000
+        try:
+            await asyncio.wait_for(self._free.acquire(), hard_cap_ms / 1000)
+        except TimeoutError:  # every worker is busy: a quick answer now beats a strong one too late
+            log.info("AI workers busy; greedy answers")
+            self.fallbacks += 1
+            return await asyncio.to_thread(_greedy, view, rules)
         try:
             future = loop.run_in_executor(
                 self._executor(), _decide_in_worker, view, player, seed, budget_ms, rules
             )
-            return await asyncio.wait_for(future, hard_cap_ms / 1000)
+            return await asyncio.wait_for(future, max(deadline - loop.time(), 0.001))
         except (TimeoutError, BrokenProcessPool, OSError) as err:
             log.warning("AI %s fell back to greedy: %r", player, err)
             self._discard_worker()
             self.fallbacks += 1
             return await asyncio.to_thread(_greedy, view, rules)
+        finally:
+            self._free.release()
 
     def _discard_worker(self) -> None:
         """Stop a stuck or dead worker without waiting for it; the next decision starts a fresh one."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 from bot.ai_worker import AiWorker
@@ -57,6 +58,23 @@ async def test_a_dead_worker_falls_back_to_greedy() -> None:
             process.join()
         action = await worker.decide(view, "pimc", seed=2, budget_ms=5, hard_cap_ms=30_000)
         assert action == choose_action(view, "greedy")
+        assert worker.fallbacks == 1
+    finally:
+        await worker.close()
+
+
+async def test_a_busy_worker_answers_greedy_without_dropping_the_running_search() -> None:
+    state = _position()
+    view = view_for(state, state.to_act)
+    worker = AiWorker(workers=1)
+    try:
+        await worker.decide(view, "pimc", seed=3, budget_ms=5, hard_cap_ms=30_000)  # the worker is up
+        running = asyncio.create_task(worker.decide(view, "pimc", seed=3, budget_ms=400, hard_cap_ms=30_000))
+        await asyncio.sleep(0)  # let it take the only worker
+        busy = await worker.decide(view, "pimc", seed=9, budget_ms=400, hard_cap_ms=50)
+        assert busy == choose_action(view, "greedy")
+        assert worker.fallbacks == 1
+        assert await running == choose_action(view, "pimc", 3, 400)  # finished by the search, not replaced
         assert worker.fallbacks == 1
     finally:
         await worker.close()
