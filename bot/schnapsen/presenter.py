@@ -370,12 +370,12 @@ async def hand_payload(
     elif my_turn:
         embed.description = t(lang, f"hand.prompt.{deal.phase}")
     else:
-        embed.description = t(lang, f"status.{deal.phase}", name=seat_name(table, view.to_act))  # type: ignore[arg-type]
+        embed.description = t(lang, "hand.waiting")
     if occupant.ai_takeover:
         embed.description += "\n" + t(lang, "hand.taken_over")
     embed.add_field(name=t(lang, "table.trump"), value=trump_text(table, lang, view), inline=True)
     embed.add_field(name=t(lang, "table.contract"), value=contract_text(table, lang, view), inline=True)
-    trick_field = trick_text(table, lang, view)
+    trick_field = trick_text(table, lang, view, my_turn)
     if trick_field:
         embed.add_field(name=trick_field[0], value=trick_field[1], inline=False)
     playable = None
@@ -393,9 +393,33 @@ async def hand_payload(
     return payload
 
 
-def trick_text(table: LiveTable, lang: str, view: PlayerView) -> tuple[str, str] | None:
-    """The trick on the table in words (the table message shows it as a picture)."""
-    if view.trick:
+def hand_signature(table: LiveTable, seat: int) -> tuple[object, ...]:
+    """Everything a seat's DM shows, so that it is edited only when one of these changed: every edit of
+    every DM on every click would cost four requests a click and run into Discord's global rate limit."""
+    deal, occupant = table.deal, table.seats[seat]
+    if deal is None or occupant is None:
+        return ()
+    my_turn = deal.to_act == seat and not occupant.ai_takeover
+    return (
+        table.version if my_turn else None,  # the buttons carry the version
+        deal.phase,
+        my_turn,
+        deal.hands[seat],
+        deal.trick if my_turn else None,
+        len(deal.tricks),
+        deal.trump,
+        deal.aufschlag_card,
+        deal.contract,
+        deal.multiplier,
+        occupant.ai_takeover,
+        occupant.display_name,
+    )
+
+
+def trick_text(table: LiveTable, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
+    """The trick in words: the one to play to on your turn, else the last one completed. The table message
+    shows every card live; a DM changes only when something of its owner's changes (see ``hand_signature``)."""
+    if view.trick and my_turn:
         title, plays = t(lang, "hand.trick"), view.trick
     elif view.last_trick is not None and view.last_trick.plays is not None:
         title = t(lang, "hand.last_trick", name=seat_name(table, view.last_trick.winner))

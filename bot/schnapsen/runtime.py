@@ -34,6 +34,7 @@ class Runtime:
         self._drivers: dict[int, asyncio.Task[None]] = {}
         self.user_langs: dict[int, str] = {}
         self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
+        self._hand_shown: dict[int, tuple[object, ...]] = {}  # DM message id -> what it shows (signature)
 
     # --- languages -----------------------------------------------------------------------------------
 
@@ -112,6 +113,7 @@ class Runtime:
         occupant = table.seats[seat]
         assert occupant is not None and occupant.user_id is not None
         deal_no = table.deal_no
+        shown = presenter.hand_signature(table, seat)  # what the payload below shows
         payload = await presenter.hand_payload(
             table, seat, self.user_lang(table, occupant.user_id), self.where(table)
         )
@@ -125,9 +127,12 @@ class Runtime:
                 return
             raise
         self._hand_images[message.id] = hash(payload.images.get("hand.png"))
+        self._hand_shown[message.id] = shown
         if table.deal_no == deal_no:
             await self.service.set_dm(table.id, seat, message.channel.id, message.id)
-            self.refresh_hand(table, seat)  # the position may have moved on while we sent
+            if presenter.hand_signature(table, seat) != shown:  # the position moved on while we sent
+                self._hand_shown[message.id] = presenter.hand_signature(table, seat)
+                self.refresh_hand(table, seat)
 
     async def _dms_closed(self, table: LiveTable, seat: int) -> None:
         occupant = table.seats[seat]
@@ -150,7 +155,13 @@ class Runtime:
             await self.send_hands(table)
         else:
             for seat in range(4):
-                self.refresh_hand(table, seat)
+                occupant = table.seats[seat]
+                if occupant is None or occupant.dm_message_id is None:
+                    continue
+                signature = presenter.hand_signature(table, seat)
+                if self._hand_shown.get(occupant.dm_message_id) != signature:
+                    self._hand_shown[occupant.dm_message_id] = signature
+                    self.refresh_hand(table, seat)
         self.drive(table)
 
     async def _announce_result(self, table: LiveTable, outcome: Outcome) -> None:

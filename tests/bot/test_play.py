@@ -43,9 +43,14 @@ async def test_four_people_play_a_bummerl_by_dm(fake_discord: FakeDiscord, world
         for r in fake_discord.requests_to("PATCH", "/channels/*/messages/*")
         if r.path.split("/")[-1] in dm_ids
     ]
-    with_upload = [r for r in dm_edits if r.files]
-    # A hand changes only for the player who acted: the other DMs are edited without uploading it again.
-    assert dm_edits and len(with_upload) < len(dm_edits) / 2
+    # A DM is edited only when something its owner sees changed (not for every card of the others), and
+    # its hand image is uploaded again only when it changed.
+    assert dm_edits and len(dm_edits) < 3 * clicks, (len(dm_edits), clicks)
+    last_upload: dict[str, bytes] = {}
+    for request in dm_edits:
+        for upload in request.files:
+            assert last_upload.get(request.path) != upload.data, "the same hand image was uploaded again"
+            last_upload[request.path] = upload.data
     final = await world.table_message(lambda m: m.buttons and m.buttons[0].get("label") == "Rematch")
     assert "The Bummerl is over" in final.visible_text
 
