@@ -73,6 +73,19 @@ class BenchTable:
         self.clicks: list[FakeInteraction] = []
         self.turnarounds: list[float] = []
         self.rematches = 0
+        # Result messages seen so far (counted incrementally: the wait predicates run on every change of
+        # the fake, and rescanning every channel each time would eat the CPU the bot is measured on).
+        self._scanned = 0
+        self._results = 0
+        self._bummerls = 0
+
+    def _scan_results(self) -> None:
+        messages = self.channel.messages
+        for message in messages[self._scanned :]:
+            if "result.png" in message.filenames:
+                self._results += 1
+                self._bummerls += "Bummerl" in message.visible_text
+        self._scanned = len(messages)
 
     def table_message(self) -> FakeMessage | None:
         for message in reversed(self.channel.messages):
@@ -81,12 +94,12 @@ class BenchTable:
         return None
 
     def bummerls_over(self) -> int:
-        return sum(
-            1 for m in self.channel.messages if "result.png" in m.filenames and "Bummerl" in m.visible_text
-        )
+        self._scan_results()
+        return self._bummerls
 
     def finished_deals(self) -> int:
-        return sum(1 for m in self.channel.messages if "result.png" in m.filenames)
+        self._scan_results()
+        return self._results
 
     async def open(self, seated: int = 4, start: bool = True) -> None:
         host = self.people[0]
