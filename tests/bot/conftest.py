@@ -13,8 +13,8 @@ from tests.fakediscord import FakeDiscord
 
 @pytest.fixture(scope="session", autouse=True)
 def warm_renderer() -> Iterator[None]:
-    """Build the card palettes once per run: the first render costs seconds, which is not what these tests
-    are about (the bot does not preload them itself yet)."""
+    """Load the card art once per run, before any bot starts: each bot also preloads it in the background
+    at start-up, and a test should not race that."""
     for deck in render.DECK_STYLES:
         render.preload(deck)
     yield

@@ -3,10 +3,12 @@ Each refused click gets a plain ephemeral answer and leaves the stored table exa
 
 from __future__ import annotations
 
+import dataclasses
+
 import engine
 from bot.game.table import LiveTable
 from bot.schnapsen import presenter
-from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, with_button
+from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, reply_to, with_button
 from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 NOT_VALID = "That button is not valid."
@@ -22,7 +24,9 @@ async def four_people_at_play(world: Table) -> tuple[LiveTable, list[FakeUser]]:
     return table, people
 
 
-async def turn_dm(world: Table, table: LiveTable, people: list[FakeUser]) -> tuple[FakeUser, FakeMessage, str]:
+async def turn_dm(
+    world: Table, table: LiveTable, people: list[FakeUser]
+) -> tuple[FakeUser, FakeMessage, str]:
     """The person to act, their DM once it shows this position's buttons, and the first enabled button."""
     user = next(p for p in people if table.seat_of(p.id) == table.deal.to_act)
     dm = await world.latest_dm(user, lambda m: current_button(m, table.version) is not None)
@@ -31,7 +35,9 @@ async def turn_dm(world: Table, table: LiveTable, people: list[FakeUser]) -> tup
     return user, dm, button["custom_id"]
 
 
-async def test_forged_custom_ids_are_refused_and_change_nothing(fake_discord: FakeDiscord, world: Table) -> None:
+async def test_forged_custom_ids_are_refused_and_change_nothing(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     table, people = await four_people_at_play(world)
     user, dm, _ = await turn_dm(world, table, people)
     seat = table.seat_of(user.id)
@@ -59,8 +65,9 @@ async def test_a_click_out_of_turn_is_refused(fake_discord: FakeDiscord, world: 
     before = await world.stored(table.id)
 
     # The other player's client shows no such button; they forge the click on their own DM.
-    click = await fake_discord.click(other, with_button(await world.latest_dm(other), custom_id), custom_id,
-                                     force=True)
+    click = await fake_discord.click(
+        other, with_button(await world.latest_dm(other), custom_id), custom_id, force=True
+    )
 
     assert "It's not your turn." in await ephemeral_reply(click)
     assert await world.stored(table.id) == before
@@ -126,15 +133,17 @@ async def test_two_clicks_at_once_apply_once(fake_discord: FakeDiscord, world: T
 
     await first.wait_response()
     await second.wait_response()
-    refused = await fake_discord.wait_for(lambda: [c for c in (first, second) if c.followups],
-                                          what="the second click to be answered")
+    refused = await fake_discord.wait_for(
+        lambda: [c for c in (first, second) if c.followups], what="the second click to be answered"
+    )
     assert len(refused) == 1
     assert OUT_OF_DATE in refused[0].followups[-1].content and refused[0].followups[-1].ephemeral
     assert await world.action_count(table.id) == actions + 1
 
 
-async def test_a_rate_limited_table_edit_still_shows_the_latest_state(fake_discord: FakeDiscord,
-                                                                       world: Table) -> None:
+async def test_a_rate_limited_table_edit_still_shows_the_latest_state(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     table_message = await world.table_message()
@@ -143,8 +152,32 @@ async def test_a_rate_limited_table_edit_still_shows_the_latest_state(fake_disco
     await world.click_and_settle(user, dm, custom_id)
 
     expected = (await presenter.table_payload(table, "en")).embeds[0].to_dict()
-    await fake_discord.wait_for(lambda: table_message.embeds and table_message.embeds[0] == expected,
-                                what="the table message to show the position after the click")
+    await fake_discord.wait_for(
+        lambda: table_message.embeds and table_message.embeds[0] == expected,
+        what="the table message to show the position after the click",
+    )
     assert rule.fired == 1
     edits = [r.status for r in fake_discord.requests_to("PATCH", f"/channels/{world.channel.id}/messages/*")]
     assert 429 in edits and edits[-1] == 200
+
+
+async def test_a_flooding_user_is_throttled_and_other_tables_are_not(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    host, flooder, other = world.add_player("anna"), world.add_player("flo"), world.add_player("otto")
+    second = world.guild.add_text_channel("nebenan")
+    await world.start_bot()
+    await world.open_table(host, [None, None, None])
+    assert world.bot is not None
+    # From now on: three actions per user per hour (the setting is read on every click).
+    world.bot.settings = dataclasses.replace(world.bot.settings, throttle_actions=3, throttle_window=3600.0)
+    playing = await world.table_message(lambda m: any(b.get("label") == "My hand" for b in m.buttons))
+    clicks = [await fake_discord.click(flooder, playing, label="My hand") for _ in range(5)]
+    replies = [await reply_to(click) for click in clicks]
+    assert all(reply.ephemeral for reply in replies)
+    # The first three get their plain answer (flo has no seat here); after that, flo is slowed down.
+    assert ["Slow down" in reply.visible_text for reply in replies] == [False, False, False, True, True]
+    # Someone else, at another table, is served as usual.
+    opened = await fake_discord.slash(other, second, "schnapsen", "new")
+    assert "Slow down" not in (await reply_to(opened)).visible_text
+    assert world.bot.service.table_in_channel(second.id) is not None
