@@ -32,6 +32,16 @@ def parse_hands(hands: Mapping[str, str]) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(hands[seat].replace("/", " ").split()) for seat in SEAT_NAMES)
 
 
+# East holds all five Schellen (not trump) and bids a Farbringerl after the forehand passes.
+FARBRINGERL_HANDS = {
+    "N": "HA HT SK / CA SJ",
+    "E": "DA DT DK / DQ DJ",
+    "S": "HK HQ CT / CK CQ",
+    "W": "HJ SA ST / SQ CJ",
+}
+FARBRINGERL_AUCTION = ["N trump H", "N pass", "E bid farbringerl", "S pass", "W pass", "N pass"]
+
+
 def position(
     hands: Mapping[str, str],
     dealer: str = "W",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_builder import legal_strings, position, seat
+from engine_builder import FARBRINGERL_AUCTION, FARBRINGERL_HANDS, legal_strings, position, seat
 
 from engine import (
     AUCTION,
@@ -286,15 +286,7 @@ def test_partner_sits_out_variant_covers_gang() -> None:
 
 
 def test_finished_deal_rejects_every_action() -> None:
-    hands = {
-        "N": "HA HT SK / CA SJ",
-        "E": "DA DT DK / DQ DJ",
-        "S": "HK HQ CT / CK CQ",
-        "W": "HJ SA ST / SQ CJ",
-    }
-    state = position(
-        hands, actions=["N trump H", "N pass", "E bid farbringerl", "S pass", "W pass", "N pass"]
-    )
+    state = position(FARBRINGERL_HANDS, actions=FARBRINGERL_AUCTION)
     assert state.phase == FINISHED
     with pytest.raises(WrongPhase):
         check(state, seat("N"), PlayCard("HA"))

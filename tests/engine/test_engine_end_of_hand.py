@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_builder import mid_trick, play, position, seat
+from engine_builder import FARBRINGERL_AUCTION, FARBRINGERL_HANDS, mid_trick, play, position, seat
 
 from engine import FINISHED, STANDARD, Contract, PlayCard, Trick, apply, is_legal, legal_actions
 from engine.events import MarriageAnnounced, MarriageCounted
@@ -302,15 +302,7 @@ def test_all_tricks_contract_made_with_all_five_tricks(contract: Contract) -> No
 
 
 def test_farbringerl_is_won_at_the_end_of_the_auction_without_play() -> None:
-    hands = {
-        "N": "HA HT SK / CA SJ",
-        "E": "DA DT DK / DQ DJ",
-        "S": "HK HQ CT / CK CQ",
-        "W": "HJ SA ST / SQ CJ",
-    }
-    state = position(
-        hands, actions=["N trump H", "N pass", "E bid farbringerl", "S pass", "W pass", "N pass"]
-    )
+    state = position(FARBRINGERL_HANDS, actions=FARBRINGERL_AUCTION)
     assert state.phase == FINISHED and state.tricks == ()
     assert (state.result.winner, state.result.game_points, state.result.multiplier) == (EW, 18, 1)
 
