@@ -46,9 +46,9 @@ def _one(task: tuple) -> tuple[float, list[dict]]:  # type: ignore[type-arg]
 
 
 def run_match(
-    first: str, second: str, deals: int, normal_only: bool, budget_ms: int, workers: int
+    first: str, second: str, deals: int, normal_only: bool, budget_ms: int, workers: int, first_deal: int = 0
 ) -> dict[str, object]:
-    chosen = load_deals(str(DEALS))[:deals]
+    chosen = load_deals(str(DEALS))[first_deal : first_deal + deals]
     tasks = [(deal, first, second, normal_only, budget_ms) for deal in chosen]
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -73,6 +73,7 @@ def run_match(
         "players": [first, second],
         "mode": "normal" if normal_only else "full",
         "deals": n,
+        "first_deal": first_deal,
         "games": 2 * n,
         "budget_ms": budget_ms,
         "points_per_100_deals": round(100 * mean, 2),
@@ -89,11 +90,16 @@ def main() -> int:
     )
     parser.add_argument("--players", nargs=2, default=["pimc", "greedy"], metavar=("FIRST", "SECOND"))
     parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument(
+        "--first-deal", type=int, default=0, help="start at this deal of the list (to split a long run)"
+    )
     parser.add_argument("--mode", choices=("normal", "full"), default="full")
     parser.add_argument("--budget-ms", type=int, default=150)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
-    report = run_match(*args.players, args.deals, args.mode == "normal", args.budget_ms, args.workers)
+    report = run_match(
+        *args.players, args.deals, args.mode == "normal", args.budget_ms, args.workers, args.first_deal
+    )
     print(json.dumps(report, indent=2))
     return 0 if report["points_per_100_deals"] >= 0 else 1  # type: ignore[operator]
 
