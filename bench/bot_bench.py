@@ -78,6 +78,24 @@ class BenchTable:
         self._scanned = 0
         self._results = 0
         self._bummerls = 0
+        # Per person: (DM message id, when it last changed) -> the button found there, so that an unchanged
+        # DM is not searched again on every change of the fake.
+        self._looked: dict[int, tuple[tuple[int, float], str | None]] = {}
+
+    def button_for(self, user: FakeUser, clicked: set[str]) -> tuple[FakeMessage, str] | None:
+        dms = self.fake.dm_messages(user)
+        if not dms:
+            return None
+        message = dms[-1]
+        key = (message.id, message.history[-1].at if message.history else 0.0)
+        cached = self._looked.get(user.id)
+        if cached is None or cached[0] != key:
+            cached = (key, game_button(message, set()))
+            self._looked[user.id] = cached
+        custom_id = cached[1]
+        if custom_id is None or position(custom_id) in clicked:
+            return None
+        return message, custom_id
 
     def _scan_results(self) -> None:
         messages = self.channel.messages
@@ -126,11 +144,9 @@ class BenchTable:
                 if self.finished_deals() >= deals:
                     return ("done",)
                 for user in self.people:
-                    dms = self.fake.dm_messages(user)
-                    if dms:
-                        custom_id = game_button(dms[-1], clicked)
-                        if custom_id is not None:
-                            return ("click", user, dms[-1], custom_id)
+                    found = self.button_for(user, clicked)
+                    if found is not None:
+                        return ("click", user, *found)
                 # After a Bummerl the table message offers a rematch; ask for it once per Bummerl.
                 message = self.table_message()
                 if (
