@@ -91,8 +91,14 @@ def as_shown(message: FakeMessage, components: list[dict[str, Any]]) -> FakeMess
     discord.py runs a DynamicItem only when the clicked custom_id is on the message the event carries, so a
     forged or outdated button is clicked on such a copy (the fake's stored message stays as it is).
     """
-    copy = FakeMessage(message.fake, message.id, message.channel, message.author,
-                       message_type=message.type, interaction=message.interaction)
+    copy = FakeMessage(
+        message.fake,
+        message.id,
+        message.channel,
+        message.author,
+        message_type=message.type,
+        interaction=message.interaction,
+    )
     copy.content, copy.embeds, copy.flags = message.content, list(message.embeds), message.flags
     copy.attachments, copy.components = list(message.attachments), components
     return copy
@@ -173,8 +179,11 @@ class Table:
 
     def table_message_now(self) -> FakeMessage | None:
         """The newest message in the channel that carries table buttons."""
-        messages = [m for m in self.channel.messages if any(
-            b.get("custom_id", "").startswith("bs:") for b in m.buttons)]
+        messages = [
+            m
+            for m in self.channel.messages
+            if any(b.get("custom_id", "").startswith("bs:") for b in m.buttons)
+        ]
         return messages[-1] if messages else None
 
     async def table_message(self, predicate: Any = None) -> FakeMessage:
@@ -211,13 +220,22 @@ class Table:
                 rules = json.dumps({"preset": table.rules.preset, "target": target})
                 await db._execute("UPDATE game_tables SET rules_json = ? WHERE id = ?", (rules, table.id))
             if turn_seconds is not None:
-                await db._execute("UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (turn_seconds, table.id))
+                await db._execute(
+                    "UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (turn_seconds, table.id)
+                )
         row = await db.get_table(table.id)
         assert row is not None
         return await self.bot.service._load(row)
 
-    async def open_table(self, host: FakeUser, guests: Iterable[FakeUser | None] = (), *, start: bool = True,
-                         target: int | None = None, turn_seconds: int | None = None) -> LiveTable:
+    async def open_table(
+        self,
+        host: FakeUser,
+        guests: Iterable[FakeUser | None] = (),
+        *,
+        start: bool = True,
+        target: int | None = None,
+        turn_seconds: int | None = None,
+    ) -> LiveTable:
         """``host`` opens a table (North); each guest takes the next seat, None adds an AI player there.
         ``target`` shortens the Bummerl (game points to win it) so that tests play whole ones quickly."""
         await self.command(host, "new")
@@ -248,8 +266,13 @@ class Table:
         hands = [m for m in self.fake.ephemeral_messages(user) if is_hand_message(m)]
         return hands[-1] if hands else None
 
-    async def play(self, players: Iterable[FakeUser], *, until: Callable[[LiveTable], bool] | None = None,
-                   timeout: float = 20.0) -> int:
+    async def play(
+        self,
+        players: Iterable[FakeUser],
+        *,
+        until: Callable[[LiveTable], bool] | None = None,
+        timeout: float = 20.0,
+    ) -> int:
         """Play on as ``players`` until the Bummerl is over (or ``until(table)`` holds); returns the clicks.
 
         Seed-independent: whoever's hand message shows an enabled button for the current position clicks
@@ -260,6 +283,7 @@ class Table:
         asked_for_hand: set[tuple[int, int]] = set()
         clicks = 0
         while True:
+
             def next_step() -> tuple[Any, ...] | None:
                 if table.status != "playing" or (until is not None and until(table)):
                     return ("stop",)
@@ -271,8 +295,12 @@ class Table:
                 deal = table.deal
                 occupant = table.seats[deal.to_act] if deal is not None and deal.to_act is not None else None
                 user = people.get(occupant.user_id or 0) if occupant is not None else None
-                if (user is not None and not user.dms_open and not occupant.ai_takeover  # type: ignore[union-attr]
-                        and (user.id, table.version) not in asked_for_hand):
+                if (
+                    user is not None
+                    and not user.dms_open
+                    and not occupant.ai_takeover  # type: ignore[union-attr]
+                    and (user.id, table.version) not in asked_for_hand
+                ):
                     return ("hand", user)
                 return None
 
@@ -295,7 +323,8 @@ class Table:
         version = table.version
         click = await self.fake.click(user, message, custom_id)
         await click.wait_response()
-        await self.fake.wait_for(lambda: table.version != version or click.followups,
-                                 what=f"{click.describe()} to be applied")
+        await self.fake.wait_for(
+            lambda: table.version != version or click.followups, what=f"{click.describe()} to be applied"
+        )
         assert not click.followups, f"{click.describe()} was refused: {click.followups[-1].content!r}"
         return click

@@ -36,7 +36,9 @@ async def test_stop_needs_the_host_and_a_confirmation(fake_discord: FakeDiscord,
     assert world.bot is not None and world.bot.service.table_in_channel(world.channel.id) is None
 
 
-async def test_commands_are_synced_once_for_the_same_definitions(fake_discord: FakeDiscord, world: Table) -> None:
+async def test_commands_are_synced_once_for_the_same_definitions(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     await world.start_bot()
     assert fake_discord.hit_count("PUT", COMMAND_SYNC) == 1
     assert [c["name"] for c in fake_discord.commands[None]] == ["schnapsen"]
@@ -55,15 +57,17 @@ async def test_commands_are_synced_once_for_the_same_definitions(fake_discord: F
 def test_python_m_bot_without_a_token_says_so(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "DISCORD_TOKEN"}
     env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert "DISCORD_TOKEN is not set" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
 
 
-async def test_an_idle_player_is_warned_then_replaced_and_comes_back(fake_discord: FakeDiscord,
-                                                                      world: Table) -> None:
+async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     alice = world.add_player("alice")
     await world.start_bot()
     await world.no_ai_delay()
@@ -75,26 +79,31 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(fake_discor
         record = (await world.stored(table.id)).record
         return sum(action.startswith("N ") for deal in record.deals for action in deal.actions)
 
-    await fake_discord.wait_for(lambda: any(warning in text for text in world.channel_texts()), timeout=10,
-                                what="the idle warning")
+    await fake_discord.wait_for(
+        lambda: any(warning in text for text in world.channel_texts()), timeout=10, what="the idle warning"
+    )
     # Alice (North) is to act and never does; only the AI standing in for her can move the table on.
     version, acted = table.version, await north_actions()
-    await fake_discord.wait_for(lambda: any(away in text for text in world.channel_texts()), timeout=10,
-                                what="the AI to take over")
+    await fake_discord.wait_for(
+        lambda: any(away in text for text in world.channel_texts()), timeout=10, what="the AI to take over"
+    )
     await fake_discord.wait_for(lambda: table.version != version, timeout=10, what="the AI to play for alice")
     assert await north_actions() == acted + 1
     assert sum(warning in text for text in world.channel_texts()) == 1, "warned once"
     assert sum(away in text for text in world.channel_texts()) == 1
 
-    dm = await world.latest_dm(alice, lambda m: any(b.get("label") == "I'm back: let me play" for b in m.buttons))
+    dm = await world.latest_dm(
+        alice, lambda m: any(b.get("label") == "I'm back: let me play" for b in m.buttons)
+    )
     back = await fake_discord.click(alice, dm, label="I'm back: let me play")
     assert "Welcome back" in await ephemeral_reply(back)
     seats = (await world.stored(table.id)).seats
     assert not seats[0].ai_takeover and not seats[0].warned
 
 
-async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(fake_discord: FakeDiscord,
-                                                                   world: Table) -> None:
+async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     host = world.add_player("anna")
     bot = await world.start_bot()
     table = await world.open_table(host, start=False)
@@ -108,15 +117,19 @@ async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(fake_discord: 
 
     await fake_discord.wait_for(
         lambda: "The table was closed because the game never started." in world.channel_texts(),
-        what="the closing notice")
+        what="the closing notice",
+    )
     assert (await world.stored(table.id)).row.status == "closed"
     table_message = fake_discord.messages[table.row.table_message_id]
-    await fake_discord.wait_for(lambda: "This table is closed." in table_message.visible_text,
-                                what="the table message to say so")
+    await fake_discord.wait_for(
+        lambda: "This table is closed." in table_message.visible_text, what="the table message to say so"
+    )
     assert table_message.buttons == [], "a closed table offers no buttons"
 
 
-async def test_a_game_everybody_left_is_closed_by_the_sweeper(fake_discord: FakeDiscord, world: Table) -> None:
+async def test_a_game_everybody_left_is_closed_by_the_sweeper(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     alice = world.add_player("alice")
     bot = await world.start_bot()
     await world.command(world.admin, "settings", ai_delay_ms=0, turn_time=3600)
@@ -129,6 +142,7 @@ async def test_a_game_everybody_left_is_closed_by_the_sweeper(fake_discord: Fake
     await runtime.sweep()
 
     await fake_discord.wait_for(
-        lambda: "The table was closed because every player left." in world.channel_texts(), what="the notice")
+        lambda: "The table was closed because every player left." in world.channel_texts(), what="the notice"
+    )
     assert (await world.stored(table.id)).row.status == "closed"
     assert current_button(await world.latest_dm(alice), table.version) is None

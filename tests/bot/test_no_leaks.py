@@ -90,4 +90,3 @@ def test_the_views_the_ai_is_given_are_the_seats_own() -> None:
                     if card != state.aufschlag_card and card not in view.hand:
                         assert f"'{card}'" not in text.replace(repr(view.rules), "")
         state, _ = engine.apply(state, seat, rng.choice(engine.legal_actions(state)))
-

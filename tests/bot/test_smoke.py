@@ -10,8 +10,10 @@ from tests.fakediscord import FakeDiscord, FakeMessage
 
 def enabled_game_buttons(message: FakeMessage) -> list[dict]:
     return [
-        b for b in message.buttons
-        if not b.get("disabled") and b.get("custom_id", "").split(":")[3:4]
+        b
+        for b in message.buttons
+        if not b.get("disabled")
+        and b.get("custom_id", "").split(":")[3:4]
         and b["custom_id"].split(":")[3] in ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
     ]
 
@@ -26,8 +28,9 @@ async def test_one_person_and_three_ai_play_a_bummerl(fake_discord: FakeDiscord,
         lobby = await world.table_message()
         click = await fake_discord.click(alice, lobby, label="Add AI player")
         await click.wait_response()
-        await world.table_message(lambda m, n=seats: sum(
-            f["value"] != "(free)" for f in m.embeds[0]["fields"]) == n)
+        await world.table_message(
+            lambda m, n=seats: sum(f["value"] != "(free)" for f in m.embeds[0]["fields"]) == n
+        )
     start = await fake_discord.click(alice, await world.table_message(), label="Start")
     await start.wait_response()
     bot = world.bot
@@ -36,6 +39,7 @@ async def test_one_person_and_three_ai_play_a_bummerl(fake_discord: FakeDiscord,
     await fake_discord.wait_for(lambda: table.status == "playing")
     clicks = 0
     while table.status == "playing":
+
         def my_turn_dm() -> FakeMessage | None:
             if table.status != "playing":
                 return None
