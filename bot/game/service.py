@@ -303,10 +303,12 @@ class TableService:
             text = engine.format_action(seat, action)
             finished = new_state if new_state.finished else None
             match, bummerl = table.match, None
+            now = self.now()
+            back = user_id is not None and occupant is not None and (occupant.ai_takeover or occupant.warned)
             async with self.db.transaction():
-                await self.db.append_action(table.id, table.deal_no, text, self.now())
-                await self.db.bump_version(table.id, self.now())
-                if user_id is not None and occupant is not None and (occupant.ai_takeover or occupant.warned):
+                await self.db.append_action(table.id, table.deal_no, text, now)
+                new_version = await self.db.bump_version(table.id, now)
+                if back:
                     await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
                     await self.db.set_warned(table.id, seat, False)
                 if finished is not None:
@@ -327,7 +329,10 @@ class TableService:
                     else:
                         await self._deal_next(table)
                         new_deal = True
-            await self._refresh(table)
+            if finished is not None or back:
+                await self._refresh(table)
+            else:  # the common case, a card or a bid: only the version moved (no need to read it back)
+                table.row = replace(table.row, version=new_version, updated_at=now)
             return Outcome(table, seat, action, events, finished, bummerl, new_deal, finished_dms)
 
     async def _store_finished_deal(
