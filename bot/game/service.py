@@ -423,14 +423,17 @@ class TableService:
             await self._refresh(table)
             return True
 
-    async def set_dm(self, table_id: int, seat: int, channel_id: int | None, message_id: int | None) -> None:
-        table = self.tables.get(table_id)
-        if table is None:
-            return
-        await self.db.set_dm_message(table_id, seat, channel_id, message_id)
-        occupant = table.seats[seat]
-        if occupant is not None:
+    async def set_dm(self, table_id: int, seat: int, user_id: int, channel_id: int, message_id: int) -> bool:
+        """Remember the seat's hand message for this deal; False when ``user_id`` no longer holds the seat (they
+        left while it was being sent), so that the caller can tell them."""
+        async with self.lock(table_id):
+            table = self.tables.get(table_id)
+            occupant = None if table is None else table.seats[seat]
+            if table is None or occupant is None or occupant.user_id != user_id:
+                return False
+            await self.db.set_dm_message(table_id, seat, channel_id, message_id)
             table.seats[seat] = replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id)
+            return True
 
     async def set_dms_closed(self, table_id: int, seat: int) -> None:
         table = self.tables.get(table_id)

@@ -201,7 +201,11 @@ class SchnapsenCog(
         await self.guarded(interaction, work)
 
     async def _leave(self, table: LiveTable, user_id: int) -> None:
+        seat = table.seat_of(user_id)
+        before = table.seats[seat] if seat is not None else None
         table = await self.service.leave(table.id, user_id)
+        if before is not None and before.dm_channel_id is not None and before.dm_message_id is not None:
+            self.runtime.retire_hand(table, user_id, (before.dm_channel_id, before.dm_message_id))
         await self.runtime.after_change(table)
 
     @app_commands.command(name="start", description=_("Start the game (host); AI players fill empty seats"))

@@ -105,6 +105,21 @@ class Runtime:
 
         self.edits.request(("hand", message_id), edit)
 
+    def retire_hand(self, table: LiveTable, user_id: int, message: tuple[int, int]) -> None:
+        """A player left: their hand message says so and loses its buttons (an AI plays the seat now)."""
+        channel_id, message_id = message
+
+        async def edit() -> None:
+            lang = self.user_lang(table, user_id)
+            embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.where(table)))
+            embed.description = t(lang, "hand.left")
+            channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+            await channel.get_partial_message(message_id).edit(embeds=[embed], attachments=[], view=None)
+            self._hand_images.pop(message_id, None)
+            self._hand_shown.pop(message_id, None)
+
+        self.edits.request(("hand", message_id), edit)
+
     async def send_hands(self, table: LiveTable) -> None:
         """One DM per player per deal; it is edited in place for the rest of the deal."""
         await asyncio.gather(*(self._send_hand(table, s.seat) for s in table.humans() if not s.dms_closed))
@@ -117,6 +132,9 @@ class Runtime:
         payload = await presenter.hand_payload(
             table, seat, self.user_lang(table, occupant.user_id), self.where(table)
         )
+        now_there = table.seats[seat]
+        if now_there is None or now_there.user_id != occupant.user_id:  # they left while it was drawn
+            return
         try:
             data = await self.bot.http.start_private_message(occupant.user_id)
             channel = self.bot.get_partial_messageable(int(data["id"]), type=discord.ChannelType.private)
@@ -128,11 +146,14 @@ class Runtime:
             raise
         self._hand_images[message.id] = hash(payload.images.get("hand.png"))
         self._hand_shown[message.id] = shown
-        if table.deal_no == deal_no:
-            await self.service.set_dm(table.id, seat, message.channel.id, message.id)
-            if presenter.hand_signature(table, seat) != shown:  # the position moved on while we sent
-                self._hand_shown[message.id] = presenter.hand_signature(table, seat)
-                self.refresh_hand(table, seat)
+        if table.deal_no != deal_no:
+            return
+        if not await self.service.set_dm(table.id, seat, occupant.user_id, message.channel.id, message.id):
+            self.retire_hand(table, occupant.user_id, (message.channel.id, message.id))  # left meanwhile
+            return
+        if presenter.hand_signature(table, seat) != shown:  # the position moved on while we sent
+            self._hand_shown[message.id] = presenter.hand_signature(table, seat)
+            self.refresh_hand(table, seat)
 
     async def _dms_closed(self, table: LiveTable, seat: int) -> None:
         occupant = table.seats[seat]

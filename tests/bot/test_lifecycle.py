@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from bot.client import SchnapsenBot
-from tests.bot.harness import Table, current_button, ephemeral_reply
+from tests.bot.harness import Table, ephemeral_reply
 from tests.fakediscord import FakeDiscord
 
 REPO = Path(__file__).resolve().parents[2]
@@ -145,4 +145,11 @@ async def test_a_game_everybody_left_is_closed_by_the_sweeper(
         lambda: "The table was closed because every player left." in world.channel_texts(), what="the notice"
     )
     assert (await world.stored(table.id)).row.status == "closed"
-    assert current_button(await world.latest_dm(alice), table.version) is None
+    # Her hand message (if it reached her before she left) says so and has no buttons left.
+    await fake_discord.wait_for(
+        lambda: all(
+            "You left this table" in dm.visible_text and not dm.buttons
+            for dm in fake_discord.dm_messages(alice)
+        ),
+        what="alice's hand message to say she left",
+    )
