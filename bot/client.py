@@ -35,6 +35,7 @@ class SchnapsenBot(commands.Bot):
         self.service: TableService
         self.ai: AiPlayers
         self._sweeper: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
 
     async def setup_hook(self) -> None:
         from bot.schnapsen.cog import SchnapsenCog
@@ -55,7 +56,15 @@ class SchnapsenBot(commands.Bot):
         await self.sync_commands_if_changed()
         restored = await self.service.restore_all()
         for table in restored:
-            cog.runtime.drive(table)  # AI seats and idle timers pick up where they stopped
+            # Edits still pending when the bot stopped were lost: show every table as it stands, then let AI
+            # seats and idle timers pick up where they stopped.
+            cog.runtime.refresh_table_message(table)
+            for seat in range(4):
+                cog.runtime.refresh_hand(table, seat)
+            sending = asyncio.create_task(cog.runtime.send_hands(table))  # any hand not sent yet
+            self._background.add(sending)
+            sending.add_done_callback(self._background.discard)
+            cog.runtime.drive(table)
         log.info("restored %d open table(s)", len(restored))
         self._sweeper = asyncio.create_task(self._sweep_forever(cog), name="sweeper")
         # Loading card art takes a second or two per deck: do it now, off the event loop, not on a first click.

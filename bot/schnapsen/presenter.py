@@ -277,20 +277,23 @@ async def table_payload(table: LiveTable, lang: str) -> Payload:
         )
         payload.view = lobby_view(table, lang)
         return payload
+    # Everything is read from the table before the render awaits, so that one message shows one moment.
     embed.add_field(name=t(lang, "table.score"), value=score_text(table, lang), inline=False)
+    scene = None
     if table.deal is not None:
         view = engine.view_for(table.deal, None)
         embed.add_field(name=t(lang, "table.trump"), value=trump_text(table, lang, view), inline=True)
         embed.add_field(name=t(lang, "table.contract"), value=contract_text(table, lang, view), inline=True)
         embed.add_field(name=t(lang, "table.tricks_title"), value=tricks_text(table, lang, view), inline=True)
         scene = table_scene(table, lang, view, None)
-        payload.images["table.png"] = await rendered(render.render_table, scene)
-        payload.alt["table.png"] = render.table_alt_text(scene)
         embed.set_image(url="attachment://table.png")
     if table.log:
         lines = [log_line(table, lang, key, values) for key, values in table.log]
         embed.add_field(name=t(lang, "table.log"), value="\n".join(lines)[-1024:], inline=False)
     payload.view = table_view(table, lang)
+    if scene is not None:
+        payload.images["table.png"] = await rendered(render.render_table, scene)
+        payload.alt["table.png"] = render.table_alt_text(scene)
     return payload
 
 

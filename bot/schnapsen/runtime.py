@@ -35,6 +35,7 @@ class Runtime:
         self.user_langs: dict[int, str] = {}
         self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
         self._hand_shown: dict[int, tuple[object, ...]] = {}  # DM message id -> what it shows (signature)
+        self._sending: set[tuple[int, int, int]] = set()  # (table, deal number, seat) of hands being sent
 
     # --- languages -----------------------------------------------------------------------------------
 
@@ -98,10 +99,20 @@ class Runtime:
             digest = hash(payload.images.get("hand.png"))
             unchanged = self._hand_images.get(message_id) == digest
             channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
-            await channel.get_partial_message(message_id).edit(
-                **payload.edit_kwargs(keep_attachments=unchanged)
-            )
-            self._hand_images[message_id] = digest
+            try:
+                await channel.get_partial_message(message_id).edit(
+                    **payload.edit_kwargs(keep_attachments=unchanged)
+                )
+            except Exception:
+                # Forget what it shows, so that the next change edits it again instead of trusting it.
+                self._hand_images.pop(message_id, None)
+                self._hand_shown.pop(message_id, None)
+                raise
+            if deal is None:
+                self._hand_images[message_id] = digest
+            else:  # a finished deal's message is never edited again
+                self._hand_images.pop(message_id, None)
+                self._hand_shown.pop(message_id, None)
 
         self.edits.request(("hand", message_id), edit)
 
@@ -121,10 +132,29 @@ class Runtime:
         self.edits.request(("hand", message_id), edit)
 
     async def send_hands(self, table: LiveTable) -> None:
-        """One DM per player per deal; it is edited in place for the rest of the deal."""
-        await asyncio.gather(*(self._send_hand(table, s.seat) for s in table.humans() if not s.dms_closed))
+        """One DM per player per deal, edited in place for the rest of the deal: send it to every person at the
+        table who has none for the running deal yet. Safe to call on every change (it heals a send that a
+        restart or an error cut short) and never sends the same deal's hand twice at once."""
+        if table.status != "playing" or table.deal is None:
+            return
+        sends = []
+        for occupant in table.humans():
+            key = (table.id, table.deal_no, occupant.seat)
+            if occupant.dms_closed or occupant.dm_message_id is not None or key in self._sending:
+                continue
+            self._sending.add(key)
+            sends.append(self._send_hand(table, occupant.seat, key))
+        for failed in await asyncio.gather(*sends, return_exceptions=True):
+            if isinstance(failed, Exception):  # the next change tries again; the game goes on meanwhile
+                log.error("sending a hand at table %s failed", table.id, exc_info=failed)
 
-    async def _send_hand(self, table: LiveTable, seat: int) -> None:
+    async def _send_hand(self, table: LiveTable, seat: int, key: tuple[int, int, int]) -> None:
+        try:
+            await self._send_hand_once(table, seat)
+        finally:
+            self._sending.discard(key)
+
+    async def _send_hand_once(self, table: LiveTable, seat: int) -> None:
         occupant = table.seats[seat]
         assert occupant is not None and occupant.user_id is not None
         deal_no = table.deal_no
@@ -172,17 +202,15 @@ class Runtime:
         if outcome is not None and outcome.finished_deal is not None:
             await self._announce_result(table, outcome)
         self.refresh_table_message(table)
-        if outcome is not None and outcome.new_deal:
-            await self.send_hands(table)
-        else:
-            for seat in range(4):
-                occupant = table.seats[seat]
-                if occupant is None or occupant.dm_message_id is None:
-                    continue
-                signature = presenter.hand_signature(table, seat)
-                if self._hand_shown.get(occupant.dm_message_id) != signature:
-                    self._hand_shown[occupant.dm_message_id] = signature
-                    self.refresh_hand(table, seat)
+        for seat in range(4):
+            occupant = table.seats[seat]
+            if occupant is None or occupant.dm_message_id is None:
+                continue
+            signature = presenter.hand_signature(table, seat)
+            if self._hand_shown.get(occupant.dm_message_id) != signature:
+                self._hand_shown[occupant.dm_message_id] = signature
+                self.refresh_hand(table, seat)
+        await self.send_hands(table)  # a new deal's hands, or one whose send was cut short
         self.drive(table)
 
     async def _announce_result(self, table: LiveTable, outcome: Outcome) -> None:
