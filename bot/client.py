@@ -60,7 +60,7 @@ class SchnapsenBot(commands.Bot):
             # seats and idle timers pick up where they stopped.
             cog.runtime.refresh_table_message(table)
             for seat in range(4):
-                cog.runtime.refresh_hand(table, seat)
+                cog.runtime.refresh_hand_if_changed(table, seat)  # a new runtime knows of no message yet
             sending = asyncio.create_task(cog.runtime.send_hands(table))  # any hand not sent yet
             self._background.add(sending)
             sending.add_done_callback(self._background.discard)

@@ -104,17 +104,28 @@ class Runtime:
                     **payload.edit_kwargs(keep_attachments=unchanged)
                 )
             except Exception:
-                # Forget what it shows, so that the next change edits it again instead of trusting it.
-                self._hand_images.pop(message_id, None)
-                self._hand_shown.pop(message_id, None)
+                self._forget(message_id)  # so that the next change edits it again instead of trusting it
                 raise
             if deal is None:
                 self._hand_images[message_id] = digest
             else:  # a finished deal's message is never edited again
-                self._hand_images.pop(message_id, None)
-                self._hand_shown.pop(message_id, None)
+                self._forget(message_id)
 
         self.edits.request(("hand", message_id), edit)
+
+    def refresh_hand_if_changed(self, table: LiveTable, seat: int) -> None:
+        """Edit the seat's DM only when something it shows changed since it was last sent or edited."""
+        occupant = table.seats[seat]
+        if occupant is None or occupant.dm_message_id is None:
+            return
+        signature = presenter.hand_signature(table, seat)
+        if self._hand_shown.get(occupant.dm_message_id) != signature:
+            self._hand_shown[occupant.dm_message_id] = signature
+            self.refresh_hand(table, seat)
+
+    def _forget(self, message_id: int) -> None:
+        self._hand_images.pop(message_id, None)
+        self._hand_shown.pop(message_id, None)
 
     def retire_hand(self, table: LiveTable, user_id: int, message: tuple[int, int]) -> None:
         """A player left: their hand message says so and loses its buttons (an AI plays the seat now)."""
@@ -126,8 +137,7 @@ class Runtime:
             embed.description = t(lang, "hand.left")
             channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
             await channel.get_partial_message(message_id).edit(embeds=[embed], attachments=[], view=None)
-            self._hand_images.pop(message_id, None)
-            self._hand_shown.pop(message_id, None)
+            self._forget(message_id)
 
         self.edits.request(("hand", message_id), edit)
 
@@ -181,9 +191,7 @@ class Runtime:
         if not await self.service.set_dm(table.id, seat, occupant.user_id, message.channel.id, message.id):
             self.retire_hand(table, occupant.user_id, (message.channel.id, message.id))  # left meanwhile
             return
-        if presenter.hand_signature(table, seat) != shown:  # the position moved on while we sent
-            self._hand_shown[message.id] = presenter.hand_signature(table, seat)
-            self.refresh_hand(table, seat)
+        self.refresh_hand_if_changed(table, seat)  # the position may have moved on while we sent
 
     async def _dms_closed(self, table: LiveTable, seat: int) -> None:
         occupant = table.seats[seat]
@@ -203,13 +211,7 @@ class Runtime:
             await self._announce_result(table, outcome)
         self.refresh_table_message(table)
         for seat in range(4):
-            occupant = table.seats[seat]
-            if occupant is None or occupant.dm_message_id is None:
-                continue
-            signature = presenter.hand_signature(table, seat)
-            if self._hand_shown.get(occupant.dm_message_id) != signature:
-                self._hand_shown[occupant.dm_message_id] = signature
-                self.refresh_hand(table, seat)
+            self.refresh_hand_if_changed(table, seat)
         await self.send_hands(table)  # a new deal's hands, or one whose send was cut short
         self.drive(table)
 
