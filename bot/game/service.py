@@ -11,7 +11,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 import engine
@@ -392,21 +392,21 @@ class TableService:
     # --- idle players ------------------------------------------------------------------------------
 
     async def mark_warned(self, table_id: int, seat: int, version: int) -> bool:
-        async with self.lock(table_id):
-            table = self.tables.get(table_id)
-            if table is None or table.version != version or table.seats[seat] is None:
-                return False
-            await self.db.set_warned(table_id, seat, True)
-            await self._refresh(table)
-            return True
+        """The idle player has been warned (once per turn); False when the turn has moved on."""
+        return await self._flag_idle_seat(table_id, seat, version, self.db.set_warned)
 
     async def take_over(self, table_id: int, seat: int, version: int) -> bool:
         """The idle player's seat is played by the AI until they click again."""
+        return await self._flag_idle_seat(table_id, seat, version, self.db.set_takeover)
+
+    async def _flag_idle_seat(
+        self, table_id: int, seat: int, version: int, set_flag: Callable[[int, int, bool], Awaitable[None]]
+    ) -> bool:
         async with self.lock(table_id):
             table = self.tables.get(table_id)
             if table is None or table.version != version or table.seats[seat] is None:
                 return False
-            await self.db.set_takeover(table_id, seat, True)
+            await set_flag(table_id, seat, True)
             await self._refresh(table)
             return True
 
