@@ -92,6 +92,3 @@ class DealState(NamedTuple):
 
     def total(self, team: int) -> int:
         return self.team_cards[team] + self.marriage_points(team)
-
-    def active_seats(self) -> tuple[int, ...]:
-        return tuple(s for s in range(4) if s != self.sitting_out)

@@ -40,8 +40,3 @@ class Coalescer:
         """Wait until every requested edit has been made (used on shutdown and by tests)."""
         while self._workers:
             await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
-
-    def cancel_all(self) -> None:
-        for task in self._workers.values():
-            task.cancel()
-        self._pending.clear()

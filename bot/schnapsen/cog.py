@@ -75,12 +75,6 @@ class SchnapsenCog(
         self.runtime.user_langs[interaction.user.id] = lang
         return lang
 
-    async def guild_lang(self, interaction: Interaction) -> str:
-        if interaction.guild_id is None:
-            return self.lang(interaction)
-        settings = await self.service.db.get_guild_settings(interaction.guild_id)
-        return settings.language or language_for_locale(interaction.guild_locale)
-
     def throttled(self, user_id: int) -> bool:
         """Too many clicks or commands in a short window (per user, so other tables are never starved)."""
         now = time.monotonic()
@@ -419,10 +413,11 @@ class SchnapsenCog(
         async def work(lang: str) -> None:
             table = self.table_here(interaction)
             record = await self.service.db.load_record(table.id)
-            data = json.dumps(record.to_export(include_unfinished=False), indent=2, ensure_ascii=False)
+            exported = record.to_export(include_unfinished=False)  # a running deal's hands stay hidden
+            data = json.dumps(exported, indent=2, ensure_ascii=False)
             file = discord.File(io.BytesIO(data.encode()), filename=f"schnapsen-table-{table.id}.json")
             await interaction.response.send_message(
-                t(lang, "reply.export", deals=len(record.to_export()["deals"])), file=file, ephemeral=True
+                t(lang, "reply.export", deals=len(exported["deals"])), file=file, ephemeral=True
             )
 
         await self.guarded(interaction, work)
