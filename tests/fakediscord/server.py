@@ -213,6 +213,11 @@ class FakeDiscord:
         # Benchmarks turn these off so the fake's own memory stays flat over thousands of interactions.
         self.record_requests = record_requests
         self.keep_history = keep_history
+        # How long a message's nonce is enforced (Discord says "the past few minutes"); None means forever.
+        self.nonce_window: float | None = None
+        # Creates answered with an existing message because of ``enforce_nonce``.
+        self.nonce_hits = 0
+        self._nonces: dict[tuple[int, int, str], tuple[FakeMessage, float]] = {}
 
         self.users: dict[int, FakeUser] = {self.bot_user.id: self.bot_user}
         self.guilds: dict[int, FakeGuild] = {}
@@ -842,10 +847,40 @@ class FakeDiscord:
     async def _post_message(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
         payload, files = await self._read_body(request)
+        payload = payload or {}
         if channel.is_dm and channel.recipient is not None and not channel.recipient.dms_open:
             raise DiscordError(403, 50007, "Cannot send messages to this user")
-        message = self._new_message(channel, payload or {}, files)
+        nonce = self._nonce_of(payload)
+        if nonce is not None and payload.get("enforce_nonce"):
+            existing = self._message_by_nonce(channel, self.bot_user, nonce)
+            if existing is not None:
+                # Discord answers a repeated create with the message the first one made, and makes nothing.
+                self.nonce_hits += 1
+                return json_response(existing.payload())
+        message = self._new_message(channel, payload, files)
+        if nonce is not None:
+            message.nonce = nonce
+            self._nonces[(channel.id, self.bot_user.id, nonce)] = (message, time.monotonic())
         return json_response(message.payload())
+
+    @staticmethod
+    def _nonce_of(payload: dict[str, Any]) -> str | None:
+        nonce = payload.get("nonce")
+        if nonce is None:
+            return None
+        if isinstance(nonce, bool) or not isinstance(nonce, (str, int)) or len(str(nonce)) > 25:
+            raise DiscordError(400, 50035, "Invalid Form Body",
+                               errors={"nonce": "must be an integer or a string of at most 25 characters"})
+        return str(nonce)
+
+    def _message_by_nonce(self, channel: FakeChannel, author: FakeUser, nonce: str) -> FakeMessage | None:
+        found = self._nonces.get((channel.id, author.id, nonce))
+        if found is None:
+            return None
+        message, created = found
+        if message.deleted or (self.nonce_window is not None and time.monotonic() - created > self.nonce_window):
+            return None
+        return message
 
     async def _patch_message(self, request: web.Request) -> web.Response:
         message = self._channel_message(request)

@@ -297,6 +297,11 @@ class FakeChannel:
         """What everyone sees in the channel now: not deleted, not ephemeral, oldest first."""
         return [m for m in self.all_messages if not m.deleted and not m.ephemeral]
 
+    def messages_with_nonce(self, nonce: str | int) -> list[FakeMessage]:
+        """Every message created in this channel with ``nonce`` (deleted ones included), oldest first."""
+        wanted = str(nonce)
+        return [m for m in self.all_messages if m.nonce == wanted]
+
     @property
     def last_message(self) -> FakeMessage | None:
         visible = self.messages
@@ -404,6 +409,8 @@ class FakeMessage:
         self.edited_timestamp: str | None = None
         self.deleted = False
         self.history: list[MessageSnapshot] = []
+        # The ``nonce`` the bot sent when creating the message (a string, as discord.py sends it), or None.
+        self.nonce: str | None = None
 
     @property
     def ephemeral(self) -> bool:
@@ -481,6 +488,8 @@ class FakeMessage:
             "reactions": [],
             "sticker_items": [],
         }
+        if self.nonce is not None:
+            data["nonce"] = self.nonce
         if self.interaction is not None:
             data["webhook_id"] = str(self.fake.application_id)
             data["application_id"] = str(self.fake.application_id)

@@ -7,6 +7,7 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
 from discord import app_commands
@@ -119,6 +120,15 @@ class DemoBot(discord.Client):
             for number in range(1, 4):
                 await message.edit(content=str(number))
             await interaction.followup.send("burst done", ephemeral=True)
+
+        @group.command(name="twice", description="Post the same message twice with one nonce")
+        async def twice(interaction: discord.Interaction, nonce: str) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            first = await interaction.channel.send("result", nonce=nonce)
+            second = await interaction.channel.send("result again", nonce=nonce)
+            other = await interaction.channel.send("other", nonce=nonce + "x")
+            await interaction.followup.send(
+                f"{first.id == second.id} {first.id != other.id} {first.nonce}", ephemeral=True)
 
         @group.command(name="toolong", description="Break Discord's content limit")
         async def toolong(interaction: discord.Interaction) -> None:
@@ -358,3 +368,43 @@ async def test_wait_for_dm_returns_the_newest_matching(fake_discord: FakeDiscord
     assert dm.button("Take a seat")["custom_id"] == "demo:seat:7"
     with pytest.raises(AssertionError, match="timed out"):
         await fake_discord.wait_for_dm(world.carol, timeout=0.05)
+
+
+async def test_enforced_nonce_returns_the_first_message(fake_discord: FakeDiscord, world: World,
+                                                        bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "twice", nonce="r7.3")
+
+    answer = await command.wait_original(lambda message: message.content != "")
+    assert answer.content == "True True r7.3"
+    first, other = world.channel.messages
+    assert first.content == "result" and first.nonce == "r7.3" and first.payload()["nonce"] == "r7.3"
+    assert other.nonce == "r7.3x"
+    assert world.channel.messages_with_nonce("r7.3") == [first]
+    assert fake_discord.nonce_hits == 1
+    assert [r.status for r in fake_discord.requests_to("POST", "/channels/*/messages")] == [200, 200, 200]
+
+
+async def test_nonce_is_enforced_only_when_asked_and_per_channel(fake_discord: FakeDiscord,
+                                                                 world: World) -> None:
+    other_channel = world.guild.add_text_channel("other")
+    headers = {"Authorization": f"Bot {fake_discord.token}"}
+
+    async def post(channel: FakeChannel, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        async with aiohttp.ClientSession() as session, session.post(
+                f"{fake_discord.api_base}/channels/{channel.id}/messages", json=body, headers=headers) as reply:
+            return reply.status, await reply.json()
+
+    status, unenforced = await post(world.channel, {"content": "a", "nonce": "n1"})
+    status2, unenforced2 = await post(world.channel, {"content": "b", "nonce": "n1"})
+    assert (status, status2) == (200, 200) and unenforced["id"] != unenforced2["id"]
+    _, enforced = await post(world.channel, {"content": "c", "nonce": "n1", "enforce_nonce": True})
+    assert enforced["id"] == unenforced2["id"] and enforced["content"] == "b"
+    _, elsewhere = await post(other_channel, {"content": "d", "nonce": "n1", "enforce_nonce": True})
+    assert elsewhere["id"] != enforced["id"] and elsewhere["nonce"] == "n1"
+    status, error = await post(world.channel, {"content": "e", "nonce": "x" * 26, "enforce_nonce": True})
+    assert status == 400 and error["code"] == 50035
+
+    fake_discord.nonce_window = 0.0
+    _, expired = await post(world.channel, {"content": "f", "nonce": "n1", "enforce_nonce": True})
+    assert expired["id"] != unenforced2["id"]
+    assert len(world.channel.messages_with_nonce("n1")) == 3
