@@ -6,6 +6,15 @@ interval, per-contract bid and success counts, and Kontra counts. Exits 1 if the
 mean is below zero), so CI can run it.
 
     python bench/ai_match.py --players pimc greedy --deals 2000 --mode normal --budget-ms 150
+
+Regression against an older version of the AI: ``--opponent-ref GITREF`` checks GITREF out in a temporary
+``git worktree`` and plays the second player (``pimc`` by default) from that tree, in its own process per
+worker (bench/ai_ref_server.py), against the first player of the current tree. ``--sprt H0 H1`` (game
+points per 100 deals) stops as soon as a sequential probability ratio test (alpha = beta = 0.05, normal
+approximation with the sample variance, checked from the 30th deal on) accepts H1 ("the current AI gains
+at least H1") or H0 ("it gains at most H0"); ``--deals`` is then the most it plays.
+
+    python bench/ai_match.py --opponent-ref 8dd0e58 --sprt 0 50 --deals 400 --mode full --budget-ms 150
 """
 
 from __future__ import annotations
@@ -14,22 +23,77 @@ import argparse
 import json
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.ai.arena import duplicate_pair, load_deals
+from engine.actions import Action, format_action, parse_action
+from engine.ai.arena import Hands, duplicate_pair, load_deals
 
+ROOT = Path(__file__).resolve().parents[1]
 DEALS = Path(__file__).resolve().parent / "data" / "deals.jsonl"
+REF_PREFIX = "ref:"  # a player name served by the older tree
+SPRT_ALPHA = SPRT_BETA = 0.05
+SPRT_MIN_DEALS = 30
+
+_ref_server: subprocess.Popen[str] | None = None
+
+
+def _start_ref(root: str | None) -> None:
+    """Worker initializer: one server process of the older tree per worker (it ends with the worker)."""
+    global _ref_server
+    if root is None:
+        return
+    _ref_server = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "ai_ref_server.py"), root],
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert _ref_server.stdout is not None
+    hello = json.loads(_ref_server.stdout.readline())
+    if not hello["engine"].startswith(root):
+        raise RuntimeError(f"the reference server imported {hello['engine']}, not the tree at {root}")
+
+
+def _ref_choose(player: str):  # type: ignore[no-untyped-def]
+    def choose(
+        dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int
+    ) -> Action:
+        assert _ref_server is not None and _ref_server.stdin is not None and _ref_server.stdout is not None
+        request = {
+            "dealer": dealer,
+            "hands": [list(hand) for hand in hands],
+            "actions": [format_action(s, a) for s, a in history],
+            "seat": seat,
+            "player": player,
+            "seed": seed,
+            "budget_ms": budget_ms,
+        }
+        _ref_server.stdin.write(json.dumps(request) + "\n")
+        _ref_server.stdin.flush()
+        reply = _ref_server.stdout.readline()
+        if not reply:
+            raise RuntimeError("the reference server died")
+        return parse_action(json.loads(reply)["action"])[1]
+
+    return choose
 
 
 def _one(task: tuple) -> tuple[float, list[dict]]:  # type: ignore[type-arg]
     (seed, dealer, hands), first, second, normal_only, budget_ms = task
-    margin, outcomes = duplicate_pair(hands, dealer, seed, first, second, normal_only, budget_ms)
+    choosers = {second: _ref_choose(second[len(REF_PREFIX) :])} if second.startswith(REF_PREFIX) else None
+    margin, outcomes = duplicate_pair(
+        hands, dealer, seed, first, second, normal_only, budget_ms, choosers=choosers
+    )
     summary = []
     for index, outcome in enumerate(outcomes):
         first_team = 0 if index == 0 else 1  # the first player sits N/S in the first play, E/W in the second
@@ -45,14 +109,60 @@ def _one(task: tuple) -> tuple[float, list[dict]]:  # type: ignore[type-arg]
     return margin, summary
 
 
+def _in_order(pool: ProcessPoolExecutor, tasks: list[tuple], window: int) -> Iterator[tuple]:  # type: ignore[type-arg]
+    """Results in task order, with at most ``window`` tasks submitted ahead (so a stop wastes little)."""
+    pending: list[Future] = []  # type: ignore[type-arg]
+    queue = iter(tasks)
+    for task in queue:
+        pending.append(pool.submit(_one, task))
+        if len(pending) >= window:
+            break
+    while pending:
+        result = pending.pop(0).result()
+        for task in queue:
+            pending.append(pool.submit(_one, task))
+            break
+        yield result
+
+
+def sprt_llr(margins: list[float], h0: float, h1: float) -> float:
+    """Log-likelihood ratio of mean ``h1`` against ``h0`` (per deal) under a normal model with the sample
+    variance."""
+    n = len(margins)
+    mean = sum(margins) / n
+    variance = sum((m - mean) ** 2 for m in margins) / (n - 1)
+    if variance <= 0:
+        return 0.0
+    return (h1 - h0) / variance * (sum(margins) - n * (h0 + h1) / 2)
+
+
 def run_match(
-    first: str, second: str, deals: int, normal_only: bool, budget_ms: int, workers: int, first_deal: int = 0
+    first: str,
+    second: str,
+    deals: int,
+    normal_only: bool,
+    budget_ms: int,
+    workers: int,
+    first_deal: int = 0,
+    ref_root: str | None = None,
+    sprt: tuple[float, float] | None = None,
 ) -> dict[str, object]:
     chosen = load_deals(str(DEALS))[first_deal : first_deal + deals]
     tasks = [(deal, first, second, normal_only, budget_ms) for deal in chosen]
     started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(_one, tasks, chunksize=4))
+    results = []
+    verdict = None
+    llr = 0.0
+    lower, upper = math.log(SPRT_BETA / (1 - SPRT_ALPHA)), math.log((1 - SPRT_BETA) / SPRT_ALPHA)
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_ref, initargs=(ref_root,)) as pool:
+        for result in _in_order(pool, tasks, 2 * workers):
+            results.append(result)
+            if sprt is not None and len(results) >= SPRT_MIN_DEALS:
+                llr = sprt_llr([m for m, _ in results], sprt[0] / 100, sprt[1] / 100)
+                if llr >= upper or llr <= lower:
+                    verdict = "H1" if llr >= upper else "H0"
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    break
     margins = [margin for margin, _ in results]
     n = len(margins)
     mean = sum(margins) / n
@@ -81,14 +191,47 @@ def run_match(
         "bids": {key: {"bid": bids[key], "made": made[key]} for key in sorted(bids)},
         "kontra_re_said": dict(sorted(kontras.items())),
         "seconds": round(time.perf_counter() - started, 1),
+        **(
+            {
+                "sprt": {
+                    "h0_h1_per_100_deals": list(sprt),
+                    "llr": round(llr, 3),
+                    "bounds": [round(lower, 3), round(upper, 3)],
+                    "verdict": verdict or "undecided (deal limit reached)",
+                }
+            }
+            if sprt is not None
+            else {}
+        ),
     }
+
+
+def _worktree(ref: str) -> str:
+    """Check ``ref`` out in a temporary worktree (detached); the caller removes it."""
+    path = tempfile.mkdtemp(prefix="ai_ref_")
+    os.rmdir(path)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", path, ref],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return path
+
+
+def _remove_worktree(path: str) -> None:
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", path], check=False)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--players", nargs=2, default=["pimc", "greedy"], metavar=("FIRST", "SECOND"))
+    parser.add_argument(
+        "--players",
+        nargs=2,
+        metavar=("FIRST", "SECOND"),
+        help="default: pimc greedy, or pimc pimc with --opponent-ref",
+    )
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument(
         "--first-deal", type=int, default=0, help="start at this deal of the list (to split a long run)"
@@ -96,10 +239,35 @@ def main() -> int:
     parser.add_argument("--mode", choices=("normal", "full"), default="full")
     parser.add_argument("--budget-ms", type=int, default=150)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    args = parser.parse_args()
-    report = run_match(
-        *args.players, args.deals, args.mode == "normal", args.budget_ms, args.workers, args.first_deal
+    parser.add_argument(
+        "--opponent-ref",
+        metavar="GITREF",
+        help="the second player is the AI of this commit (its own worktree and process)",
     )
+    parser.add_argument(
+        "--sprt",
+        nargs=2,
+        type=float,
+        metavar=("H0", "H1"),
+        help="stop early by a sequential test of H0 against H1 (game points per 100 deals)",
+    )
+    args = parser.parse_args()
+    first, second = args.players or ("pimc", "pimc" if args.opponent_ref else "greedy")
+    if args.opponent_ref is None:
+        report = run_match(
+            first, second, args.deals, args.mode == "normal", args.budget_ms, args.workers, args.first_deal,
+            sprt=args.sprt,
+        )  # fmt: skip
+    else:
+        root = _worktree(args.opponent_ref)
+        try:
+            report = run_match(
+                first, REF_PREFIX + second, args.deals, args.mode == "normal", args.budget_ms, args.workers,
+                args.first_deal, ref_root=root, sprt=args.sprt,
+            )  # fmt: skip
+        finally:
+            _remove_worktree(root)
+        report["players"] = [first, f"{second}@{args.opponent_ref}"]
     print(json.dumps(report, indent=2))
     return 0 if report["points_per_100_deals"] >= 0 else 1  # type: ignore[operator]
 

@@ -8,6 +8,7 @@ doubling turn, so only card play is compared.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..actions import PASS, Action, Bid, Double, Pass
@@ -35,6 +36,9 @@ class DealOutcome:
 
 
 Hands = tuple[tuple[str, ...], ...]
+# A stand-in for ``choose_action`` for a player name (e.g. an older AI run in another process): called with
+# the deal's dealer, its dealt hands, the actions so far (seat, action), the seat, the seed and the budget.
+Chooser = Callable[[int, Hands, list[tuple[int, Action]], int, int, int], Action]
 
 
 def play_deal(
@@ -46,9 +50,11 @@ def play_deal(
     budget_ms: int = 150,
     rules: Ruleset = STANDARD,
     timed: bool = False,
+    choosers: dict[str, Chooser] | None = None,
 ) -> DealOutcome:
     state = new_deal(rules, dealer, hands)
     timings: list[tuple[str, float]] = []
+    history: list[tuple[int, Action]] = []
     decision = 0
     while not state.finished:
         seat = state.to_act
@@ -60,13 +66,18 @@ def play_deal(
         elif len(legal) == 1:
             action = legal[0]
         else:
-            view = view_for(state, seat)
             started = time.perf_counter()
-            action = choose_action(view, seat_players[seat], seed * 1000 + decision, budget_ms, rules)
+            chooser = (choosers or {}).get(seat_players[seat])
+            if chooser is not None:
+                action = chooser(dealer, hands, history, seat, seed * 1000 + decision, budget_ms)
+            else:
+                view = view_for(state, seat)
+                action = choose_action(view, seat_players[seat], seed * 1000 + decision, budget_ms, rules)
             if timed:
                 timings.append((PHASE_KIND[state.phase], time.perf_counter() - started))
         assert action in legal, (action, legal)
         decision += 1
+        history.append((seat, action))
         state, _ = apply_unchecked(state, seat, action)
     result = state.result
     assert result is not None
@@ -99,14 +110,15 @@ def duplicate_pair(
     budget_ms: int = 150,
     rules: Ruleset = STANDARD,
     timed: bool = False,
+    choosers: dict[str, Chooser] | None = None,
 ) -> tuple[float, list[DealOutcome]]:
     """Half the difference in game points, ``first`` minus ``second``, over the deal played twice with the
     seats swapped: the duplicate score of one deal."""
     as_ns = play_deal(
-        hands, dealer, seed, (first, second, first, second), normal_only, budget_ms, rules, timed
+        hands, dealer, seed, (first, second, first, second), normal_only, budget_ms, rules, timed, choosers
     )
     as_ew = play_deal(
-        hands, dealer, seed, (second, first, second, first), normal_only, budget_ms, rules, timed
+        hands, dealer, seed, (second, first, second, first), normal_only, budget_ms, rules, timed, choosers
     )
     margin = (as_ns.points[0] - as_ns.points[1]) + (as_ew.points[1] - as_ew.points[0])
     return margin / 2, [as_ns, as_ew]
