@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
@@ -13,6 +14,8 @@ from typing import Any, Literal, Self
 import aiosqlite
 
 from .migrate import MIGRATIONS_DIR, apply_migrations
+
+log = logging.getLogger(__name__)
 
 
 class DatabaseCore:
@@ -32,6 +35,9 @@ class DatabaseCore:
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None  # the task holding the connection
         self._writing = False  # the owner is inside transaction()
+        # The last transaction ended abnormally (a failed ROLLBACK, a cancellation while BEGIN, COMMIT or
+        # ROLLBACK ran in aiosqlite's thread): the connection may still be inside it. Checked before next use.
+        self._unsettled = False
 
     @classmethod
     async def open(
@@ -80,6 +86,12 @@ class DatabaseCore:
         """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` when the block raises.
 
         Nested in a transaction of the same task it simply joins it: the outermost block commits.
+
+        Faults leave the connection usable: when COMMIT fails (a full disk, an I/O error) the transaction is
+        rolled back and the COMMIT's error raised; when that ROLLBACK fails too, or the task is cancelled
+        while BEGIN, COMMIT or ROLLBACK runs in aiosqlite's thread, the next use of the connection rolls back
+        whatever was left open (logged at ERROR). A task cancelled during COMMIT gets `CancelledError`, yet
+        the thread may still have committed: the write is then stored, as if the cancellation came later.
         """
         if self._owner is asyncio.current_task():
             if not self._writing:
@@ -90,17 +102,44 @@ class DatabaseCore:
             self._owner = asyncio.current_task()
             self._writing = True
             try:
-                await self._conn.execute("BEGIN IMMEDIATE")
+                await self._settle()
                 try:
+                    await self._conn.execute("BEGIN IMMEDIATE")
                     yield
                     await self._conn.execute("COMMIT")
-                except BaseException:
-                    if self._conn.in_transaction:
-                        await self._conn.execute("ROLLBACK")
+                except BaseException as err:
+                    await self._abandon(err)
                     raise
             finally:
                 self._owner = None
                 self._writing = False
+
+    async def _abandon(self, err: BaseException) -> None:
+        """Roll back after `err` ended a transaction; never replaces `err` by a follow-up error."""
+        # After a cancellation the statement may still be running in the thread: `in_transaction` is not
+        # known yet. A ROLLBACK queued behind it settles the question either way.
+        cancelled = isinstance(err, asyncio.CancelledError)
+        self._unsettled = True
+        if cancelled or self._conn.in_transaction:
+            try:
+                await self._conn.execute("ROLLBACK")
+            except sqlite3.Error as rollback_err:
+                if self._conn.in_transaction:
+                    log.error("ROLLBACK after %r failed: %s; retried before the next use", err, rollback_err)
+                    return
+        self._unsettled = self._conn.in_transaction
+
+    async def _settle(self) -> None:
+        """Roll back a transaction a fault left open, before the connection is used again."""
+        if not (self._unsettled or self._conn.in_transaction):
+            return
+        if self._unsettled:
+            # A statement of the abandoned transaction may still be queued in the thread: wait for it.
+            await self._conn.execute("SELECT 1")
+        if self._conn.in_transaction:
+            log.error("a transaction left open by an earlier fault is rolled back before the next use")
+            await self._conn.execute("ROLLBACK")
+        self._unsettled = False
 
     @asynccontextmanager
     async def _reading(self) -> AsyncIterator[None]:
@@ -111,6 +150,7 @@ class DatabaseCore:
         async with self._lock:
             self._owner = asyncio.current_task()
             try:
+                await self._settle()
                 yield
             finally:
                 self._owner = None
