@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 
 class SettingsError(Exception):
     """A setting is missing or wrong; the message says which and how to fix it."""
+
+
+Synchronous = Literal["NORMAL", "FULL"]
+DEFAULT_DATABASE_PATH = "schnapsen.sqlite3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +31,9 @@ class Settings:
     ai_hard_cap_ms: int = 1000
     throttle_actions: int = 8  # per user, per throttle window
     throttle_window: float = 5.0
+    # Storage. FULL: a commit survives a power cut too; NORMAL: only a crash of the bot (docs/deploy.md).
+    db_synchronous: Synchronous = "FULL"
+    retention_days: int = 90  # closed tables' action logs are pruned after this many days; 0 keeps them
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
@@ -49,7 +57,48 @@ class Settings:
             raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
         return cls(
             token=token,
-            database_path=env.get("DATABASE_PATH", "").strip() or "schnapsen.sqlite3",
+            database_path=_database_path(env),
             log_level=level,
             dev_guild_id=int(dev_guild) if dev_guild else None,
+            db_synchronous=_synchronous(env),
+            retention_days=_retention_days(env),
         )
+
+
+def database_path_from_env(env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> str:
+    """`DATABASE_PATH` as the bot reads it (the environment first, then `.env`), without needing the token:
+    for tools such as `python -m bot.backup`. Leaves `os.environ` as it is."""
+    if env is None:
+        env = {}
+        if dotenv is not None and dotenv.exists():
+            from dotenv import dotenv_values
+
+            env.update({key: value for key, value in dotenv_values(dotenv).items() if value is not None})
+        env.update(os.environ)
+    return _database_path(env)
+
+
+def _database_path(env: dict[str, str]) -> str:
+    return env.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH
+
+
+def _synchronous(env: dict[str, str]) -> Synchronous:
+    value = env.get("DB_SYNCHRONOUS", "").strip().upper() or "FULL"
+    if value == "FULL":
+        return "FULL"
+    if value == "NORMAL":
+        return "NORMAL"
+    raise SettingsError(
+        f"DB_SYNCHRONOUS must be NORMAL or FULL, not {value!r}. FULL (the default) keeps every stored action "
+        "through a power cut; NORMAL is faster but may lose the last actions then (see docs/deploy.md)."
+    )
+
+
+def _retention_days(env: dict[str, str]) -> int:
+    value = env.get("RETENTION_DAYS", "").strip() or "90"
+    if not value.isascii() or not value.isdigit():
+        raise SettingsError(
+            f"RETENTION_DAYS must be a whole number of days (0 keeps closed tables' action logs forever), "
+            f"not {value!r}."
+        )
+    return int(value)
