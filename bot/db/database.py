@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from .records import RecordsRepo
+from .retention import RetentionRepo
 from .settings import GuildSettingsRepo
 from .stats import StatsRepo
 from .tables import TablesRepo
 
 
-class Database(GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo):
+class Database(GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RetentionRepo):
     """Open with `await Database.open(path)`, close with `await db.close()`.
 
     Every method takes and returns plain values. Each write method runs in its own transaction, or joins
