@@ -16,10 +16,22 @@ discord.py to it)::
     await fake_discord.wait_for(lambda: "Trump" in table.visible_text)
 
 Restart: ``await fake_discord.stop_client(bot)`` and ``start_client`` a NEW client instance.
+
+Faults: ``fail_next`` (the next requests fail), ``rate_limit`` (a Discord-like bucket), ``random_faults``
+(429s and 5xx at random, some 5xx after the request took effect), ``close_dms(user)`` (403 50007 from then on),
+``drop_gateway(code, resumable=...)``, ``invalidate_session(resumable=...)`` (op 9), ``request_reconnect``
+(op 7). A message create with ``enforce_nonce`` returns the message made earlier with the same nonce.
 """
 
 from tests.fakediscord.components import describe_buttons, find_button, iter_components
-from tests.fakediscord.server import DiscordError, FakeDiscord, FaultRule, RateLimitRule, RecordedRequest
+from tests.fakediscord.server import (
+    DiscordError,
+    FakeDiscord,
+    FaultRule,
+    RandomFaultRule,
+    RateLimitRule,
+    RecordedRequest,
+)
 from tests.fakediscord.state import (
     FakeAttachment,
     FakeChannel,
@@ -47,6 +59,7 @@ __all__ = [
     "FaultRule",
     "InteractionResponse",
     "MessageSnapshot",
+    "RandomFaultRule",
     "RateLimitRule",
     "RecordedRequest",
     "describe_buttons",

@@ -13,6 +13,7 @@ import contextlib
 import fnmatch
 import json
 import math
+import random
 import socket
 import time
 import traceback
@@ -49,6 +50,8 @@ API_PREFIX = "/api/v10"
 GUILD_MEMBERS_INTENT = 1 << 1
 HEARTBEAT_INTERVAL_MS = 41_250
 BACKLOG_LIMIT = 2000
+# Close codes after which Discord does not let the session be resumed: invalid seq, session timed out.
+NOT_RESUMABLE_CLOSE_CODES = (4007, 4009)
 # Flags a bot may set or clear when editing; ephemeral and loading belong to the message for good.
 EDITABLE_FLAGS = (1 << 2) | (1 << 12) | COMPONENTS_V2_FLAG
 
@@ -120,10 +123,13 @@ class FaultRule:
     message: str
     is_global: bool
     fired: int = 0
+    # X-RateLimit-Scope of a 429: "user", "shared" or "global"; None: "global" if is_global else "shared".
+    scope: str | None = None
 
     def response(self) -> web.Response:
         if self.status != 429:
             return json_response({"message": self.message, "code": self.code}, status=self.status)
+        scope = self.scope or ("global" if self.is_global else "shared")
         reset_at = time.time() + self.retry_after
         headers = {
             # discord.py retries a 429 only when it came through Discord's proxy, which sets Via.
@@ -134,13 +140,64 @@ class FaultRule:
             "X-RateLimit-Reset": f"{reset_at:.3f}",
             "X-RateLimit-Reset-After": f"{self.retry_after:.3f}",
             "X-RateLimit-Bucket": f"fake-{abs(hash(self.pattern)):x}",
-            "X-RateLimit-Scope": "shared" if not self.is_global else "global",
+            "X-RateLimit-Scope": scope,
         }
         if self.is_global:
             headers["X-RateLimit-Global"] = "true"
         body = {"message": "You are being rate limited.", "retry_after": self.retry_after,
                 "global": self.is_global, "code": 0}
         return json_response(body, status=429, headers=headers)
+
+
+SERVER_ERROR_MESSAGES = {500: "500: Internal Server Error", 502: "502: Bad Gateway",
+                         503: "503: Service Unavailable", 504: "504: Gateway Timeout"}
+
+
+@dataclass
+class RandomFaultRule:
+    """Each matching request fails with ``probability``: a 429 (with ``retry_after`` drawn from the range, the
+    X-RateLimit headers and a scope of "user" or "shared", or now and then "global") or a 5xx, the status drawn
+    from ``statuses``. A 5xx happens, with ``applied_fraction``, *after* the request took effect (Discord made
+    the message but the answer was lost on the way back), otherwise before. ``exclude`` lists path globs or
+    route templates the rule leaves alone. Switch it off and on with ``active``; ``fired`` counts per status.
+    """
+
+    method: str
+    pattern: str
+    probability: float
+    statuses: tuple[int, ...]
+    retry_after: tuple[float, float]
+    applied_fraction: float
+    exclude: tuple[str, ...]
+    rng: random.Random
+    global_fraction: float = 0.05
+    active: bool = True
+    fired: collections.Counter[int] = field(default_factory=collections.Counter)
+    applied: int = 0  # 5xx answered after the request had taken effect
+
+    @property
+    def total(self) -> int:
+        return sum(self.fired.values())
+
+    def draw(self, record: RecordedRequest) -> tuple[FaultRule, bool] | None:
+        """The failure for this request, and whether it is answered after the request took effect."""
+        if not self.active or not record.matches(self.method, self.pattern):
+            return None
+        if any(path_matches(pattern, record.path, record.template) for pattern in self.exclude):
+            return None
+        if self.rng.random() >= self.probability:
+            return None
+        status = self.rng.choice(self.statuses)
+        self.fired[status] += 1
+        if status == 429:
+            retry_after = round(self.rng.uniform(*self.retry_after), 3)
+            is_global = self.rng.random() < self.global_fraction
+            scope = "global" if is_global else self.rng.choice(("user", "shared"))
+            return FaultRule(self.method, self.pattern, 429, 1, retry_after, 0, "", is_global, scope=scope), False
+        after = self.rng.random() < self.applied_fraction
+        self.applied += after
+        message = SERVER_ERROR_MESSAGES.get(status, f"{status}: Server Error")
+        return FaultRule(self.method, self.pattern, status, 1, 0.0, 0, message, False), after
 
 
 @dataclass
@@ -234,12 +291,16 @@ class FakeDiscord:
         self.hits: collections.Counter[str] = collections.Counter()
         self.faults: list[FaultRule] = []
         self.rate_limits: list[RateLimitRule] = []
+        self.random_faults_rules: list[RandomFaultRule] = []
         self.unhandled: list[RecordedRequest] = []
         self.internal_errors: list[str] = []
         self.identifies: list[dict[str, Any]] = []
         self.sessions: list[GatewaySession] = []
         self.resumes = 0
         self.heartbeats = 0
+        self.gateway_closes: collections.Counter[int] = collections.Counter()  # by drop_gateway, per code
+        self.invalidations: collections.Counter[bool] = collections.Counter()  # op 9 sent, per resumable
+        self.reconnect_requests = 0  # op 7 sent
 
         self._condition = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -378,6 +439,29 @@ class FakeDiscord:
         self.faults.append(rule)
         return rule
 
+    def random_faults(self, method: str = "*", path_pattern: str = "*", *, probability: float,
+                      statuses: tuple[int, ...] = (429, 500, 502, 503, 504),
+                      retry_after: tuple[float, float] = (0.05, 1.0), applied_fraction: float = 0.0,
+                      exclude: tuple[str, ...] = (), seed: int | None = None,
+                      global_fraction: float = 0.05) -> RandomFaultRule:
+        """Fail each matching request with ``probability`` (see ``RandomFaultRule``); one-off ``fail_next``
+        rules and rate limits are checked first. ``path_pattern`` "*" matches every route."""
+        if not 0.0 <= probability <= 1.0:
+            raise ValueError("probability must be between 0 and 1")
+        rule = RandomFaultRule(method.upper(), path_pattern, probability, tuple(statuses), retry_after,
+                               applied_fraction, tuple(exclude), random.Random(seed),
+                               global_fraction=global_fraction)
+        self.random_faults_rules.append(rule)
+        return rule
+
+    def close_dms(self, user: FakeUser) -> None:
+        """The user closes their DMs (or blocks the bot) now: from then on every message create or edit in
+        their DM channel answers 403 with code 50007; the messages already there stay as they are."""
+        user.dms_open = False
+
+    def open_dms(self, user: FakeUser) -> None:
+        user.dms_open = True
+
     def rate_limit(self, method: str, path_pattern: str, *, limit: int = 5, per: float = 5.0) -> RateLimitRule:
         """Enforce a rate limit like Discord's (default: 5 per 5 s per channel, as for message edits);
         ``rule.rejected`` counts the 429s it produced."""
@@ -400,21 +484,45 @@ class FakeDiscord:
                 return session
         return None
 
-    async def drop_gateway(self, code: int = 4000) -> None:
-        """Close the bot's gateway socket the way Discord does on a hiccup; the client will RESUME."""
+    async def drop_gateway(self, code: int = 4000, *, resumable: bool | None = None) -> None:
+        """Close the bot's gateway socket with ``code`` the way Discord does on a hiccup.
+
+        By default the session may be resumed (the client RESUMEs and gets what it missed), except for the
+        codes after which Discord does not resume one (4007 invalid seq, 4009 session timed out): then a
+        RESUME is answered with op 9 and the client identifies afresh. ``resumable`` overrides the default.
+        Until the client has identified again, ``dispatch`` has no session to send to.
+        """
+        session = self.active_session
+        if session is None or session.ws is None:
+            raise RuntimeError("no bot is connected to the fake gateway")
+        if resumable is None:
+            resumable = code not in NOT_RESUMABLE_CLOSE_CODES
+        self._dropped_by_us.add(session.ws)
+        if not resumable:
+            session.resumable = False
+        self.gateway_closes[code] += 1
+        await session.ws.close(code=code)
+
+    async def invalidate_session(self, *, resumable: bool = False) -> None:
+        """Send op 9 INVALID_SESSION. Not resumable (the default): the client must identify again and gets a
+        fresh READY. Resumable (``d: true``): the client reconnects and RESUMEs the same session."""
+        session = self.active_session
+        if session is None or session.ws is None:
+            raise RuntimeError("no bot is connected to the fake gateway")
+        if not resumable:
+            session.resumable = False
+        self._dropped_by_us.add(session.ws)
+        self.invalidations[resumable] += 1
+        await session.ws.send_str(json.dumps({"op": 9, "d": resumable, "s": None, "t": None}))
+
+    async def request_reconnect(self) -> None:
+        """Send op 7 RECONNECT: the client closes the socket and RESUMEs the session on a new one."""
         session = self.active_session
         if session is None or session.ws is None:
             raise RuntimeError("no bot is connected to the fake gateway")
         self._dropped_by_us.add(session.ws)
-        await session.ws.close(code=code)
-
-    async def invalidate_session(self) -> None:
-        """Send op 9 (not resumable); the client must identify again and gets a fresh READY."""
-        session = self.active_session
-        if session is None or session.ws is None:
-            raise RuntimeError("no bot is connected to the fake gateway")
-        session.resumable = False
-        await session.ws.send_str(json.dumps({"op": 9, "d": False, "s": None, "t": None}))
+        self.reconnect_requests += 1
+        await session.ws.send_str(json.dumps({"op": 7, "d": None, "s": None, "t": None}))
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send a DISPATCH event to the connected bot; kept for replay if the bot is reconnecting."""
@@ -667,10 +775,11 @@ class FakeDiscord:
         if self.record_requests:
             self.requests.append(record)
         try:
-            response = self._injected_fault(record)
-            if response is None:
+            response, after = self._injected_fault(record)
+            if response is None or after:
                 self._check_auth(request, template)
-                response = await handler(request)
+                answer = await handler(request)
+                response = response if after else answer
         except DiscordError as error:
             response = error.response()
         except Exception:
@@ -681,16 +790,22 @@ class FakeDiscord:
         await self.changed()
         return response
 
-    def _injected_fault(self, record: RecordedRequest) -> web.Response | None:
+    def _injected_fault(self, record: RecordedRequest) -> tuple[web.Response | None, bool]:
+        """The injected failure for this request, if any, and whether the request takes effect anyway."""
         for rule in self.faults:
             if rule.fired < rule.times and record.matches(rule.method, rule.pattern):
                 rule.fired += 1
-                return rule.response()
+                return rule.response(), False
         for limit in self.rate_limits:
             refusal = limit.check(record)
             if refusal is not None:
-                return refusal.response()
-        return None
+                return refusal.response(), False
+        for random_rule in self.random_faults_rules:
+            drawn = random_rule.draw(record)
+            if drawn is not None:
+                fault, after = drawn
+                return fault.response(), after
+        return None, False
 
     def _check_auth(self, request: web.Request, template: str) -> None:
         # Interaction callbacks and interaction webhooks are authorised by their token alone.
@@ -886,6 +1001,9 @@ class FakeDiscord:
         message = self._channel_message(request)
         if message.author is not self.bot_user:
             raise DiscordError(403, 50005, "Cannot edit a message authored by another user")
+        recipient = message.channel.recipient
+        if message.channel.is_dm and recipient is not None and not recipient.dms_open:
+            raise DiscordError(403, 50007, "Cannot send messages to this user")
         payload, files = await self._read_body(request)
         self._edit_message(message, payload or {}, files)
         return json_response(message.payload())

@@ -52,6 +52,7 @@ class DemoBot(discord.Client):
 
     def __init__(self) -> None:
         super().__init__(intents=discord.Intents.default())
+        self.waiting = asyncio.Event()
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(self.demo_group())
 
@@ -129,6 +130,23 @@ class DemoBot(discord.Client):
             other = await interaction.channel.send("other", nonce=nonce + "x")
             await interaction.followup.send(
                 f"{first.id == second.id} {first.id != other.id} {first.nonce}", ephemeral=True)
+
+        @group.command(name="edit_dm", description="DM someone, wait, then edit that DM")
+        async def edit_dm(interaction: discord.Interaction, target: discord.User) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            message = await target.send("hand 1")
+            await self.waiting.wait()
+            outcomes = []
+            for text in ("hand 2", "new hand"):
+                try:
+                    if text == "hand 2":
+                        await message.edit(content=text)
+                    else:
+                        await target.send(text)
+                    outcomes.append("ok")
+                except discord.Forbidden as error:
+                    outcomes.append(str(error.code))
+            await interaction.followup.send(" ".join(outcomes), ephemeral=True)
 
         @group.command(name="toolong", description="Break Discord's content limit")
         async def toolong(interaction: discord.Interaction) -> None:
@@ -408,3 +426,122 @@ async def test_nonce_is_enforced_only_when_asked_and_per_channel(fake_discord: F
     _, expired = await post(world.channel, {"content": "f", "nonce": "n1", "enforce_nonce": True})
     assert expired["id"] != unenforced2["id"]
     assert len(world.channel.messages_with_nonce("n1")) == 3
+
+
+async def raw_request(fake: FakeDiscord, method: str, path: str, body: Any = None) -> tuple[int, Any, Any]:
+    """One REST call as a client would make it: status, decoded JSON body and headers."""
+    headers = {"Authorization": f"Bot {fake.token}"}
+    async with aiohttp.ClientSession() as session, session.request(
+            method, fake.api_base + path, json=body, headers=headers) as reply:
+        return reply.status, await reply.json(content_type=None), reply.headers
+
+
+async def test_random_faults_answer_429_and_5xx_like_discord(fake_discord: FakeDiscord, world: World) -> None:
+    rule = fake_discord.random_faults("POST", "/channels/*/messages", probability=1.0, seed=3,
+                                      statuses=(429, 500, 502, 503, 504), retry_after=(0.2, 0.4),
+                                      global_fraction=0.0)
+    seen: dict[int, tuple[Any, Any]] = {}
+    for _ in range(40):
+        status, body, headers = await raw_request(fake_discord, "POST", f"/channels/{world.channel.id}/messages",
+                                                  {"content": "x"})
+        seen.setdefault(status, (body, headers))
+    assert set(seen) == {429, 500, 502, 503, 504}
+    assert world.channel.messages == [] and rule.total == 40 and set(rule.fired) == set(seen)
+    body, headers = seen[429]
+    assert 0.2 <= body["retry_after"] <= 0.4 and body["global"] is False
+    assert headers["X-RateLimit-Remaining"] == "0" and headers["X-RateLimit-Scope"] in ("user", "shared")
+    assert float(headers["X-RateLimit-Reset-After"]) == body["retry_after"] and headers["Via"]
+    assert seen[503][0]["message"].startswith("503")
+    # Other routes are left alone, and a paused rule fails nothing.
+    status, _, _ = await raw_request(fake_discord, "GET", f"/channels/{world.channel.id}")
+    assert status == 200
+    rule.active = False
+    status, _, _ = await raw_request(fake_discord, "POST", f"/channels/{world.channel.id}/messages",
+                                     {"content": "y"})
+    assert status == 200 and [m.content for m in world.channel.messages] == ["y"]
+
+
+async def test_random_fault_after_effect_and_exclusions(fake_discord: FakeDiscord, world: World) -> None:
+    fake_discord.random_faults(probability=1.0, statuses=(502,), applied_fraction=1.0,
+                               exclude=("/channels/{channel_id}",), seed=1)
+    status, body, _ = await raw_request(fake_discord, "POST", f"/channels/{world.channel.id}/messages",
+                                        {"content": "made anyway", "nonce": "r1.1", "enforce_nonce": True})
+    assert status == 502 and body["code"] == 0
+    assert [m.content for m in world.channel.messages] == ["made anyway"]
+    status, _, _ = await raw_request(fake_discord, "GET", f"/channels/{world.channel.id}")
+    assert status == 200
+    fake_discord.random_faults_rules.clear()
+    # The retry with the same nonce finds the message the failed request made.
+    status, body, _ = await raw_request(fake_discord, "POST", f"/channels/{world.channel.id}/messages",
+                                        {"content": "made anyway", "nonce": "r1.1", "enforce_nonce": True})
+    assert status == 200 and body["id"] == str(world.channel.messages[0].id)
+    assert len(world.channel.messages) == 1
+
+
+async def test_global_429_says_so_in_headers_and_body(fake_discord: FakeDiscord, world: World) -> None:
+    fake_discord.random_faults(probability=1.0, statuses=(429,), global_fraction=1.0, seed=2)
+    status, body, headers = await raw_request(fake_discord, "GET", f"/channels/{world.channel.id}")
+    assert status == 429 and body["global"] is True
+    assert headers["X-RateLimit-Global"] == "true" and headers["X-RateLimit-Scope"] == "global"
+
+
+async def test_random_5xx_and_429_are_survived_by_discord_py(fake_discord: FakeDiscord, world: World,
+                                                             bot: DemoBot) -> None:
+    rule = fake_discord.random_faults("PATCH", "/channels/*/messages/*", probability=0.5, statuses=(429, 500),
+                                      retry_after=(0.01, 0.05), seed=1)
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "burst")
+    await command.wait_original(lambda message: message.content == "burst done", timeout=30)
+    [post] = world.channel.messages
+    assert post.content == "3" and rule.total > 0
+
+
+async def test_closing_dms_mid_deal_refuses_edits_and_sends_with_50007(
+        fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "edit_dm", target=world.bob)
+    await fake_discord.wait_for(lambda: fake_discord.dm_messages(world.bob))
+    fake_discord.close_dms(world.bob)
+    bot.waiting.set()
+
+    answer = await command.wait_original(lambda message: message.content != "")
+    assert answer.content == "50007 50007"
+    [dm] = fake_discord.dm_messages(world.bob)
+    assert dm.content == "hand 1"
+    assert [r.status for r in fake_discord.requests_to("PATCH", "/channels/*/messages/*")] == [403]
+
+
+@pytest.mark.parametrize(("code", "resumed"), [(4000, True), (1001, True), (4009, False), (4007, False)])
+async def test_gateway_close_codes_resume_or_identify(fake_discord: FakeDiscord, world: World, bot: DemoBot,
+                                                      code: int, resumed: bool) -> None:
+    await fake_discord.drop_gateway(code=code)
+    if resumed:
+        await fake_discord.wait_for(lambda: fake_discord.resumes == 1)
+    else:
+        await fake_discord.wait_for(lambda: len(fake_discord.identifies) == 2)
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "whoami")
+    await command.wait_response()
+    assert fake_discord.resumes == int(resumed) and len(fake_discord.identifies) == 2 - int(resumed)
+    assert fake_discord.gateway_closes[code] == 1
+
+
+async def test_gateway_close_can_be_made_not_resumable(fake_discord: FakeDiscord, world: World,
+                                                       bot: DemoBot) -> None:
+    await fake_discord.drop_gateway(code=4000, resumable=False)
+    await fake_discord.wait_for(lambda: len(fake_discord.identifies) == 2)
+    assert fake_discord.resumes == 0
+
+
+async def test_resumable_invalid_session_resumes(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    await fake_discord.invalidate_session(resumable=True)
+    # Sent while the bot reconnects: it arrives through the RESUME replay.
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "whoami")
+    await command.wait_response()
+    await fake_discord.wait_for(lambda: fake_discord.resumes == 1)
+    assert len(fake_discord.identifies) == 1 and fake_discord.invalidations[True] == 1
+
+
+async def test_reconnect_request_resumes(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
+    await fake_discord.request_reconnect()
+    command = await fake_discord.slash(world.bob, world.channel, "demo", "whoami")
+    await command.wait_response()
+    await fake_discord.wait_for(lambda: fake_discord.resumes == 1)
+    assert len(fake_discord.identifies) == 1 and fake_discord.reconnect_requests == 1
