@@ -123,7 +123,7 @@ class DatabaseCore:
         if cancelled or self._conn.in_transaction:
             try:
                 await self._conn.execute("ROLLBACK")
-            except sqlite3.Error as rollback_err:
+            except Exception as rollback_err:  # never hide `err` behind it
                 if self._conn.in_transaction:
                     log.error("ROLLBACK after %r failed: %s; retried before the next use", err, rollback_err)
                     return
