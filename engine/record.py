@@ -223,11 +223,62 @@ def describe_deal(state: DealState) -> dict[str, Any]:
     }
 
 
+# A record nests four levels deep (record, deals, deal, hands); anything far deeper is not a record, and is
+# refused before any message quotes it. Numbers are refused past a length no setting needs, before Python's
+# own limit on converting long digit strings (ValueError) is reached.
+_MAX_DEPTH = 32
+_MAX_DIGITS = 100
+_INFINITY = float("inf")
+_UNREAD = "not JSON the engine reads"
+_TOO_DEEP = f"{_UNREAD}: lists and objects nested too deeply (more than {_MAX_DEPTH} levels)"
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > _MAX_DIGITS:
+        raise MalformedInput("not_json", f"{_UNREAD}: a number of {digits} digits (at most {_MAX_DIGITS})")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (_INFINITY, -_INFINITY):
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise MalformedInput("not_json", f"{_UNREAD}: the number {shown} is out of range")
+    return value
+
+
+def _parse_constant(name: str) -> Any:
+    raise MalformedInput("not_json", f"not JSON: {name} is not a JSON value")
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether lists and objects nest more than _MAX_DEPTH levels deep (checked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def load_record_text(text: str) -> GameRecord:
+    """A record from its JSON text; MalformedInput (code ``not_json``) for anything the JSON reader refuses,
+    however it fails: bad syntax, NaN or Infinity, a number too long, nesting too deep."""
+    if text.startswith("\ufeff"):  # a byte order mark some editors write; RFC 8259 lets a reader skip it
+        text = text[1:]
     try:
-        data = json.loads(text)
+        data = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
     except json.JSONDecodeError as err:
         raise MalformedInput(
             "not_json", f"not JSON: {err.msg} at line {err.lineno} column {err.colno}"
         ) from None
+    except RecursionError:
+        raise MalformedInput("not_json", _TOO_DEEP) from None
+    if isinstance(data, (dict, list)) and _too_deep(data):
+        raise MalformedInput("not_json", _TOO_DEEP)
     return parse_record(data)
