@@ -1,0 +1,850 @@
+"""Chaos: whole Bummerl played against the fake Discord while faults of every kind are injected at random.
+
+The fake Discord runs here; the real bot runs in a child process (bench/chaos_child.py) on one SQLite database
+that survives its restarts. Run from the repository root:
+
+    python bench/chaos.py                                   # 25 tables x 2 Bummerl to 24, 20+ kill -9 restarts
+    python bench/chaos.py --tables 3 --bummerl 1 --target 3 --restarts 3 --restart-every 6 --duration 80
+    python bench/chaos.py --json                            # also one JSON line with every figure
+
+People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
+newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
+buttons of that ephemeral hand. Anyone who sees nothing change at the table for a while also asks for "My hand",
+as a person would. A click that changed nothing is repeated after a few seconds if the button is still shown.
+In the lobby the seated people take their seats and the host presses Start (empty seats become AI players:
+some tables have one or two); after a Bummerl a player presses Rematch until the table has played --bummerl.
+
+Faults, at random (seeded): a probability per REST request of a 429 (retry_after, X-RateLimit-* headers
+including X-RateLimit-Scope; now and then global) or a 500/502/503/504 on every route the bot uses except the
+login calls (some 5xx arrive after the request took effect, as when Discord's answer is lost); players who
+close their DMs mid-deal (403 50007 from then on, on sends and edits); gateway closes with resumable and
+non-resumable codes, op 7 reconnects, op 9 invalid sessions (resumable and not); storage write failures for a
+few seconds (SIGUSR1 to the child); AI worker processes killed mid-search (SIGUSR2) and searches given a 1 ms
+hard cap; and ``kill -9`` of the bot's whole process group followed by a restart on the same database.
+
+Figures and how they are measured:
+
+- Bummerl finished / started: from the database at the end (``bummerl_results`` rows; a table that is
+  ``playing`` has one more started). Every started Bummerl must finish, and every table must have played
+  --bummerl of them, before --duration.
+- Accepted clicks missing from the stored record (must be 0): every log line
+  ``accepted table=<id> deal=<n> seq=<s> action=<text>`` (the bot logs it after the action committed) whose
+  (table, deal, seq, action) is not a row of ``actions`` at the end. A click in flight when the bot was killed
+  was never logged as accepted, so it is not counted.
+- Tables without progress for 30 s while someone was to act (must be 0): the parent reads
+  ``game_tables.version`` of every ``playing`` table once a second from the database (read-only). The clock
+  of a table runs only while the bot is up and connected (from its READY after a start to the kill, and while
+  the fake has a connected gateway session) and no storage fault window is open; it restarts at every change
+  of the version. A table whose clock reaches --stall-seconds counts once (per version it stalled at).
+- Unhandled exceptions in the bot's log (must be 0). The log is parsed into records
+  (``time LEVEL logger: message`` plus continuation lines such as a traceback). Counted as unhandled: any
+  ERROR or CRITICAL record of a logger outside ``bot.*`` and ``bench.*`` (asyncio's "Task exception was never
+  retrieved" and "Exception in callback", discord.py's "Ignoring exception in ...", aiosqlite, the root
+  logger), and every traceback in the child's stderr (an exception that escaped logging). ERROR records of the
+  bot's own ``bot.*`` loggers are its supervised failures (logged with the table id and retried): counted and
+  shown separately as "supervised failures (retried)", not as unhandled.
+- Duplicate result messages (must be 0), counted both ways: channel messages sharing an ``r<table>.<deal>``
+  nonce beyond the first, and result messages (those with result.png) beyond the deals finished
+  (``deal_results`` rows) of the table. Also: finished deals whose result was never posted (must be 0),
+  checked after the faults stop and the bot has had --settle seconds to catch up.
+- Restarts come every --restart-every seconds (jittered), but after every --quiet-every of them there is
+  none for --stall-seconds + 15 s: a restart restores every table and restarts its driver, which would hide a
+  table that stalls until something restarts the bot (the other faults go on meanwhile).
+- Restarts survived: kill -9 restarts after which the bot was READY again. A restart that did not come up,
+  or a bot process that exited on its own, is counted and fails the run.
+
+Exit status: 0 only if every must-be-0 figure is 0 and every Bummerl was finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sqlite3
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+
+CHILD = Path(__file__).with_name("chaos_child.py")
+GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
+BUTTON_ID = re.compile(r"bs:(\d+):(\d+):([a-z]+):(\w*)")
+SEATS = ("North", "East", "South", "West")
+HAND_TITLE = "Your hand"
+ACCEPTED = re.compile(r"accepted table=(\d+) deal=(\d+) seq=(\d+) action=(.+)$")
+RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) ([\w.]+): (.*)$")
+RESULT_NONCE = re.compile(r"r(\d+)\.(\d+)$")
+# discord.py's login calls are left alone: a bot that cannot log in is a deployment problem, not a table's.
+FAULT_EXCLUDE = ("/users/@me", "/oauth2/applications/@me", "/gateway", "/gateway/bot")
+RECLICK_AFTER = 3.0  # a click that changed nothing is repeated after this long if the button is still there
+LOOK_AGAIN_AFTER = 8.0  # nothing changed at the table this long: ask for "My hand"
+TICK = 0.2
+
+
+def now() -> float:
+    return time.monotonic()
+
+
+def changed_at(message: FakeMessage | None) -> float:
+    if message is None:
+        return 0.0
+    return message.history[-1].at if message.history else 0.0
+
+
+def game_buttons(message: FakeMessage | None) -> list[str]:
+    if message is None:
+        return []
+    found = []
+    for button in message.buttons:
+        match = BUTTON_ID.fullmatch(str(button.get("custom_id", "")))
+        if match and match[3] in GAME_VERBS and not button.get("disabled"):
+            found.append(match[0])
+    return found
+
+
+def is_hand(message: FakeMessage) -> bool:
+    return bool(message.embeds) and str(message.embeds[0].get("title", "")).startswith(HAND_TITLE)
+
+
+# --------------------------------------------------------------------------------------------- the people
+
+
+@dataclass(eq=False)
+class Person:
+    user: FakeUser
+    seat: int
+    clicks: dict[tuple[int, str, float], float] = field(default_factory=dict)
+    hand_asks: list[FakeInteraction] = field(default_factory=list)
+    ephemeral_hand: FakeMessage | None = None
+    asked_at: float = 0.0
+    asked_for: float = -1.0  # the table message change the last "My hand" answered
+
+    @property
+    def dms_open(self) -> bool:
+        return self.user.dms_open
+
+    def may_click(self, message: FakeMessage, custom_id: str) -> bool:
+        key = (message.id, custom_id, changed_at(message))
+        last = self.clicks.get(key)
+        if last is not None and now() - last < RECLICK_AFTER:
+            return False
+        self.clicks[key] = now()
+        if len(self.clicks) > 200:
+            for old in sorted(self.clicks, key=self.clicks.__getitem__)[:100]:
+                del self.clicks[old]
+        return True
+
+    def hand_message(self, fake: FakeDiscord) -> FakeMessage | None:
+        """Where this person sees their hand: the newest DM, or (DMs closed) the newest ephemeral hand."""
+        for ask in self.hand_asks:
+            original = ask.original
+            fresh = original is not None and not original.loading and is_hand(original)
+            if fresh and (self.ephemeral_hand is None or original.id > self.ephemeral_hand.id):  # type: ignore[union-attr]
+                self.ephemeral_hand = original
+        self.hand_asks = [ask for ask in self.hand_asks if ask.original is None or ask.original.loading]
+        self.hand_asks = [ask for ask in self.hand_asks if now() - ask.created_at < 30]
+        if self.dms_open:
+            dms = fake.dm_messages(self.user)
+            if dms and game_buttons(dms[-1]):
+                return dms[-1]
+        return self.ephemeral_hand
+
+
+@dataclass
+class Stats:
+    clicks: int = 0
+    click_failures: int = 0  # the fake could not deliver (bot not connected, message changed under the click)
+    hand_asks: int = 0
+    rematches: int = 0
+    new_commands: int = 0
+
+
+class ChaosTable:
+    def __init__(self, bench: Chaos, guild: FakeGuild, number: int, ai_seats: int) -> None:
+        self.bench = bench
+        self.fake = bench.fake
+        self.number = number
+        self.channel: FakeChannel = guild.add_text_channel(f"chaos-{number}")
+        self.humans = 4 - ai_seats
+        self.people: list[Person] = []
+        for seat in range(self.humans):
+            user = self.fake.add_user(f"c{number}-{seat}")
+            guild.add_member(user)
+            self.people.append(Person(user, seat))
+        self.rng = random.Random(bench.args.seed * 7919 + number)
+        self._scanned = 0
+        self._table_message: FakeMessage | None = None
+        self.last_new = -1e9
+        self.host_action_at: dict[str, float] = {}
+
+    @property
+    def host(self) -> Person:
+        return self.people[0]
+
+    def table_message(self) -> FakeMessage | None:
+        messages = self.channel.all_messages
+        for message in messages[self._scanned :]:
+            if not message.ephemeral and any(str(b.get("custom_id", "")).startswith("bs:") for b in message.buttons):
+                self._table_message = message
+        self._scanned = len(messages)
+        if self._table_message is not None and self._table_message.deleted:
+            self._table_message = None
+            self._scanned = 0
+        return self._table_message
+
+    def db_row(self) -> dict[str, Any] | None:
+        return self.bench.db_tables.get(self.channel.id)
+
+    def done(self) -> bool:
+        row = self.db_row()
+        return row is not None and row["status"] == "finished" and row["bummerl"] >= self.bench.args.bummerl
+
+    async def click(self, person: Person, message: FakeMessage, custom_id: str) -> FakeInteraction | None:
+        try:
+            interaction = await self.fake.click(person.user, message, custom_id)
+        except (LookupError, ValueError, PermissionError, RuntimeError):
+            self.bench.stats.click_failures += 1
+            return None
+        self.bench.stats.clicks += 1
+        return interaction
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set() and not self.done():
+            with contextlib.suppress(Exception):
+                await self.step()
+            await asyncio.sleep(TICK)
+
+    async def step(self) -> None:
+        row = self.db_row()
+        message = self.table_message()
+        status = row["status"] if row is not None else None
+        if message is None or status is None:
+            if now() - self.last_new > 10.0 and self.bench.bot_ready:
+                self.last_new = now()
+                self.bench.stats.new_commands += 1
+                with contextlib.suppress(RuntimeError, LookupError, ValueError):
+                    await self.fake.slash(self.host.user, self.channel, "schnapsen", "new")
+            return
+        if status == "lobby":
+            await self.lobby(message)
+        elif status == "finished" and row is not None and row["bummerl"] < self.bench.args.bummerl:
+            await self.press(self.host, message, "Rematch")
+        elif status == "playing":
+            await self.play(message)
+
+    async def press(self, person: Person, message: FakeMessage, label: str) -> None:
+        for button in message.buttons:
+            if button.get("label") == label and not button.get("disabled"):
+                if person.may_click(message, str(button["custom_id"])):
+                    if label == "Rematch":
+                        self.bench.stats.rematches += 1
+                    await self.click(person, message, str(button["custom_id"]))
+                return
+
+    async def lobby(self, message: FakeMessage) -> None:
+        labels = {b.get("label"): b for b in message.buttons}
+        waiting = False
+        for person in self.people:
+            sit = labels.get(f"Sit {SEATS[person.seat]}")
+            if sit is not None and not sit.get("disabled"):
+                waiting = True
+                await self.press(person, message, f"Sit {SEATS[person.seat]}")
+        if not waiting:
+            await self.press(self.host, message, "Start")
+
+    def choose(self, buttons: list[str]) -> str:
+        """Mostly pass in the bidding (so that most deals are plain games and a Bummerl takes several deals),
+        otherwise any button shown."""
+        passes = [b for b in buttons if b.split(":")[3] == "pass"]
+        if passes and self.rng.random() < 0.85:
+            return passes[0]
+        return buttons[self.rng.randrange(len(buttons))]
+
+    async def play(self, message: FakeMessage) -> None:
+        table_changed = changed_at(message)
+        for person in self.people:
+            hand = person.hand_message(self.fake)
+            buttons = game_buttons(hand)
+            if hand is not None and buttons:
+                choice = self.choose(buttons)
+                if person.may_click(hand, choice):
+                    await self.click(person, hand, choice)
+                continue
+            last_seen = max(table_changed, changed_at(hand))
+            quiet = now() - max(last_seen, person.asked_at) > LOOK_AGAIN_AFTER
+            closed_and_new = not person.dms_open and person.asked_for != table_changed and (
+                now() - person.asked_at > 1.0)
+            if quiet or closed_and_new:
+                my_hand = next((b for b in message.buttons if b.get("label") == "My hand"), None)
+                if my_hand is None:
+                    continue
+                person.asked_at, person.asked_for = now(), table_changed
+                interaction = await self.click(person, message, str(my_hand["custom_id"]))
+                if interaction is not None:
+                    self.bench.stats.hand_asks += 1
+                    person.hand_asks.append(interaction)
+
+
+# --------------------------------------------------------------------------------------------- the bench
+
+
+@dataclass
+class Faults:
+    gateway: collections.Counter[str] = field(default_factory=collections.Counter)
+    storage_windows: int = 0
+    worker_kills: int = 0
+    dm_closes: int = 0
+
+
+class Chaos:
+    def __init__(self, args: argparse.Namespace, folder: Path) -> None:
+        self.args = args
+        self.folder = folder
+        self.database = folder / "chaos.sqlite3"
+        self.log_path = folder / "bot.log"
+        self.stderr_path = folder / "bot-stderr.log"
+        self.fake = FakeDiscord(record_requests=False, keep_history=False)
+        self.rng = random.Random(args.seed)
+        self.stats = Stats()
+        self.faults = Faults()
+        self.child: asyncio.subprocess.Process | None = None
+        self.bot_ready = False
+        self.restarts = 0
+        self.restart_failures = 0
+        self.unexpected_exits = 0
+        self.db_tables: dict[int, dict[str, Any]] = {}
+        self.storage_until = 0.0
+        self.stalls: dict[tuple[int, int], float] = {}
+        self._clock = 0.0  # the "healthy" clock of the stall rule
+        self._versions: dict[int, tuple[int, float]] = {}
+        self.tables: list[ChaosTable] = []
+        self.http_rule: Any = None
+        self.stderr_file: Any = None
+        self.lifecycle = asyncio.Lock()  # one start or kill of the bot process at a time
+        self._gateway_turn = 0
+
+    # --- the bot process ---------------------------------------------------------------------------
+
+    async def start_child(self) -> bool:
+        command = [
+            sys.executable, str(CHILD),
+            "--api", self.fake.api_base, "--gateway", self.fake.gateway_url, "--token", self.fake.token,
+            "--database", str(self.database), "--log", str(self.log_path),
+            "--storage-fault-seconds", str(self.args.storage_fault_seconds),
+            "--overrun-rate", str(self.args.overrun_rate),
+            "--seed", str(self.rng.randrange(1 << 30)),
+        ]
+        if self.args.edit_interval is not None:
+            command += ["--edit-interval", str(self.args.edit_interval)]
+        if self.args.target:
+            command += ["--target", str(self.args.target)]
+        if self.args.sabotage:
+            command += ["--sabotage", self.args.sabotage]
+        self.child = await asyncio.create_subprocess_exec(
+            *command, stdout=asyncio.subprocess.PIPE, stderr=self.stderr_file, start_new_session=True
+        )
+        assert self.child.stdout is not None
+        try:
+            line = await asyncio.wait_for(self.child.stdout.readline(), self.args.start_timeout)
+        except TimeoutError:
+            line = b""
+        if line.strip() != b"READY":
+            await self.kill_child()
+            return False
+        self.bot_ready = True
+        return True
+
+    async def kill_child(self) -> None:
+        child, self.child = self.child, None
+        self.bot_ready = False
+        if child is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        await child.wait()
+
+    async def stop_child(self) -> None:
+        """SIGTERM and a clean stop; the whole group is killed if it does not stop in time."""
+        child = self.child
+        if child is None:
+            return
+        self.bot_ready = False
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(child.wait(), 30)
+        self.child = child
+        await self.kill_child()
+
+    async def start_until_up(self) -> None:
+        for _ in range(3):
+            if await self.start_child():
+                return
+            self.restart_failures += 1
+        raise RuntimeError(f"the bot did not start three times in a row; see {self.log_path}")
+
+    async def restarter(self, stop: asyncio.Event) -> None:
+        while not stop.is_set() and self.restarts < self.args.restarts:
+            pause = self.args.restart_every * self.rng.uniform(0.5, 1.5)
+            if self.restarts and self.restarts % self.args.quiet_every == 0:
+                # A restart rebuilds every table and restarts its driver, which would hide a table that
+                # stalls; a quiet stretch longer than the stall limit lets such a table show.
+                pause = self.args.stall_seconds + 15
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+            if stop.is_set():
+                return
+            async with self.lifecycle:
+                await self.kill_child()
+                self.restarts += 1
+                await self.start_until_up()
+
+    async def watch_child(self, stop: asyncio.Event) -> None:
+        """A bot process that exits by itself is restarted (as systemd would) and counted."""
+        while not stop.is_set():
+            await asyncio.sleep(0.5)
+            async with self.lifecycle:
+                child = self.child
+                if child is not None and child.returncode is not None:
+                    self.unexpected_exits += 1
+                    self.child = None
+                    self.bot_ready = False
+                    await self.start_until_up()
+
+    # --- faults -----------------------------------------------------------------------------------------
+
+    def signal_child(self, number: int) -> bool:
+        child = self.child
+        if child is None or child.returncode is not None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(number)
+            return True
+        return False
+
+    async def fault_injector(self, stop: asyncio.Event) -> None:
+        args = self.args
+        per_second = {
+            "gateway": args.gateway_faults / 60,
+            "storage": args.storage_faults / 60,
+            "worker": args.worker_kills / 60,
+            "dms": args.dm_closes / 60,
+        }
+        # Each kind also comes at least once early on (every --each-fault-every s the next kind not seen yet),
+        # so that a short run meets every fault.
+        pending = ["storage", "gateway", "worker", "dms", "gateway", "storage", "gateway"]
+        next_guaranteed = now() + args.each_fault_every
+        while not stop.is_set():
+            await asyncio.sleep(1.0)
+            if not self.bot_ready:
+                continue
+            due = {kind for kind, rate in per_second.items() if self.rng.random() < rate}
+            if pending and now() >= next_guaranteed:
+                due.add(pending.pop(0))
+                next_guaranteed = now() + args.each_fault_every
+            if "gateway" in due:
+                await self.gateway_fault()
+            if "storage" in due and self.signal_child(signal.SIGUSR1):
+                self.faults.storage_windows += 1
+                self.storage_until = now() + args.storage_fault_seconds
+            if "worker" in due and self.signal_child(signal.SIGUSR2):
+                self.faults.worker_kills += 1
+            if "dms" in due:
+                self.close_someones_dms()
+
+    async def gateway_fault(self) -> None:
+        kinds = ("close 4000", "op 9", "close 4009", "op 9 resumable", "close 1001", "op 7", "close 4007")
+        kind = kinds[self._gateway_turn % len(kinds)]  # in turn, so that even a short run meets several
+        self._gateway_turn += 1
+        try:
+            if kind.startswith("close"):
+                await self.fake.drop_gateway(code=int(kind.split()[1]))
+            elif kind == "op 7":
+                await self.fake.request_reconnect()
+            else:
+                await self.fake.invalidate_session(resumable=kind == "op 9 resumable")
+        except (RuntimeError, ConnectionError):
+            return
+        self.faults.gateway[kind] += 1
+
+    def close_someones_dms(self) -> None:
+        people = [p for t in self.tables if not t.done() for p in t.people if p.dms_open]
+        closed = sum(1 for t in self.tables for p in t.people if not p.dms_open)
+        everyone = sum(len(t.people) for t in self.tables)
+        if people and closed < self.args.dm_close_max * everyone:
+            self.fake.close_dms(self.rng.choice(people).user)
+            self.faults.dm_closes += 1
+
+    # --- watching the database ------------------------------------------------------------------------
+
+    def read_db(self) -> dict[int, dict[str, Any]]:
+        if not self.database.exists():
+            return {}
+        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=2)) as db:
+            rows = db.execute("SELECT id, channel_id, status, version FROM game_tables").fetchall()
+            bummerl = dict(db.execute("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
+        found: dict[int, dict[str, Any]] = {}
+        for table_id, channel_id, status, version in rows:
+            if status == "closed" and channel_id in found:
+                continue
+            found[channel_id] = {"id": table_id, "status": status, "version": version,
+                                 "bummerl": bummerl.get(table_id, 0)}
+        return found
+
+    def healthy(self) -> bool:
+        session = self.fake.active_session
+        return (self.bot_ready and now() >= self.storage_until and session is not None
+                and session.connected)
+
+    async def watcher(self, stop: asyncio.Event) -> None:
+        last = now()
+        while not stop.is_set():
+            await asyncio.sleep(1.0)
+            with contextlib.suppress(sqlite3.Error):
+                self.db_tables = await asyncio.to_thread(self.read_db)
+            moment = now()
+            if self.healthy():
+                self._clock += moment - last
+            last = moment
+            for row in self.db_tables.values():
+                if row["status"] != "playing":
+                    self._versions.pop(row["id"], None)
+                    continue
+                seen = self._versions.get(row["id"])
+                if seen is None or seen[0] != row["version"]:
+                    self._versions[row["id"]] = (row["version"], self._clock)
+                    continue
+                quiet = self._clock - seen[1]
+                if quiet >= self.args.stall_seconds and (row["id"], row["version"]) not in self.stalls:
+                    self.stalls[(row["id"], row["version"])] = quiet
+                    print(f"  stall: table {row['id']} at version {row['version']} for {quiet:.0f} s",
+                          flush=True)
+
+    # --- the run ------------------------------------------------------------------------------------
+
+    async def setup_world(self) -> FakeUser:
+        admin = self.fake.add_user("admin")
+        guild = self.fake.add_guild("Chaos", owner=admin)
+        for number in range(self.args.tables):
+            ai_seats = 0
+            if self.args.ai_tables and number % self.args.ai_tables == self.args.ai_tables - 1:
+                ai_seats = 1 + number // self.args.ai_tables % 2
+            self.tables.append(ChaosTable(self, guild, number, ai_seats))
+        return admin
+
+    async def no_ai_delay(self, admin: FakeUser) -> None:
+        channel = self.tables[0].channel
+        for _ in range(10):
+            command = await self.fake.slash(admin, channel, "schnapsen", "settings", ai_delay_ms=0)
+            with contextlib.suppress(AssertionError):
+                await command.wait_response(timeout=10)
+                return
+        raise RuntimeError("the bot never answered /schnapsen settings")
+
+    async def run(self) -> dict[str, Any]:
+        await self.fake.start()
+        started = now()
+        self.stderr_file = self.stderr_path.open("ab")
+        try:
+            with self.fake.redirect():
+                admin = await self.setup_world()
+                await self.start_until_up()
+                await self.no_ai_delay(admin)
+                self.http_rule = self.fake.random_faults(
+                    probability=self.args.http_fault_rate, retry_after=(0.05, 1.5), applied_fraction=0.3,
+                    exclude=FAULT_EXCLUDE, seed=self.args.seed,
+                )
+                stop_faults, stop_all = asyncio.Event(), asyncio.Event()
+                helpers = [
+                    asyncio.create_task(self.watcher(stop_all)),
+                    asyncio.create_task(self.watch_child(stop_all)),
+                    asyncio.create_task(self.fault_injector(stop_faults)),
+                    asyncio.create_task(self.restarter(stop_faults)),
+                ]
+                players = [asyncio.create_task(table.run(stop_all)) for table in self.tables]
+                progress = asyncio.create_task(self.report_progress(stop_all, started))
+                deadline = started + self.args.duration
+                while now() < deadline and not all(t.done() for t in self.tables):
+                    await asyncio.sleep(1.0)
+                    if all(t.done() for t in self.tables) or any(task.done() and task.exception()
+                                                                 for task in helpers[:2]):
+                        break
+                played_for = now() - started
+                stop_faults.set()
+                self.http_rule.active = False
+                await asyncio.gather(*helpers[2:], return_exceptions=True)
+                async with self.lifecycle:
+                    if self.child is None:
+                        await self.start_until_up()
+                settled = await self.settle()
+                stop_all.set()
+                await asyncio.gather(*players, *helpers[:2], progress, return_exceptions=True)
+                await self.stop_child()
+                return self.figures(played_for, settled)
+        finally:
+            await self.kill_child()
+            await self.fake.stop()
+            self.stderr_file.close()
+
+    async def report_progress(self, stop: asyncio.Event, started: float) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 15)
+            if not self.args.json or self.args.verbose:
+                finished = sum(min(row["bummerl"], self.args.bummerl) for row in self.db_tables.values())
+                print(f"  {now() - started:5.0f} s: Bummerl finished {finished}/"
+                      f"{self.args.tables * self.args.bummerl}, restarts {self.restarts}, "
+                      f"stalls {len(self.stalls)}, clicks {self.stats.clicks}", flush=True)
+
+    async def settle(self) -> bool:
+        """Faults are off: give the bot time to post every finished deal's result."""
+        deadline = now() + self.args.settle
+        while now() < deadline:
+            if not self.missing_results() and self.bot_ready:
+                return True
+            await asyncio.sleep(1.0)
+        return False
+
+    # --- the figures -----------------------------------------------------------------------------------
+
+    def finished_deals(self) -> dict[int, int]:
+        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
+            return dict(db.execute("SELECT table_id, COUNT(*) FROM deal_results GROUP BY table_id"))
+
+    def result_messages(self) -> dict[int, list[FakeMessage]]:
+        """Result messages per table id (channel -> table by the database)."""
+        tables_of_channel = {channel_id: row["id"] for channel_id, row in self.read_db().items()}
+        found: dict[int, list[FakeMessage]] = collections.defaultdict(list)
+        for table in self.tables:
+            table_id = tables_of_channel.get(table.channel.id)
+            if table_id is None:
+                continue
+            found[table_id] = [m for m in table.channel.messages if "result.png" in m.filenames]
+        return found
+
+    def missing_results(self) -> int:
+        results = self.result_messages()
+        return sum(max(0, count - len(results.get(table_id, []))) for table_id, count in
+                   self.finished_deals().items())
+
+    def figures(self, played_for: float, settled: bool) -> dict[str, Any]:
+        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
+            stored = set(db.execute("SELECT table_id, deal_no, seq, action FROM actions"))
+            statuses = dict(db.execute("SELECT id, status FROM game_tables"))
+            bummerl = dict(db.execute("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
+        finished = sum(bummerl.values())
+        started = finished + sum(1 for status in statuses.values() if status == "playing")
+        accepted, unhandled, supervised, source = parse_log(self.log_path)
+        unhandled += stderr_tracebacks(self.stderr_path)
+        missing = sorted(key for key in accepted if key not in stored)
+        nonce_dupes = 0
+        for table in self.tables:
+            seen = collections.Counter(m.nonce for m in table.channel.all_messages
+                                       if m.nonce and RESULT_NONCE.fullmatch(m.nonce) and not m.deleted)
+            nonce_dupes += sum(count - 1 for count in seen.values())
+        results, deals = self.result_messages(), self.finished_deals()
+        extra_results = sum(max(0, len(messages) - deals.get(table_id, 0)) for table_id, messages in results.items())
+        missing_results = self.missing_results()
+        wanted = self.args.tables * self.args.bummerl
+        return {
+            "bummerl_finished": finished,
+            "bummerl_started": started,
+            "bummerl_wanted": wanted,
+            "accepted_actions_logged": len(accepted),
+            "accepted_log_source": source,
+            "accepted_missing_from_record": len(missing),
+            "missing_examples": [list(key) for key in missing[:5]],
+            "tables_stalled_30s": len({table_id for table_id, _ in self.stalls}),
+            "stalls": [{"table": t, "version": v, "seconds": round(s)} for (t, v), s in sorted(self.stalls.items())],
+            "unhandled_exceptions": len(unhandled),
+            "unhandled_examples": unhandled[:5],
+            "supervised_failures": sum(supervised.values()),
+            "supervised_kinds": dict(supervised.most_common(8)),
+            "duplicate_results_by_nonce": nonce_dupes,
+            "duplicate_results_by_deal": extra_results,
+            "results_never_posted": missing_results,
+            "settled": settled,
+            "restarts_survived": self.restarts,
+            "restart_failures": self.restart_failures,
+            "unexpected_exits": self.unexpected_exits,
+            "faults": {
+                "http": {str(status): count for status, count in sorted(self.http_rule.fired.items())},
+                "http_after_effect": self.http_rule.applied,
+                "gateway": dict(self.faults.gateway),
+                "storage_windows": self.faults.storage_windows,
+                "ai_worker_kills": self.faults.worker_kills,
+                "dm_closes": self.faults.dm_closes,
+            },
+            "clicks": self.stats.clicks,
+            "my_hand_asks": self.stats.hand_asks,
+            "seconds": round(played_for, 1),
+        }
+
+
+# --------------------------------------------------------------------------------------------- the logs
+
+
+def parse_log(path: Path) -> tuple[set[tuple[int, int, int, str]], list[str], collections.Counter[str], str]:
+    """Accepted actions, unhandled exceptions (first lines), supervised failures by kind, and who logged the
+    accepted lines ("bot" or "bench shim")."""
+    accepted: set[tuple[int, int, int, str]] = set()
+    unhandled: list[str] = []
+    supervised: collections.Counter[str] = collections.Counter()
+    source = "bot"
+    if not path.exists():
+        return accepted, unhandled, supervised, source
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        record = RECORD_START.match(line)
+        if record is None:
+            continue  # a continuation line (traceback) of the record before
+        level, logger, message = record.groups()
+        found = ACCEPTED.search(message)
+        if found:
+            accepted.add((int(found[1]), int(found[2]), int(found[3]), found[4]))
+            if logger == "bench.shim":
+                source = "bench shim (the bot does not log accepted actions yet)"
+            continue
+        if level not in ("ERROR", "CRITICAL"):
+            continue
+        if logger == "bot" or logger.startswith("bot."):
+            supervised[f"{logger}: {re.sub(r'[0-9]+', 'N', message)[:90]}"] += 1
+        elif not logger.startswith("bench"):
+            unhandled.append(f"{logger}: {message[:160]}")
+    return accepted, unhandled, supervised, source
+
+
+def stderr_tracebacks(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    found = []
+    for index, line in enumerate(lines):
+        if line.startswith("Traceback (most recent call last)") or line.startswith("Exception ignored in"):
+            tail = next((later for later in lines[index + 1 :] if later and not later.startswith(" ")), line)
+            found.append(f"stderr: {tail[:160]}")
+    return found
+
+
+def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
+    return {
+        "accepted clicks missing from the record": figures["accepted_missing_from_record"],
+        "tables without progress (stall limit)": figures["tables_stalled_30s"],
+        "unhandled exceptions": figures["unhandled_exceptions"],
+        "duplicate results (same nonce)": figures["duplicate_results_by_nonce"],
+        "duplicate results (more than deals)": figures["duplicate_results_by_deal"],
+        "results never posted": figures["results_never_posted"],
+        "restarts that did not come up": figures["restart_failures"],
+        "bot exits nobody asked for": figures["unexpected_exits"],
+    }
+
+
+def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path | None) -> None:
+    f = figures
+    print(f"chaos: {args.tables} tables, {args.bummerl} Bummerl each to "
+          f"{args.target or 24} game points, seed {args.seed}, {f['seconds']} s")
+    print(f"Bummerl finished / started: {f['bummerl_finished']} / {f['bummerl_started']} "
+          f"(wanted {f['bummerl_wanted']})")
+    print(f"clicks accepted by the bot that are missing from the stored record: "
+          f"{f['accepted_missing_from_record']} (of {f['accepted_actions_logged']} accepted; logged by "
+          f"{f['accepted_log_source']})")
+    print(f"tables that made no progress for {args.stall_seconds:g} s while someone was to act: "
+          f"{f['tables_stalled_30s']}")
+    for stall in f["stalls"][:10]:
+        print(f"    table {stall['table']} stood at version {stall['version']} for {stall['seconds']} s")
+    print(f"unhandled exceptions in the bot's log: {f['unhandled_exceptions']}")
+    for example in f["unhandled_examples"]:
+        print(f"    {example}")
+    print(f"supervised failures (retried): {f['supervised_failures']}")
+    for kind, count in f["supervised_kinds"].items():
+        print(f"    {count:5d} x {kind}")
+    print(f"duplicate result messages: {f['duplicate_results_by_nonce']} by nonce, "
+          f"{f['duplicate_results_by_deal']} beyond the deals finished; results never posted: "
+          f"{f['results_never_posted']}")
+    print(f"restarts survived: {f['restarts_survived']} (did not come up: {f['restart_failures']}; "
+          f"exits nobody asked for: {f['unexpected_exits']})")
+    faults = f["faults"]
+    print(f"faults injected: HTTP {faults['http']} ({faults['http_after_effect']} after taking effect); "
+          f"gateway {faults['gateway']}; storage windows {faults['storage_windows']}; AI workers killed "
+          f"{faults['ai_worker_kills']}; DMs closed {faults['dm_closes']}")
+    print(f"clicks {f['clicks']}, 'My hand' asks {f['my_hand_asks']}")
+    if folder is not None:
+        print(f"bot log and database kept in {folder}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=25)
+    parser.add_argument("--bummerl", type=int, default=2, help="Bummerl each table plays (default 2)")
+    parser.add_argument("--target", type=int, default=0,
+                        help="game points that win a Bummerl (default: the rules' own, 24)")
+    parser.add_argument("--ai-tables", type=int, default=2,
+                        help="every n-th table has one or two AI seats (0: none)")
+    parser.add_argument("--restarts", type=int, default=25, help="kill -9 restarts at most (default 25)")
+    parser.add_argument("--restart-every", type=float, default=8.0, help="seconds between restarts (jittered)")
+    parser.add_argument("--quiet-every", type=int, default=5,
+                        help="after this many restarts, none for --stall-seconds + 15 s (so stalls can show)")
+    parser.add_argument("--duration", type=float, default=1800.0, help="cap on the playing time in seconds")
+    parser.add_argument("--settle", type=float, default=30.0,
+                        help="seconds the bot has after the faults stop to post what it owes")
+    parser.add_argument("--http-fault-rate", type=float, default=0.03, help="probability per REST request")
+    parser.add_argument("--gateway-faults", type=float, default=3.0, help="per minute")
+    parser.add_argument("--storage-faults", type=float, default=2.0, help="per minute")
+    parser.add_argument("--storage-fault-seconds", type=float, default=2.0)
+    parser.add_argument("--worker-kills", type=float, default=3.0, help="AI workers killed per minute")
+    parser.add_argument("--overrun-rate", type=float, default=0.05, help="AI searches given a 1 ms cap")
+    parser.add_argument("--dm-closes", type=float, default=2.0, help="players closing their DMs per minute")
+    parser.add_argument("--dm-close-max", type=float, default=0.25, help="at most this share of players")
+    parser.add_argument("--each-fault-every", type=float, default=4.0,
+                        help="seconds between the first faults of each kind (so that short runs meet them all)")
+    parser.add_argument("--stall-seconds", type=float, default=30.0)
+    parser.add_argument("--start-timeout", type=float, default=60.0)
+    parser.add_argument("--edit-interval", type=float, help="the bot's edit coalescing (default: the product's)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sabotage", choices=("ai",),
+                        help="check the bench: the bot's AI seats never move, so it must report stalls")
+    parser.add_argument("--json", action="store_true", help="also print one JSON line with every figure")
+    parser.add_argument("--keep", action="store_true", help="keep the bot log and the database")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="chaos-"))
+    try:
+        figures = asyncio.run(Chaos(args, folder).run())
+    except BaseException:
+        args.keep = True
+        print(f"chaos: the bench itself failed; bot log and database kept in {folder}", file=sys.stderr)
+        raise
+    zeros = must_be_zero(figures)
+    unfinished = figures["bummerl_finished"] < figures["bummerl_wanted"] or (
+        figures["bummerl_finished"] < figures["bummerl_started"])
+    failed = any(zeros.values()) or unfinished
+    keep = args.keep or failed
+    print_report(figures, args, folder if keep else None)
+    if failed:
+        broken = [name for name, value in zeros.items() if value]
+        if unfinished:
+            broken.append("Bummerl not finished")
+        print("FAILED: " + "; ".join(broken))
+    if args.json:
+        figures["ok"] = not failed
+        print(json.dumps(figures))
+    if not keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The short chaos run of CI: bench/chaos.py with a few tables, a short Bummerl and a few kill -9 restarts,
+faults of every kind injected; every figure that must be 0 is 0 and every Bummerl finishes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHORT_RUN = [
+    "--tables", "3", "--bummerl", "1", "--target", "4", "--restarts", "3", "--restart-every", "6",
+    "--duration", "70", "--settle", "15", "--gateway-faults", "6", "--storage-faults", "4",
+    "--worker-kills", "6", "--dm-closes", "4", "--http-fault-rate", "0.04", "--seed", "7", "--json",
+]
+
+
+def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "chaos.py"), *SHORT_RUN],
+        cwd=ROOT, capture_output=True, text=True, timeout=150,
+    )
+    report = run.stdout + run.stderr
+    lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
+    assert lines, f"chaos.py printed no figures:\n{report}"
+    figures = json.loads(lines[-1])
+    assert figures["accepted_actions_logged"] > 0, report
+    assert figures["accepted_missing_from_record"] == 0, report
+    assert figures["tables_stalled_30s"] == 0, report
+    assert figures["unhandled_exceptions"] == 0, report
+    assert figures["duplicate_results_by_nonce"] == 0 and figures["duplicate_results_by_deal"] == 0, report
+    assert figures["results_never_posted"] == 0, report
+    assert figures["restarts_survived"] >= 3 and figures["restart_failures"] == 0, report
+    assert figures["unexpected_exits"] == 0, report
+    assert figures["bummerl_finished"] == figures["bummerl_started"] == 3, report
+    assert run.returncode == 0, report
