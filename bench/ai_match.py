@@ -104,6 +104,8 @@ def _one(task: tuple) -> tuple[float, list[dict]]:  # type: ignore[type-arg]
                 "by_first": outcome.declaring_team == first_team,
                 "made": outcome.made,
                 "kontra": outcome.kontra,
+                # per Kontra/Re/Subkontra: was it said by the first player, and did the doubling side win?
+                "doubles": [[seat % 2 == first_team, won] for seat, won in outcome.doubles],
             }
         )
     return margin, summary
@@ -157,6 +159,12 @@ def run_match(
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_ref, initargs=(ref_root,)) as pool:
         for result in _in_order(pool, tasks, 2 * workers):
             results.append(result)
+            if len(results) % 25 == 0:
+                print(
+                    f"{len(results)} deals, {time.perf_counter() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if sprt is not None and len(results) >= SPRT_MIN_DEALS:
                 llr = sprt_llr([m for m, _ in results], sprt[0] / 100, sprt[1] / 100)
                 if llr >= upper or llr <= lower:
@@ -171,6 +179,8 @@ def run_match(
     bids: Counter[str] = Counter()
     made: Counter[str] = Counter()
     kontras: Counter[str] = Counter()
+    doubled: Counter[str] = Counter()
+    doubled_right: Counter[str] = Counter()
     for _, summary in results:
         for play in summary:
             contract = play["contract"] or "none"
@@ -179,6 +189,10 @@ def run_match(
                 bids[f"{who} {contract}"] += 1
                 made[f"{who} {contract}"] += bool(play["made"])
             kontras[contract] += play["kontra"]
+            for by_first, won in play["doubles"]:
+                key = f"{first if by_first else second} {contract}"
+                doubled[key] += 1
+                doubled_right[key] += won
     return {
         "players": [first, second],
         "mode": "normal" if normal_only else "full",
@@ -190,6 +204,9 @@ def run_match(
         "ci95": [round(100 * (mean - half_width), 2), round(100 * (mean + half_width), 2)],
         "bids": {key: {"bid": bids[key], "made": made[key]} for key in sorted(bids)},
         "kontra_re_said": dict(sorted(kontras.items())),
+        "doubles_right": {
+            key: {"said": doubled[key], "right": doubled_right[key]} for key in sorted(doubled)
+        },
         "seconds": round(time.perf_counter() - started, 1),
         **(
             {

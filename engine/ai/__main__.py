@@ -2,7 +2,9 @@
 of a game record, with its evaluation of every legal action, as JSON.
 
 Options: ``--player NAME`` (random, greedy, pimc; default pimc), ``--seed N`` (default 0),
-``--budget-ms N`` (default 150). Exit status 0 with a decision, 2 on bad input (never a traceback).
+``--budget-ms N`` (default 150). Exit status 0 with a decision, 2 on bad input (never a traceback). The
+output names the number of worlds the decision used (``worlds``) and, per evaluation, the worlds behind
+its value.
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ def run(argv: list[str], stdin_text: str | None = None) -> tuple[int, dict[str, 
         "seed": args.seed,
         "budget_ms": args.budget_ms,
         "action": format_action(seat, action),
+        # Worlds (sampled or enumerated deals of the hidden cards) the search solved for this decision.
+        "worlds": max((e.worlds for e in evaluations), default=0),
         "evaluations": [
             {"action": format_action(seat, e.action), "value": round(e.value, 4), "worlds": e.worlds}
             for e in evaluations

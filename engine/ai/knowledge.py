@@ -122,12 +122,27 @@ def _obligation_facts(view: PlayerView, table: Table, forbidden: list[int]) -> N
 
 
 class Sampler:
-    """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included)."""
+    """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included).
 
-    def __init__(self, knowledge: Knowledge, rng: random.Random, plausible: object = None) -> None:
+    ``weight`` (optional, hands -> probability) is the bidder model: a drawn world is kept with that
+    probability, so worlds come in proportion to how likely they make what the other seats said. Weighing
+    costs a search per new hand, so at most ``weigh_limit`` worlds are weighed per sampler; after that
+    ``draw`` returns None (the decision then uses the worlds it has)."""
+
+    def __init__(
+        self,
+        knowledge: Knowledge,
+        rng: random.Random,
+        plausible: object = None,
+        weight: object = None,
+        weigh_limit: int = 150,
+    ) -> None:
         self.k = knowledge
         self.rng = rng
         self.plausible = plausible  # optional check(hands) -> bool, tried first and dropped if too rare
+        self.weight = weight
+        self.weigh_left = weigh_limit
+        self.kept = 0
         cards = []
         mask = knowledge.unknown
         while mask:
@@ -148,6 +163,29 @@ class Sampler:
 
     def _ok(self, hands: list[int]) -> bool:
         return all(self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one)
+
+    def draw_weighted(self) -> list[int] | None:
+        """A world kept with probability ``weight(world)``; None once the weighing budget is spent (then,
+        if no world was ever kept, the likeliest one seen)."""
+        best: list[int] | None = None
+        best_weight = -1.0
+        for _ in range(20 * max(0, self.weigh_left)):
+            if self.weigh_left <= 0:
+                break
+            hands = self._attempt()
+            if hands is None or not self._ok(hands):
+                continue
+            self.weigh_left -= 1
+            weight = self.weight(hands)  # type: ignore[operator]
+            if self.rng.random() < weight:
+                self.kept += 1
+                return hands
+            if weight > best_weight:
+                best, best_weight = hands, weight
+        if self.kept == 0 and best is not None:
+            self.kept += 1
+            return best
+        return None
 
     def draw(self) -> list[int]:
         plausible_tries = 40 if self.plausible is not None else 0

@@ -12,6 +12,7 @@ of the machine. The first world is always solved in full.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from ..contracts import IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
 from ..views import PlayerView
-from . import greedy
+from . import bidder, greedy
 from .compact import INDEX, POINTS, Position, Table, apply_move, cards_of, trick_winner
 from .knowledge import Knowledge, Sampler, gather, rules_of, table_of
 from .solver import SearchAborted, Solver
@@ -35,11 +36,20 @@ FIRST_WORLD_FACTOR = 5
 # Trump, bid and Kontra decisions solve whole deals for several contracts per world: they get this many
 # times the card-play budget.
 WHOLE_DEAL_FACTOR = 3
+# The trump decision gets more (a choice of five options, each solved in every world; its decision time
+# was the lowest of the whole-deal decisions).
+TRUMP_FACTOR = 6
 # Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses);
 # a bid must beat the alternative by this share of its value before the player risks it.
 DECLARER_CAUTION = 0.2
-# Kontra/Re only when the team's mean result is at least this share of the contract value.
+# Kontra only when the team's mean result is at least this share of the contract value; Re (said after the
+# defenders showed strength) needs more.
 DOUBLE_MARGIN = 0.3
+RE_MARGIN = 0.6
+# The make rate (bidder model) at which a declarer answers Kontra with Re: (2p - 1) >= RE_MARGIN.
+RE_RATE = 0.8
+# Share of the worlds a Re loses in which the defenders answer with Subkontra (where the rules allow it).
+SUBKONTRA_REPLY = 0.5
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,13 @@ class _Budget:
 
 def _worlds(sampler: Sampler, limit: int = ENUMERATE_LIMIT):  # type: ignore[no-untyped-def]
     """All consistent worlds when few remain, else an endless stream of samples."""
+    if sampler.weight is not None:
+        for _ in range(MAX_WORLDS):
+            hands = sampler.draw_weighted()
+            if hands is None:
+                return
+            yield hands
+        return
     exact = sampler.enumerate(limit)
     if exact is not None:
         yield from exact
@@ -274,43 +291,76 @@ def _caution(rules: Ruleset, action: Action) -> float:
     return 0.0
 
 
+def _bidder_weight(rules: Ruleset, knowledge: Knowledge, declarer: int, contract: Contract,
+                   trump: str | None, forehand: int):  # type: ignore[no-untyped-def]  # fmt: skip
+    """The bidder model as a sampler weight: how likely the declarer's dealt hand in a world bids."""
+
+    def weight(hands: list[int]) -> float:
+        dealt = knowledge.dealt_mask(declarer, hands[declarer])
+        return bidder.hand_bids(rules, contract, trump, declarer, forehand, dealt)
+
+    return weight
+
+
+def _reply_probability(rate: float) -> float:
+    """How likely a declarer with make rate ``rate`` answers a Kontra with Re (the AI's own Re rule)."""
+    return 1 / (1 + math.exp(-(rate - RE_RATE) / bidder.BID_SPREAD))
+
+
 def _evaluate_doubling(
     view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
 ) -> list[Evaluation]:
+    """Kontra, Re or Subkontra against passing, valued with the reply the double invites: a Kontra
+    against a bid contract is answered by Re in the worlds where the declarer's hand is strong (``Re`` at
+    ``RE_RATE``), so those worlds count at four times the stake. Worlds come from the bidder model."""
     assert view.seat is not None and view.contract is not None and view.declarer is not None
     assert view.trump is not None
+    me, contract, declarer = view.seat, view.contract, view.declarer
     knowledge = gather(view, rules)
-    plausible = _declarer_plausible(knowledge, view.declarer, view.contract, view.trump)
-    sampler = Sampler(knowledge, rng, plausible)
-    sign = 1 if team_of(view.seat) == 0 else -1
+    defending = team_of(me) != team_of(declarer)
+    modelled = contract is not C.NORMAL and declarer != me and defending
+    if modelled:
+        weight = _bidder_weight(rules, knowledge, declarer, contract, view.trump, view.forehand)
+        sampler = Sampler(knowledge, rng, weight=weight)
+    else:
+        sampler = Sampler(knowledge, rng, _declarer_plausible(knowledge, declarer, contract, view.trump))
+    sign = 1 if team_of(me) == 0 else -1
     budget = _Budget(budget_nodes)
-    total, worlds = 0.0, 0
+    multiplier = view.multiplier
+    can_reply = multiplier * 4 <= rules.max_multiplier and (
+        not defending or contract not in rules.re_forbidden
+    )
+    total = doubled_total = 0.0
+    worlds = 0
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     for hands in _worlds(sampler):
         try:
-            value = play_out(
-                rules,
-                view.contract,
-                view.trump,
-                view.declarer,
-                view.forehand,
-                hands,
-                solvers,
-                budget,
-                worlds == 0,
+            value = sign * play_out(
+                rules, contract, view.trump, declarer, view.forehand, hands, solvers, budget, worlds == 0
             )
         except SearchAborted:
             break
-        total += sign * value
+        reply = 0.0
+        if can_reply and defending and modelled:
+            dealt = knowledge.dealt_mask(declarer, hands[declarer])
+            rate = bidder.make_rate(rules, contract, view.trump, declarer, view.forehand, dealt)
+            reply = _reply_probability(rate)
+        elif can_reply and not defending and value < 0:
+            reply = SUBKONTRA_REPLY
+        total += value
+        doubled_total += 2 * value * (1 + reply)
         worlds += 1
         if budget.left <= 0:
             break
     mean = total / max(1, worlds)
-    value_of_contract = 3 if view.contract is C.NORMAL else rules.contract_value(view.contract)
-    # Doubling pays only when the team's mean result clears a margin: then 2m·mean - m·margin > m·mean.
-    doubled = view.multiplier * (2 * mean - DOUBLE_MARGIN * value_of_contract)
+    doubled_mean = doubled_total / max(1, worlds)
+    value_of_contract = 3 if contract is C.NORMAL else rules.contract_value(contract)
+    # Doubling pays only when it clears a margin; the declaring side answers a Kontra knowing that the
+    # defenders expect to beat the contract, so its margin is larger.
+    margin = (DOUBLE_MARGIN if defending else RE_MARGIN) * value_of_contract
+    doubled = multiplier * (doubled_mean - margin)
     return [
-        Evaluation(action, doubled if isinstance(action, Double) else view.multiplier * mean, worlds)
+        Evaluation(action, doubled if isinstance(action, Double) else multiplier * mean, worlds)
         for action in view.legal
     ]
 
@@ -328,14 +378,17 @@ def _eligible_for_forehand(rules: Ruleset, dealt: list[str], trump: str) -> list
 def _evaluate_trump(
     view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
 ) -> list[Evaluation]:
-    """Each trump option is worth the better of the normal game and the forehand's best contract."""
+    """Each trump option is worth its mean over the worlds of the deal that follows: the normal game, or
+    the contract the forehand would bid with that world's five cards. The contract is chosen from his own
+    hand alone (``bidder.chosen_contract``), never from the other hands of the world, so an option is not
+    credited with a contract picked by looking at every card (strategy fusion)."""
     assert view.seat is not None
     me = view.seat
     knowledge = gather(view, rules)
     sampler = Sampler(knowledge, rng)
     sign = 1 if team_of(me) == 0 else -1
     totals = [0.0] * len(view.legal)
-    budget = _Budget(budget_nodes)
+    budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR)
     worlds = 0
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     for hands in _worlds(sampler):
@@ -345,14 +398,17 @@ def _evaluate_trump(
             values = []
             for action in view.legal:
                 trump = action.suit if isinstance(action, ChooseTrump) else fourth[0]
-                best = sign * play_out(rules, C.NORMAL, trump, me, me, hands, solvers, budget, worlds == 0)
-                for contract in _eligible_for_forehand(rules, dealt, trump):
-                    if greedy.contract_fit(dealt, contract, trump, strict=False):
-                        made = sign * play_out(
-                            rules, contract, trump, me, me, hands, solvers, budget, worlds == 0
-                        )
-                        best = max(best, made - _caution(rules, Bid(contract)))
-                values.append(best)
+                contract = bidder.chosen_contract(
+                    rules, _eligible_for_forehand(rules, dealt, trump), trump, me, me, hands[me]
+                )
+                if contract is None:
+                    value = sign * play_out(
+                        rules, C.NORMAL, trump, me, me, hands, solvers, budget, worlds == 0
+                    )
+                else:
+                    made = play_out(rules, contract, trump, me, me, hands, solvers, budget, worlds == 0)
+                    value = sign * made - _caution(rules, Bid(contract))
+                values.append(value)
         except SearchAborted:
             break
         for i, value in enumerate(values):

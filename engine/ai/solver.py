@@ -38,12 +38,22 @@ class Solver:
         self.cache: dict[tuple[int, ...], tuple[int, int]] = {}
         # Point-free contracts: only who wins tricks matters, so touching cards of one hand are equivalent.
         self.point_free = table.family in (BEGGAR, ALL_TRICKS)
+        # Every value lies in [-bound, bound]: the normal game scores 1 to 3, a contract its value.
+        self.bound = 3 if table.family == NORMAL else table.value
+        # Move ordering: the Bettler declarer wants to lose tricks, everyone else to win them.
+        self.ducker = table.declarer if table.family == BEGGAR else -1
         self.suit_order = [
             sorted(range(5 * s, 5 * s + 5), key=lambda i: -table.strength[i]) for s in range(4)
         ]
 
-    def solve(self, pos: Position, alpha: int = -INFINITY, beta: int = INFINITY) -> int:
-        """The exact value of ``pos`` (within the window, as usual for alpha-beta)."""
+    def solve(self, pos: Position, alpha: int | None = None, beta: int | None = None) -> int:
+        """The exact value of ``pos`` (within the window, as usual for alpha-beta). The default window is
+        the contract's whole range of values, [-bound, bound]: a side that reaches the bound needs to look
+        no further, which cuts many branches at no loss of exactness."""
+        if alpha is None:
+            alpha = -self.bound
+        if beta is None:
+            beta = self.bound
         self.hands = list(pos.hands)
         trick = pos.trick
         if trick:
@@ -137,7 +147,7 @@ class Solver:
             legal = table.legal_mask(hand, led, win_card)
             if self.point_free:
                 legal = self._drop_equivalent(legal, trick_mask)
-            moves = self._follow_order(legal, win_card)
+            moves = self._follow_order(legal, win_card, seat == self.ducker)
         maximising = seat & 1 == 0
         alpha0, beta0 = alpha, beta
         best = -INFINITY if maximising else INFINITY
@@ -239,12 +249,17 @@ class Solver:
             if SUIT_OF[card] in announced_suits and table.family == NORMAL and card % 5 in (2, 3):
                 continue
             moves.append((card, 0))
+        if seat == self.ducker:  # a Bettler declarer tries his low cards first
+            moves.reverse()
         return moves
 
-    def _follow_order(self, legal: int, win_card: int) -> list[tuple[int, int]]:
+    def _follow_order(self, legal: int, win_card: int, duck: bool = False) -> list[tuple[int, int]]:
+        """Cards that win the trick so far first (a Bettler declarer: those that do not)."""
         winners = legal & self.table.beats[win_card]
         moves = []
         rest = legal ^ winners
+        if duck:
+            winners, rest = rest, winners
         while winners:
             low = winners & -winners
             moves.append((low.bit_length() - 1, 0))

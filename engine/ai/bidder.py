@@ -1,0 +1,165 @@
+"""The bidder model: how likely a seat is to bid a contract with a given dealt hand.
+
+A seat that bids a contract (or Kontra, or names a trump) tells the others something about its hand. The
+model asks what a player like the AI would do with the hand: its *make rate* is the share of a few seeded
+deals of the other fifteen cards in which the contract, played with every card visible, is made (the same
+flattering view the AI's own bids rest on); the *bid probability* turns that rate into a smooth threshold
+(``BID_RATE`` per contract family, spread ``BID_SPREAD``). Worlds in which the bidder's hand would seldom
+bid are then drawn less often (``knowledge.Sampler`` accepts a world with the bid probability).
+
+Everything is a pure function of its arguments (the deals are seeded by the hand), so decisions stay
+reproducible; results are cached for the life of the process.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from functools import lru_cache
+
+from ..cards import NORMAL_ORDER, SUITS, ZEHNERLOCH_ORDER, partner_of
+from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, NO_TRUMP_CONTRACTS, Contract
+from ..ruleset import Ruleset
+from .compact import ALL_CARDS, Position, Table, cards_of
+from .greedy import _run_from_top
+from .solver import SearchAborted, Solver
+
+C = Contract
+SAMPLES = 10  # deals of the other cards per hand
+SCREEN = 3  # a hand that makes none of its first SCREEN deals counts as never made (saves the rest)
+NODE_CAP = 20_000  # per hand; past it the rate counts the deals solved so far
+# A player like the AI bids when its make rate clears about this much (the bid must beat the normal game
+# by the caution the AI subtracts: v(2p - 1) - 0.2v > ~0 gives p > 0.6).
+BID_RATE = {
+    C.BETTLER: 0.6,
+    C.ASS_BETTLER: 0.6,
+    C.SCHNAPSER: 0.6,
+    C.GANG: 0.6,
+    C.ZEHNERLOCH: 0.6,
+    C.BAUERNSCHNAPSER: 0.6,
+    C.KONTRASCHNAPSER: 0.6,
+    C.KONTRABAUERNSCHNAPSER: 0.6,
+}
+BID_SPREAD = 0.08
+
+
+def contract_table(rules: Ruleset, contract: Contract, trump: str | None, declarer: int) -> Table:
+    sitting_out = partner_of(declarer) if contract in rules.partner_sits_out else None
+    return Table(rules, contract, trump, declarer, sitting_out)
+
+
+def make_rate(
+    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int
+) -> float:
+    """Share of seeded deals of the other cards in which ``declarer`` makes ``contract`` holding ``dealt``
+    (a card mask), every card visible."""
+    if contract in IMMEDIATE_CONTRACTS:
+        return 1.0
+    if contract in NO_TRUMP_CONTRACTS:
+        trump = None
+    return _make_rate(rules, contract, trump, declarer, forehand, dealt)
+
+
+@lru_cache(maxsize=100_000)
+def _make_rate(
+    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int
+) -> float:
+    table = contract_table(rules, contract, trump, declarer)
+    solver = Solver(table, NODE_CAP)
+    rng = random.Random(f"{contract.id}:{trump}:{(declarer - forehand) % 4}:{dealt}")
+    rest = [card for card in range(20) if not dealt >> card & 1]
+    others = [seat for seat in range(4) if seat != declarer]
+    sign = 1 if declarer % 2 == 0 else -1
+    made = solved = 0
+    leader = table.first_leader(forehand)
+    for _ in range(SAMPLES):
+        rng.shuffle(rest)
+        hands = [0, 0, 0, 0]
+        hands[declarer] = dealt
+        for i, seat in enumerate(others):
+            hands[seat] = sum(1 << card for card in rest[5 * i : 5 * i + 5])
+        solver.cache.clear()
+        try:
+            value = solver.solve(Position(hands, leader, [], 1, [0, 0], [0, 0], [0, 0]))
+        except SearchAborted:
+            break
+        solved += 1
+        made += sign * value > 0
+        if solved == SCREEN and not made:
+            break
+    return made / solved if solved else 0.5
+
+
+def bid_probability(rate: float, contract: Contract) -> float:
+    """How likely a player like the AI is to bid a contract whose make rate is ``rate``."""
+    threshold = BID_RATE.get(contract, 0.6)
+    return 1 / (1 + math.exp(-(rate - threshold) / BID_SPREAD))
+
+
+def hand_bids(
+    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int
+) -> float:
+    """Bid probability of ``declarer`` for ``contract`` with the dealt hand ``dealt``."""
+    if contract is C.NORMAL or contract in IMMEDIATE_CONTRACTS:
+        return 1.0
+    if contract not in BEGGAR_CONTRACTS and trump is None and contract not in (C.GANG, C.ZEHNERLOCH):
+        return 1.0
+    assert dealt & ~ALL_CARDS == 0
+    if not could_bid(contract, trump, cards_of(dealt)):
+        return 0.0
+    return bid_probability(make_rate(rules, contract, trump, declarer, forehand, dealt), contract)
+
+
+__all__ = [
+    "BID_RATE",
+    "bid_probability",
+    "chosen_contract",
+    "contract_table",
+    "could_bid",
+    "hand_bids",
+    "make_rate",
+]
+
+
+def chosen_contract(
+    rules: Ruleset, contracts: list[Contract], trump: str, declarer: int, forehand: int, dealt: int
+) -> Contract | None:
+    """The contract a player like the AI bids with this hand, judged on the hand alone: among the
+    contracts it would bid (bid probability at least one half), the one of best expected value
+    v * (2p - 1); None when it would bid none (the normal game)."""
+    best, best_value = None, 0.0
+    for contract in contracts:
+        if contract in IMMEDIATE_CONTRACTS:
+            return contract
+        if not could_bid(contract, trump, cards_of(dealt)):
+            continue
+        rate = make_rate(rules, contract, trump, declarer, forehand, dealt)
+        if bid_probability(rate, contract) < 0.5:
+            continue
+        value = rules.contract_value(contract) * (2 * rate - 1)
+        if value > best_value:
+            best, best_value = contract, value
+    return best
+
+
+def _runs(cards: list[str], trump: str | None, order: dict[str, int]) -> tuple[int, int]:
+    trump_run = _run_from_top(cards, trump, order) if trump else 0
+    side = sum(_run_from_top(cards, suit, order) for suit in SUITS if suit != trump)
+    return trump_run, side
+
+
+def could_bid(contract: Contract, trump: str | None, cards: list[str]) -> bool:
+    """A cheap necessary test: hands failing it (almost) never reach the bid rate, so they are not solved."""
+    if contract in BEGGAR_CONTRACTS:
+        aces = sum(card[1] == "A" for card in cards)
+        tens = sum(card[1] == "T" for card in cards)
+        if contract is C.ASS_BETTLER:
+            return aces >= 1 and aces + tens <= 3
+        return aces + tens <= 2
+    if contract in (C.GANG, C.ZEHNERLOCH):
+        order = ZEHNERLOCH_ORDER if contract is C.ZEHNERLOCH else NORMAL_ORDER
+        return sum(_runs(cards, None, order)) >= 2
+    trump_run, side = _runs(cards, trump, NORMAL_ORDER)
+    if contract in (C.BAUERNSCHNAPSER, C.KONTRABAUERNSCHNAPSER):
+        return trump_run >= 1 and trump_run + side >= 3
+    return trump_run + side >= 1
