@@ -47,6 +47,8 @@ Figures and how they are measured:
   nonce beyond the first, and result messages (those with result.png) beyond the deals finished
   (``deal_results`` rows) of the table. Also: finished deals whose result was never posted (must be 0),
   checked after the faults stop and the bot has had --settle seconds to catch up.
+- Also: hand DMs sharing an ``h<table>.<deal>.<seat>`` nonce beyond the first (must be 0), and tables that
+  never left the lobby (they fail the run through their unfinished Bummerl).
 - Restarts come every --restart-every seconds (jittered), but after every --quiet-every of them there is
   none for --stall-seconds + 15 s: a restart restores every table and restarts its driver, which would hide a
   table that stalls until something restarts the bot (the other faults go on meanwhile).
@@ -88,6 +90,7 @@ HAND_TITLE = "Your hand"
 ACCEPTED = re.compile(r"accepted table=(\d+) deal=(\d+) seq=(\d+) action=(.+)$")
 RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) ([\w.]+): (.*)$")
 RESULT_NONCE = re.compile(r"r(\d+)\.(\d+)$")
+HAND_NONCE = re.compile(r"h(\d+)\.(\d+)\.(\d)$")
 # discord.py's login calls are left alone: a bot that cannot log in is a deployment problem, not a table's.
 FAULT_EXCLUDE = ("/users/@me", "/oauth2/applications/@me", "/gateway", "/gateway/bot")
 RECLICK_AFTER = 3.0  # a click that changed nothing is repeated after this long if the button is still there
@@ -159,7 +162,8 @@ class Person:
         self.hand_asks = [ask for ask in self.hand_asks if now() - ask.created_at < 30]
         if self.dms_open:
             dms = fake.dm_messages(self.user)
-            if dms and game_buttons(dms[-1]):
+            newer = dms and (self.ephemeral_hand is None or dms[-1].id > self.ephemeral_hand.id)
+            if dms and (newer or game_buttons(dms[-1])):
                 return dms[-1]
         return self.ephemeral_hand
 
@@ -198,7 +202,9 @@ class ChaosTable:
     def table_message(self) -> FakeMessage | None:
         messages = self.channel.all_messages
         for message in messages[self._scanned :]:
-            if not message.ephemeral and any(str(b.get("custom_id", "")).startswith("bs:") for b in message.buttons):
+            if not message.ephemeral and any(
+                str(b.get("custom_id", "")).startswith("bs:") for b in message.buttons
+            ):
                 self._table_message = message
         self._scanned = len(messages)
         if self._table_message is not None and self._table_message.deleted:
@@ -286,8 +292,9 @@ class ChaosTable:
                 continue
             last_seen = max(table_changed, changed_at(hand))
             quiet = now() - max(last_seen, person.asked_at) > LOOK_AGAIN_AFTER
-            closed_and_new = not person.dms_open and person.asked_for != table_changed and (
-                now() - person.asked_at > 1.0)
+            closed_and_new = (
+                not person.dms_open and person.asked_for != table_changed and (now() - person.asked_at > 1.0)
+            )
             if quiet or closed_and_new:
                 my_hand = next((b for b in message.buttons if b.get("label") == "My hand"), None)
                 if my_hand is None:
@@ -341,12 +348,24 @@ class Chaos:
 
     async def start_child(self) -> bool:
         command = [
-            sys.executable, str(CHILD),
-            "--api", self.fake.api_base, "--gateway", self.fake.gateway_url, "--token", self.fake.token,
-            "--database", str(self.database), "--log", str(self.log_path),
-            "--storage-fault-seconds", str(self.args.storage_fault_seconds),
-            "--overrun-rate", str(self.args.overrun_rate),
-            "--seed", str(self.rng.randrange(1 << 30)),
+            sys.executable,
+            str(CHILD),
+            "--api",
+            self.fake.api_base,
+            "--gateway",
+            self.fake.gateway_url,
+            "--token",
+            self.fake.token,
+            "--database",
+            str(self.database),
+            "--log",
+            str(self.log_path),
+            "--storage-fault-seconds",
+            str(self.args.storage_fault_seconds),
+            "--overrun-rate",
+            str(self.args.overrun_rate),
+            "--seed",
+            str(self.rng.randrange(1 << 30)),
         ]
         if self.args.edit_interval is not None:
             command += ["--edit-interval", str(self.args.edit_interval)]
@@ -501,14 +520,17 @@ class Chaos:
         for table_id, channel_id, status, version in rows:
             if status == "closed" and channel_id in found:
                 continue
-            found[channel_id] = {"id": table_id, "status": status, "version": version,
-                                 "bummerl": bummerl.get(table_id, 0)}
+            found[channel_id] = {
+                "id": table_id,
+                "status": status,
+                "version": version,
+                "bummerl": bummerl.get(table_id, 0),
+            }
         return found
 
     def healthy(self) -> bool:
         session = self.fake.active_session
-        return (self.bot_ready and now() >= self.storage_until and session is not None
-                and session.connected)
+        return self.bot_ready and now() >= self.storage_until and session is not None and session.connected
 
     async def watcher(self, stop: asyncio.Event) -> None:
         last = now()
@@ -531,8 +553,10 @@ class Chaos:
                 quiet = self._clock - seen[1]
                 if quiet >= self.args.stall_seconds and (row["id"], row["version"]) not in self.stalls:
                     self.stalls[(row["id"], row["version"])] = quiet
-                    print(f"  stall: table {row['id']} at version {row['version']} for {quiet:.0f} s",
-                          flush=True)
+                    print(
+                        f"  stall: table {row['id']} at version {row['version']} for {quiet:.0f} s",
+                        flush=True,
+                    )
 
     # --- the run ------------------------------------------------------------------------------------
 
@@ -565,8 +589,11 @@ class Chaos:
                 await self.start_until_up()
                 await self.no_ai_delay(admin)
                 self.http_rule = self.fake.random_faults(
-                    probability=self.args.http_fault_rate, retry_after=(0.05, 1.5), applied_fraction=0.3,
-                    exclude=FAULT_EXCLUDE, seed=self.args.seed,
+                    probability=self.args.http_fault_rate,
+                    retry_after=(0.05, 1.5),
+                    applied_fraction=0.3,
+                    exclude=FAULT_EXCLUDE,
+                    seed=self.args.seed,
                 )
                 stop_faults, stop_all = asyncio.Event(), asyncio.Event()
                 helpers = [
@@ -580,8 +607,9 @@ class Chaos:
                 deadline = started + self.args.duration
                 while now() < deadline and not all(t.done() for t in self.tables):
                     await asyncio.sleep(1.0)
-                    if all(t.done() for t in self.tables) or any(task.done() and task.exception()
-                                                                 for task in helpers[:2]):
+                    if all(t.done() for t in self.tables) or any(
+                        task.done() and task.exception() for task in helpers[:2]
+                    ):
                         break
                 played_for = now() - started
                 stop_faults.set()
@@ -606,9 +634,12 @@ class Chaos:
                 await asyncio.wait_for(stop.wait(), 15)
             if not self.args.json or self.args.verbose:
                 finished = sum(min(row["bummerl"], self.args.bummerl) for row in self.db_tables.values())
-                print(f"  {now() - started:5.0f} s: Bummerl finished {finished}/"
-                      f"{self.args.tables * self.args.bummerl}, restarts {self.restarts}, "
-                      f"stalls {len(self.stalls)}, clicks {self.stats.clicks}", flush=True)
+                print(
+                    f"  {now() - started:5.0f} s: Bummerl finished {finished}/"
+                    f"{self.args.tables * self.args.bummerl}, restarts {self.restarts}, "
+                    f"stalls {len(self.stalls)}, clicks {self.stats.clicks}",
+                    flush=True,
+                )
 
     async def settle(self) -> bool:
         """Faults are off: give the bot time to post every finished deal's result."""
@@ -638,8 +669,10 @@ class Chaos:
 
     def missing_results(self) -> int:
         results = self.result_messages()
-        return sum(max(0, count - len(results.get(table_id, []))) for table_id, count in
-                   self.finished_deals().items())
+        return sum(
+            max(0, count - len(results.get(table_id, [])))
+            for table_id, count in self.finished_deals().items()
+        )
 
     def figures(self, played_for: float, settled: bool) -> dict[str, Any]:
         with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
@@ -653,11 +686,27 @@ class Chaos:
         missing = sorted(key for key in accepted if key not in stored)
         nonce_dupes = 0
         for table in self.tables:
-            seen = collections.Counter(m.nonce for m in table.channel.all_messages
-                                       if m.nonce and RESULT_NONCE.fullmatch(m.nonce) and not m.deleted)
+            seen = collections.Counter(
+                m.nonce
+                for m in table.channel.all_messages
+                if m.nonce and RESULT_NONCE.fullmatch(m.nonce) and not m.deleted
+            )
             nonce_dupes += sum(count - 1 for count in seen.values())
+        hand_dupes = 0
+        for person in (p for t in self.tables for p in t.people):
+            channel = self.fake.dm_channel(person.user)
+            if channel is not None:
+                seen = collections.Counter(
+                    m.nonce
+                    for m in channel.all_messages
+                    if m.nonce and HAND_NONCE.fullmatch(m.nonce) and not m.deleted
+                )
+                hand_dupes += sum(count - 1 for count in seen.values())
+        never_started = sum(1 for t in self.tables if (t.db_row() or {}).get("status") in (None, "lobby"))
         results, deals = self.result_messages(), self.finished_deals()
-        extra_results = sum(max(0, len(messages) - deals.get(table_id, 0)) for table_id, messages in results.items())
+        extra_results = sum(
+            max(0, len(messages) - deals.get(table_id, 0)) for table_id, messages in results.items()
+        )
         missing_results = self.missing_results()
         wanted = self.args.tables * self.args.bummerl
         return {
@@ -669,7 +718,9 @@ class Chaos:
             "accepted_missing_from_record": len(missing),
             "missing_examples": [list(key) for key in missing[:5]],
             "tables_stalled_30s": len({table_id for table_id, _ in self.stalls}),
-            "stalls": [{"table": t, "version": v, "seconds": round(s)} for (t, v), s in sorted(self.stalls.items())],
+            "stalls": [
+                {"table": t, "version": v, "seconds": round(s)} for (t, v), s in sorted(self.stalls.items())
+            ],
             "unhandled_exceptions": len(unhandled),
             "unhandled_examples": unhandled[:5],
             "supervised_failures": sum(supervised.values()),
@@ -677,6 +728,8 @@ class Chaos:
             "duplicate_results_by_nonce": nonce_dupes,
             "duplicate_results_by_deal": extra_results,
             "results_never_posted": missing_results,
+            "duplicate_hand_dms_by_nonce": hand_dupes,
+            "tables_never_started": never_started,
             "settled": settled,
             "restarts_survived": self.restarts,
             "restart_failures": self.restart_failures,
@@ -747,6 +800,7 @@ def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
         "duplicate results (same nonce)": figures["duplicate_results_by_nonce"],
         "duplicate results (more than deals)": figures["duplicate_results_by_deal"],
         "results never posted": figures["results_never_posted"],
+        "duplicate hand DMs (same nonce)": figures["duplicate_hand_dms_by_nonce"],
         "restarts that did not come up": figures["restart_failures"],
         "bot exits nobody asked for": figures["unexpected_exits"],
     }
@@ -754,15 +808,23 @@ def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
 
 def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path | None) -> None:
     f = figures
-    print(f"chaos: {args.tables} tables, {args.bummerl} Bummerl each to "
-          f"{args.target or 24} game points, seed {args.seed}, {f['seconds']} s")
-    print(f"Bummerl finished / started: {f['bummerl_finished']} / {f['bummerl_started']} "
-          f"(wanted {f['bummerl_wanted']})")
-    print(f"clicks accepted by the bot that are missing from the stored record: "
-          f"{f['accepted_missing_from_record']} (of {f['accepted_actions_logged']} accepted; logged by "
-          f"{f['accepted_log_source']})")
-    print(f"tables that made no progress for {args.stall_seconds:g} s while someone was to act: "
-          f"{f['tables_stalled_30s']}")
+    print(
+        f"chaos: {args.tables} tables, {args.bummerl} Bummerl each to "
+        f"{args.target or 24} game points, seed {args.seed}, {f['seconds']} s"
+    )
+    print(
+        f"Bummerl finished / started: {f['bummerl_finished']} / {f['bummerl_started']} "
+        f"(wanted {f['bummerl_wanted']})"
+    )
+    print(
+        f"clicks accepted by the bot that are missing from the stored record: "
+        f"{f['accepted_missing_from_record']} (of {f['accepted_actions_logged']} accepted; logged by "
+        f"{f['accepted_log_source']})"
+    )
+    print(
+        f"tables that made no progress for {args.stall_seconds:g} s while someone was to act: "
+        f"{f['tables_stalled_30s']}"
+    )
     for stall in f["stalls"][:10]:
         print(f"    table {stall['table']} stood at version {stall['version']} for {stall['seconds']} s")
     print(f"unhandled exceptions in the bot's log: {f['unhandled_exceptions']}")
@@ -771,35 +833,59 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     print(f"supervised failures (retried): {f['supervised_failures']}")
     for kind, count in f["supervised_kinds"].items():
         print(f"    {count:5d} x {kind}")
-    print(f"duplicate result messages: {f['duplicate_results_by_nonce']} by nonce, "
-          f"{f['duplicate_results_by_deal']} beyond the deals finished; results never posted: "
-          f"{f['results_never_posted']}")
-    print(f"restarts survived: {f['restarts_survived']} (did not come up: {f['restart_failures']}; "
-          f"exits nobody asked for: {f['unexpected_exits']})")
+    print(
+        f"duplicate result messages: {f['duplicate_results_by_nonce']} by nonce, "
+        f"{f['duplicate_results_by_deal']} beyond the deals finished; results never posted: "
+        f"{f['results_never_posted']}"
+    )
+    print(
+        f"duplicate hand DMs (same nonce): {f['duplicate_hand_dms_by_nonce']}; tables that never started: "
+        f"{f['tables_never_started']}"
+    )
+    print(
+        f"restarts survived: {f['restarts_survived']} (did not come up: {f['restart_failures']}; "
+        f"exits nobody asked for: {f['unexpected_exits']})"
+    )
     faults = f["faults"]
-    print(f"faults injected: HTTP {faults['http']} ({faults['http_after_effect']} after taking effect); "
-          f"gateway {faults['gateway']}; storage windows {faults['storage_windows']}; AI workers killed "
-          f"{faults['ai_worker_kills']}; DMs closed {faults['dm_closes']}")
+    print(
+        f"faults injected: HTTP {faults['http']} ({faults['http_after_effect']} after taking effect); "
+        f"gateway {faults['gateway']}; storage windows {faults['storage_windows']}; AI workers killed "
+        f"{faults['ai_worker_kills']}; DMs closed {faults['dm_closes']}"
+    )
     print(f"clicks {f['clicks']}, 'My hand' asks {f['my_hand_asks']}")
     if folder is not None:
         print(f"bot log and database kept in {folder}")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tables", type=int, default=25)
     parser.add_argument("--bummerl", type=int, default=2, help="Bummerl each table plays (default 2)")
-    parser.add_argument("--target", type=int, default=0,
-                        help="game points that win a Bummerl (default: the rules' own, 24)")
-    parser.add_argument("--ai-tables", type=int, default=2,
-                        help="every n-th table has one or two AI seats (0: none)")
+    parser.add_argument(
+        "--target", type=int, default=0, help="game points that win a Bummerl (default: the rules' own, 24)"
+    )
+    parser.add_argument(
+        "--ai-tables", type=int, default=2, help="every n-th table has one or two AI seats (0: none)"
+    )
     parser.add_argument("--restarts", type=int, default=25, help="kill -9 restarts at most (default 25)")
-    parser.add_argument("--restart-every", type=float, default=8.0, help="seconds between restarts (jittered)")
-    parser.add_argument("--quiet-every", type=int, default=5,
-                        help="after this many restarts, none for --stall-seconds + 15 s (so stalls can show)")
+    parser.add_argument(
+        "--restart-every", type=float, default=8.0, help="seconds between restarts (jittered)"
+    )
+    parser.add_argument(
+        "--quiet-every",
+        type=int,
+        default=5,
+        help="after this many restarts, none for --stall-seconds + 15 s (so stalls can show)",
+    )
     parser.add_argument("--duration", type=float, default=1800.0, help="cap on the playing time in seconds")
-    parser.add_argument("--settle", type=float, default=30.0,
-                        help="seconds the bot has after the faults stop to post what it owes")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=30.0,
+        help="seconds the bot has after the faults stop to post what it owes",
+    )
     parser.add_argument("--http-fault-rate", type=float, default=0.03, help="probability per REST request")
     parser.add_argument("--gateway-faults", type=float, default=3.0, help="per minute")
     parser.add_argument("--storage-faults", type=float, default=2.0, help="per minute")
@@ -808,14 +894,23 @@ def main() -> int:
     parser.add_argument("--overrun-rate", type=float, default=0.05, help="AI searches given a 1 ms cap")
     parser.add_argument("--dm-closes", type=float, default=2.0, help="players closing their DMs per minute")
     parser.add_argument("--dm-close-max", type=float, default=0.25, help="at most this share of players")
-    parser.add_argument("--each-fault-every", type=float, default=4.0,
-                        help="seconds between the first faults of each kind (so that short runs meet them all)")
+    parser.add_argument(
+        "--each-fault-every",
+        type=float,
+        default=4.0,
+        help="seconds between the first faults of each kind (so that short runs meet them all)",
+    )
     parser.add_argument("--stall-seconds", type=float, default=30.0)
     parser.add_argument("--start-timeout", type=float, default=60.0)
-    parser.add_argument("--edit-interval", type=float, help="the bot's edit coalescing (default: the product's)")
+    parser.add_argument(
+        "--edit-interval", type=float, help="the bot's edit coalescing (default: the product's)"
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--sabotage", choices=("ai",),
-                        help="check the bench: the bot's AI seats never move, so it must report stalls")
+    parser.add_argument(
+        "--sabotage",
+        choices=("ai",),
+        help="check the bench: the bot's AI seats never move, so it must report stalls",
+    )
     parser.add_argument("--json", action="store_true", help="also print one JSON line with every figure")
     parser.add_argument("--keep", action="store_true", help="keep the bot log and the database")
     parser.add_argument("--verbose", action="store_true")
@@ -829,7 +924,8 @@ def main() -> int:
         raise
     zeros = must_be_zero(figures)
     unfinished = figures["bummerl_finished"] < figures["bummerl_wanted"] or (
-        figures["bummerl_finished"] < figures["bummerl_started"])
+        figures["bummerl_finished"] < figures["bummerl_started"]
+    )
     failed = any(zeros.values()) or unfinished
     keep = args.keep or failed
     print_report(figures, args, folder if keep else None)

@@ -147,8 +147,16 @@ def patch_ai_overruns(rate: float, rng: random.Random) -> None:
         return
     original = AiWorker.decide
 
-    async def decide(self: Any, view: Any, player: str = "pimc", seed: int = 0, budget_ms: int = 150,
-                     hard_cap_ms: int = 2000, *args: Any, **kwargs: Any) -> Any:
+    async def decide(
+        self: Any,
+        view: Any,
+        player: str = "pimc",
+        seed: int = 0,
+        budget_ms: int = 150,
+        hard_cap_ms: int = 2000,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
         if rng.random() < rate:
             log.info("chaos: AI search given a 1 ms hard cap")
             hard_cap_ms = 1

@@ -10,16 +10,43 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT_RUN = [
-    "--tables", "3", "--bummerl", "1", "--target", "4", "--restarts", "3", "--restart-every", "6",
-    "--duration", "70", "--settle", "15", "--gateway-faults", "6", "--storage-faults", "4",
-    "--worker-kills", "6", "--dm-closes", "4", "--http-fault-rate", "0.04", "--seed", "7", "--json",
+    "--tables",
+    "3",
+    "--bummerl",
+    "1",
+    "--target",
+    "4",
+    "--restarts",
+    "3",
+    "--restart-every",
+    "6",
+    "--duration",
+    "70",
+    "--settle",
+    "15",
+    "--gateway-faults",
+    "6",
+    "--storage-faults",
+    "4",
+    "--worker-kills",
+    "6",
+    "--dm-closes",
+    "4",
+    "--http-fault-rate",
+    "0.04",
+    "--seed",
+    "7",
+    "--json",
 ]
 
 
 def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "chaos.py"), *SHORT_RUN],
-        cwd=ROOT, capture_output=True, text=True, timeout=150,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=150,
     )
     report = run.stdout + run.stderr
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
