@@ -105,7 +105,7 @@ def _one(task: tuple) -> tuple[float, list[dict]]:  # type: ignore[type-arg]
                 "made": outcome.made,
                 "kontra": outcome.kontra,
                 # per Kontra/Re/Subkontra: was it said by the first player, and did the doubling side win?
-                "doubles": [[seat % 2 == first_team, won] for seat, won in outcome.doubles],
+                "doubles": [[seat % 2 == first_team, word, won] for seat, word, won in outcome.doubles],
             }
         )
     return margin, summary
@@ -189,8 +189,8 @@ def run_match(
                 bids[f"{who} {contract}"] += 1
                 made[f"{who} {contract}"] += bool(play["made"])
             kontras[contract] += play["kontra"]
-            for by_first, won in play["doubles"]:
-                key = f"{first if by_first else second} {contract}"
+            for by_first, word, won in play["doubles"]:
+                key = f"{first if by_first else second} {word} {contract}"
                 doubled[key] += 1
                 doubled_right[key] += won
     return {

@@ -32,8 +32,8 @@ class DealOutcome:
     made: bool | None
     bid: bool  # was the contract bid (not the normal game by four passes)?
     kontra: int  # how many Kontra/Re/Subkontra were said
-    # (seat, won) for every Kontra/Re/Subkontra: the seat that said it and whether its team won the deal
-    doubles: tuple[tuple[int, bool], ...] = ()
+    # (seat, word, won) for every Kontra/Re/Subkontra: who said it, the word, did its team win the deal
+    doubles: tuple[tuple[int, str, bool], ...] = ()
     timings: list[tuple[str, float]] = field(default_factory=list)  # (decision kind, seconds)
 
 
@@ -88,7 +88,9 @@ def play_deal(
     kontras = sum(1 for _, word in state.doubling if word != "pass")
     bid = any(contract is not None for _, contract in state.auction)
     declaring = team_of(state.declarer) if state.declarer is not None else None
-    doubles = tuple((seat, team_of(seat) == result.winner) for seat, word in state.doubling if word != "pass")
+    doubles = tuple(
+        (seat, word, team_of(seat) == result.winner) for seat, word in state.doubling if word != "pass"
+    )
     return DealOutcome(
         (points[0], points[1]), state.contract, declaring, result.made, bid, kontras, doubles, timings
     )

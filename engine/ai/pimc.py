@@ -33,6 +33,9 @@ ENUMERATE_LIMIT = 60  # solve every consistent world when there are at most this
 MAX_WORLDS = 200
 # The first world may use this many times the budget (it must complete for the decision to have a value).
 FIRST_WORLD_FACTOR = 5
+# Card play in trick 1 gets this share of the budget (later tricks need far fewer nodes per world, and their
+# choices change little with more worlds).
+TRICK_ONE_PERCENT = 150
 # Trump, bid and Kontra decisions solve whole deals for several contracts per world: they get this many
 # times the card-play budget.
 WHOLE_DEAL_FACTOR = 3
@@ -73,6 +76,8 @@ def evaluate(
     if view.phase != PLAY:
         budget *= WHOLE_DEAL_FACTOR
     if view.phase == PLAY:
+        if not view.witnessed:  # trick 1: the choice that changes most with more worlds
+            budget = budget * TRICK_ONE_PERCENT // 100
         return _evaluate_play(view, rules, rng, budget)
     if view.phase == DOUBLING:
         return _evaluate_doubling(view, rules, rng, budget)

@@ -42,6 +42,8 @@ class Solver:
         self.bound = 3 if table.family == NORMAL else table.value
         # Move ordering: the Bettler declarer wants to lose tricks, everyone else to win them.
         self.ducker = table.declarer if table.family == BEGGAR else -1
+        self.lead_order = sorted(range(20), key=lambda i: (-table.strength[i], i))
+        self.duck_order = self.lead_order[::-1]
         self.suit_order = [
             sorted(range(5 * s, 5 * s + 5), key=lambda i: -table.strength[i]) for s in range(4)
         ]
@@ -240,17 +242,16 @@ class Solver:
         mask = hand
         if self.point_free:
             mask = self._drop_equivalent(mask, 0)
-        while mask:
-            low = mask & -mask
-            card = low.bit_length() - 1
-            mask ^= low
+        # Strongest cards first (a Bettler declarer: weakest first): the likely best leads, so the window
+        # narrows early (about an eighth fewer nodes in the normal game than suit-by-suit order).
+        for card in self.duck_order if seat == self.ducker else self.lead_order:
+            if not mask >> card & 1:
+                continue
             # In the normal game announcing never hurts (points only add up), so the plain lead of a
             # marriage card is dominated; K and Q of an announced pair lead alike, so one of them is enough.
             if SUIT_OF[card] in announced_suits and table.family == NORMAL and card % 5 in (2, 3):
                 continue
             moves.append((card, 0))
-        if seat == self.ducker:  # a Bettler declarer tries his low cards first
-            moves.reverse()
         return moves
 
     def _follow_order(self, legal: int, win_card: int, duck: bool = False) -> list[tuple[int, int]]:
