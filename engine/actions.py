@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import DECK, SEAT_NAMES, SUITS, parse_card, parse_seat
+from .cards import CARD_POINTS, DECK, SEAT_NAMES, SUITS, parse_card, parse_seat
 from .contracts import Contract
 from .errors import MalformedInput
 
@@ -60,6 +60,60 @@ BID = {contract: Bid(contract) for contract in Contract}
 DOUBLE = {word: Double(word) for word in DOUBLING_WORDS}
 PLAY = {card: PlayCard(card) for card in DECK}
 PLAY_MARRIAGE = {(card, value): PlayCard(card, value) for card in DECK for value in (20, 40)}
+# Every well-formed action exists once above; ``check`` knows these by identity and looks no further at
+# their fields. They live as long as the module, so their ids stay theirs.
+INTERNED_IDS = frozenset(
+    id(action)
+    for action in (
+        PASS,
+        AUFSCHLAGEN,
+        *CHOOSE_TRUMP.values(),
+        *BID.values(),
+        *DOUBLE.values(),
+        *PLAY.values(),
+        *PLAY_MARRIAGE.values(),
+    )
+)
+
+
+def shown(value: object) -> str:
+    """``repr`` for a message about a value of any type: short, and never failing itself."""
+    try:
+        text = repr(value)
+    except Exception:  # e.g. an int too long to convert to text
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def action_problem(action: object) -> MalformedInput | None:
+    """Why ``action`` is no well-formed action (one of the action types, with fields of exactly the right
+    type and a known value), or None. ``Bid(3)`` or ``PlayCard("HK", 20.0)`` compare equal to a legal
+    action, so equality alone cannot tell."""
+    kind = type(action)
+    if kind is PlayCard:
+        card = getattr(action, "card", None)
+        if type(card) is not str or card not in CARD_POINTS:
+            return MalformedInput(
+                "unknown_card", f"{shown(card)} is not a card code (suit H D C S, then rank A T K Q J)"
+            )
+        value = getattr(action, "marriage", None)
+        if value is not None and (type(value) is not int or value not in (20, 40)):
+            return MalformedInput("bad_action", f"{shown(value)} is not a marriage value (20 or 40)")
+    elif kind is Bid:
+        contract = getattr(action, "contract", None)
+        if type(contract) is not Contract:
+            return MalformedInput("unknown_contract", f"{shown(contract)} is not a Contract")
+    elif kind is ChooseTrump:
+        suit = getattr(action, "suit", None)
+        if type(suit) is not str or suit not in SUITS:
+            return MalformedInput("bad_action", f"{shown(suit)} is not a suit (H, D, C or S)")
+    elif kind is Double:
+        word = getattr(action, "word", None)
+        if type(word) is not str or word not in DOUBLING_WORDS:
+            return MalformedInput("bad_action", f"{shown(word)} is not kontra, re or subkontra")
+    elif kind is not Pass and kind is not Aufschlagen:
+        return MalformedInput("bad_action", f"{shown(action)} is not an action")
+    return None
 
 
 def format_action(seat: int, action: Action) -> str:

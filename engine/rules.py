@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from .actions import Action, Aufschlagen, Bid, ChooseTrump, Double, Pass, PlayCard
+from .actions import (
+    INTERNED_IDS,
+    Action,
+    Aufschlagen,
+    Bid,
+    ChooseTrump,
+    Double,
+    Pass,
+    PlayCard,
+    action_problem,
+    shown,
+)
 from .bidding import (
     apply_auction,
     apply_doubling,
@@ -13,7 +24,7 @@ from .bidding import (
     highest_bid,
     trump_actions,
 )
-from .cards import SEAT_NAMES, SUITS
+from .cards import SEAT_NAMES
 from .contracts import Contract
 from .errors import IllegalAction, MalformedInput, NotYourTurn, RulesError, WrongPhase
 from .events import Event
@@ -55,20 +66,46 @@ def legal_actions(state: DealState) -> tuple[Action, ...]:
 
 
 def check(state: DealState, seat: int, action: Action) -> None:
-    """Raise a RulesError (with a stable code) unless ``seat`` may take ``action`` now."""
+    """Raise a RulesError (with a stable code) unless ``seat`` may take ``action`` now.
+
+    A seat that is not an int 0 to 3, or an action that is not well-formed (see ``action_problem``), is a
+    MalformedInput whatever the position: ``unknown_seat``, ``bad_action``, ``unknown_contract`` or
+    ``unknown_card``."""
     if state.phase == FINISHED:
-        raise WrongPhase("deal_finished", "This deal is already over.")
-    if seat != state.to_act:
-        who = SEAT_NAMES[state.to_act] if state.to_act is not None else "nobody"
-        raise NotYourTurn("not_your_turn", f"It is not your turn: {who} is to act.")
-    kinds = _ACTIONS_OF_PHASE[state.phase]
-    if not isinstance(action, kinds):
-        if not isinstance(action, (ChooseTrump, Aufschlagen, Pass, Bid, Double, PlayCard)):
-            raise MalformedInput("bad_action", f"{action!r} is not an action")
+        raise _malformed(seat, action) or WrongPhase("deal_finished", "This deal is already over.")
+    # The hot path costs two identity tests: the seat is the very int object ``to_act`` (CPython shares the
+    # ints 0 to 3) and the action one of the engine's own instances, all that ``legal_actions`` hands out,
+    # so neither the seat's type nor the action's fields and kind need a look. Anything else is checked in
+    # full; identity is only ever a shortcut, never what makes an action legal.
+    if seat is not state.to_act:
+        problem = _malformed(seat, action)
+        if problem is not None:
+            raise problem
+        if seat != state.to_act:
+            who = SEAT_NAMES[state.to_act] if state.to_act is not None else "nobody"
+            raise NotYourTurn("not_your_turn", f"It is not your turn: {who} is to act.")
+    elif id(action) in INTERNED_IDS:
+        if action in legal_actions(state):
+            return
+    else:
+        problem = action_problem(action)
+        if problem is not None:
+            raise problem
+    if not isinstance(action, _ACTIONS_OF_PHASE[state.phase]):
         raise WrongPhase("wrong_phase", f"That is not possible during {_PHASE_WORDS[state.phase]}.")
     if action in legal_actions(state):
         return
     raise _explain(state, seat, action)
+
+
+def _malformed(seat: object, action: object) -> MalformedInput | None:
+    return _seat_problem(seat) or action_problem(action)
+
+
+def _seat_problem(seat: object) -> MalformedInput | None:
+    if type(seat) is int and 0 <= seat <= 3:  # type: ignore[operator]
+        return None
+    return MalformedInput("unknown_seat", f"{shown(seat)} is not a seat (0 to 3 for N, E, S, W)")
 
 
 def is_legal(state: DealState, seat: int, action: Action) -> bool:
@@ -94,8 +131,6 @@ def apply_unchecked(state: DealState, seat: int, action: Action) -> tuple[DealSt
 def _explain(state: DealState, seat: int, action: Action) -> RulesError:
     """Why an action of the right kind is illegal here, as a typed error with a stable code."""
     if isinstance(action, ChooseTrump):
-        if action.suit not in SUITS:
-            return MalformedInput("bad_action", f"{action.suit!r} is not a suit")
         return IllegalAction(
             "suit_not_held", "You can only name a suit you hold among your first three cards."
         )
