@@ -16,7 +16,8 @@ some tables have one or two); after a Bummerl a player presses Rematch until the
 
 Faults, at random (seeded): a probability per REST request of a 429 (retry_after, X-RateLimit-* headers
 including X-RateLimit-Scope; now and then global) or a 500/502/503/504 on every route the bot uses except the
-login calls (some 5xx arrive after the request took effect, as when Discord's answer is lost); players who
+login calls, and at a higher rate (--post-fault-rate) on message creates: results, notices and hand DMs
+(some 5xx arrive after the request took effect, as when Discord's answer is lost); players who
 close their DMs mid-deal (403 50007 from then on, on sends and edits); gateway closes with resumable and
 non-resumable codes, op 7 reconnects, op 9 invalid sessions (resumable and not); storage write failures for a
 few seconds (SIGUSR1 to the child); AI worker processes killed mid-search (SIGUSR2) and searches given a 1 ms
@@ -47,6 +48,9 @@ Figures and how they are measured:
   nonce beyond the first, and result messages (those with result.png) beyond the deals finished
   (``deal_results`` rows) of the table. Also: finished deals whose result was never posted (must be 0),
   checked after the faults stop and the bot has had --settle seconds to catch up.
+- Hand DMs never sent (must be 0): per person, the deals of their table (``deals`` rows) against the hand
+  DMs they received for that table; a person who closed their DMs is owed only the deals dealt more than 30 s
+  before. Checked after the settle time like the results.
 - Also: hand DMs sharing an ``h<table>.<deal>.<seat>`` nonce beyond the first (must be 0), and tables that
   never left the lobby (they fail the run through their unfinished Bummerl).
 - Restarts come every --restart-every seconds (jittered), but after every --quiet-every of them there is
@@ -135,6 +139,16 @@ class Person:
     ephemeral_hand: FakeMessage | None = None
     asked_at: float = 0.0
     asked_for: float = -1.0  # the table message change the last "My hand" answered
+    closed_at: float | None = None  # wall time the person closed their DMs
+    sit_asks: list[FakeInteraction] = field(default_factory=list)
+
+    def told_seated(self) -> bool:
+        """The bot answered one of this person's Sit clicks with "You sit ..." or "You already sit here"."""
+        for ask in self.sit_asks:
+            for message in ask.messages:
+                if message.content.startswith("You sit") or "already sit at this table" in message.content:
+                    return True
+        return False
 
     @property
     def dms_open(self) -> bool:
@@ -252,23 +266,29 @@ class ChaosTable:
         elif status == "playing":
             await self.play(message)
 
-    async def press(self, person: Person, message: FakeMessage, label: str) -> None:
+    async def press(self, person: Person, message: FakeMessage, label: str) -> FakeInteraction | None:
         for button in message.buttons:
             if button.get("label") == label and not button.get("disabled"):
                 if person.may_click(message, str(button["custom_id"])):
                     if label == "Rematch":
                         self.bench.stats.rematches += 1
-                    await self.click(person, message, str(button["custom_id"]))
-                return
+                    return await self.click(person, message, str(button["custom_id"]))
+                return None
+        return None
 
     async def lobby(self, message: FakeMessage) -> None:
+        """Each person takes their seat; the host starts once every seat shows taken, or once everyone was
+        told they sit there (the lobby message may be behind: a person believes the bot's answer)."""
         labels = {b.get("label"): b for b in message.buttons}
         waiting = False
         for person in self.people:
             sit = labels.get(f"Sit {SEATS[person.seat]}")
-            if sit is not None and not sit.get("disabled"):
-                waiting = True
-                await self.press(person, message, f"Sit {SEATS[person.seat]}")
+            if sit is None or sit.get("disabled") or person.told_seated():
+                continue
+            waiting = True
+            interaction = await self.press(person, message, f"Sit {SEATS[person.seat]}")
+            if interaction is not None:
+                person.sit_asks.append(interaction)
         if not waiting:
             await self.press(self.host, message, "Start")
 
@@ -340,6 +360,7 @@ class Chaos:
         self._versions: dict[int, tuple[int, float]] = {}
         self.tables: list[ChaosTable] = []
         self.http_rule: Any = None
+        self.post_rule: Any = None
         self.stderr_file: Any = None
         self.lifecycle = asyncio.Lock()  # one start or kill of the bot process at a time
         self._gateway_turn = 0
@@ -505,7 +526,9 @@ class Chaos:
         closed = sum(1 for t in self.tables for p in t.people if not p.dms_open)
         everyone = sum(len(t.people) for t in self.tables)
         if people and closed < self.args.dm_close_max * everyone:
-            self.fake.close_dms(self.rng.choice(people).user)
+            person = self.rng.choice(people)
+            self.fake.close_dms(person.user)
+            person.closed_at = time.time()
             self.faults.dm_closes += 1
 
     # --- watching the database ------------------------------------------------------------------------
@@ -588,6 +611,15 @@ class Chaos:
                 admin = await self.setup_world()
                 await self.start_until_up()
                 await self.no_ai_delay(admin)
+                # Message creates (results, notices, hand DMs) first, at their own rate; then every route.
+                self.post_rule = self.fake.random_faults(
+                    "POST",
+                    "/channels/{channel_id}/messages",
+                    probability=self.args.post_fault_rate,
+                    retry_after=(0.05, 1.5),
+                    applied_fraction=0.3,
+                    seed=self.args.seed + 1,
+                )
                 self.http_rule = self.fake.random_faults(
                     probability=self.args.http_fault_rate,
                     retry_after=(0.05, 1.5),
@@ -613,7 +645,7 @@ class Chaos:
                         break
                 played_for = now() - started
                 stop_faults.set()
-                self.http_rule.active = False
+                self.http_rule.active = self.post_rule.active = False
                 await asyncio.gather(*helpers[2:], return_exceptions=True)
                 async with self.lifecycle:
                     if self.child is None:
@@ -642,10 +674,10 @@ class Chaos:
                 )
 
     async def settle(self) -> bool:
-        """Faults are off: give the bot time to post every finished deal's result."""
+        """Faults are off: give the bot time to post every finished deal's result and every hand."""
         deadline = now() + self.args.settle
         while now() < deadline:
-            if not self.missing_results() and self.bot_ready:
+            if not self.missing_results() and not self.missing_hands() and self.bot_ready:
                 return True
             await asyncio.sleep(1.0)
         return False
@@ -666,6 +698,34 @@ class Chaos:
                 continue
             found[table_id] = [m for m in table.channel.messages if "result.png" in m.filenames]
         return found
+
+    def missing_hands(self) -> int:
+        """Deals for which a person with open DMs never got a hand DM. A person who closed their DMs is owed
+        the hands of the deals dealt more than 30 s before (a restart may have delayed the rest)."""
+        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
+            deals = db.execute("SELECT table_id, started_at FROM deals").fetchall()
+        tables_of_channel = {channel_id: row["id"] for channel_id, row in self.read_db().items()}
+        missing = 0
+        for table in self.tables:
+            table_id = tables_of_channel.get(table.channel.id)
+            if table_id is None:
+                continue
+            title = f"table {table_id} "
+            for person in table.people:
+                until = person.closed_at - 30 if person.closed_at is not None else float("inf")
+                owed = sum(1 for deal_table, started in deals if deal_table == table_id and started < until)
+                channel = self.fake.dm_channel(person.user)
+                got = (
+                    0
+                    if channel is None
+                    else sum(
+                        1
+                        for m in channel.all_messages
+                        if not m.deleted and is_hand(m) and title in str(m.embeds[0].get("title", "")) + " "
+                    )
+                )
+                missing += max(0, owed - got)
+        return missing
 
     def missing_results(self) -> int:
         results = self.result_messages()
@@ -728,6 +788,7 @@ class Chaos:
             "duplicate_results_by_nonce": nonce_dupes,
             "duplicate_results_by_deal": extra_results,
             "results_never_posted": missing_results,
+            "hand_dms_never_sent": self.missing_hands(),
             "duplicate_hand_dms_by_nonce": hand_dupes,
             "tables_never_started": never_started,
             "settled": settled,
@@ -735,8 +796,11 @@ class Chaos:
             "restart_failures": self.restart_failures,
             "unexpected_exits": self.unexpected_exits,
             "faults": {
-                "http": {str(status): count for status, count in sorted(self.http_rule.fired.items())},
-                "http_after_effect": self.http_rule.applied,
+                "http": {
+                    str(status): self.http_rule.fired[status] + self.post_rule.fired[status]
+                    for status in sorted(set(self.http_rule.fired) | set(self.post_rule.fired))
+                },
+                "http_after_effect": self.http_rule.applied + self.post_rule.applied,
                 "gateway": dict(self.faults.gateway),
                 "storage_windows": self.faults.storage_windows,
                 "ai_worker_kills": self.faults.worker_kills,
@@ -800,6 +864,7 @@ def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
         "duplicate results (same nonce)": figures["duplicate_results_by_nonce"],
         "duplicate results (more than deals)": figures["duplicate_results_by_deal"],
         "results never posted": figures["results_never_posted"],
+        "hand DMs never sent": figures["hand_dms_never_sent"],
         "duplicate hand DMs (same nonce)": figures["duplicate_hand_dms_by_nonce"],
         "restarts that did not come up": figures["restart_failures"],
         "bot exits nobody asked for": figures["unexpected_exits"],
@@ -839,6 +904,7 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
         f"{f['results_never_posted']}"
     )
     print(
+        f"hand DMs never sent: {f['hand_dms_never_sent']}; "
         f"duplicate hand DMs (same nonce): {f['duplicate_hand_dms_by_nonce']}; tables that never started: "
         f"{f['tables_never_started']}"
     )
@@ -887,6 +953,12 @@ def main() -> int:
         help="seconds the bot has after the faults stop to post what it owes",
     )
     parser.add_argument("--http-fault-rate", type=float, default=0.03, help="probability per REST request")
+    parser.add_argument(
+        "--post-fault-rate",
+        type=float,
+        default=0.1,
+        help="probability per message create (POST .../messages)",
+    )
     parser.add_argument("--gateway-faults", type=float, default=3.0, help="per minute")
     parser.add_argument("--storage-faults", type=float, default=2.0, help="per minute")
     parser.add_argument("--storage-fault-seconds", type=float, default=2.0)
