@@ -1,23 +1,34 @@
-"""AI decisions for the bot: the engine's AI in a worker process when available, else a legal-move player.
+"""AI decisions for the bot: the engine's AI in worker processes when available, else a legal-move player.
 
-The caller passes only the seat's PlayerView, so an AI never sees a card its seat may not see.
+The caller passes only the seat's PlayerView, so an AI never sees a card its seat may not see. ``decide`` always
+answers with a legal action (it raises nothing but ``asyncio.CancelledError``): a failed search is answered by
+greedy, and if even that fails, by a random legal action.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
+from typing import TYPE_CHECKING
 
 import engine
+
+if TYPE_CHECKING:
+    from bot.ai_worker import AiWorker
 
 log = logging.getLogger(__name__)
 
 
 class AiPlayers:
-    def __init__(self, budget_ms: int = 150, hard_cap_ms: int = 1000) -> None:
+    def __init__(
+        self, budget_ms: int = 150, hard_cap_ms: int = 1000, *, worker: AiWorker | None = None
+    ) -> None:
         self.budget_ms = budget_ms
         self.hard_cap_ms = hard_cap_ms
-        self._worker = None
+        self._worker = worker
+        if worker is not None:
+            return
         try:
             from bot.ai_worker import AiWorker
         except ImportError:  # the engine's AI is not installed: play legal moves
@@ -25,11 +36,25 @@ class AiPlayers:
         else:
             self._worker = AiWorker()
 
+    async def start(self) -> None:
+        """Start the worker processes now, so that the first AI move does not wait for them. Never raises."""
+        if self._worker is None:
+            return
+        try:
+            await self._worker.start()
+        except Exception:
+            log.exception("AI workers could not be started")
+
     async def decide(self, view: engine.PlayerView, strength: str, seed: int) -> engine.Action:
         if len(view.legal) == 1:
             return view.legal[0]
         if self._worker is not None:
-            return await self._worker.decide(view, strength, seed, self.budget_ms, self.hard_cap_ms)
+            try:
+                return await self._worker.decide(view, strength, seed, self.budget_ms, self.hard_cap_ms)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the worker promises not to raise; should it, the table still gets a move
+                log.exception("AI decision failed; a random legal action is played")
         return random.Random(seed).choice(view.legal)
 
     async def close(self) -> None:
