@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .outbox import OutboxRepo
 from .records import RecordsRepo
 from .retention import RetentionRepo
 from .settings import GuildSettingsRepo
@@ -9,7 +10,7 @@ from .stats import StatsRepo
 from .tables import TablesRepo
 
 
-class Database(GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RetentionRepo):
+class Database(GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, OutboxRepo, RetentionRepo):
     """Open with `await Database.open(path)`, close with `await db.close()`.
 
     Every method takes and returns plain values. Each write method runs in its own transaction, or joins

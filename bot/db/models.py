@@ -12,6 +12,7 @@ AiStrength = Literal["pimc", "greedy"]
 TableStatus = Literal["lobby", "playing", "finished", "closed"]
 BummerlKind = Literal["bummerl", "schneider", "retourschneider"]
 LeaderboardSort = Literal["bummerl", "winrate", "points"]
+OutboxKind = Literal["result", "final_hand", "notice", "set_aside"]
 
 SEAT_LETTERS = "NESW"
 OPEN_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing", "finished")
@@ -202,3 +203,14 @@ def pair_key(first: int | None, second: int | None) -> tuple[int, int]:
     a = AI_USER_ID if first is None else first
     b = AI_USER_ID if second is None else second
     return (a, b) if a <= b else (b, a)
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEntry:
+    """An announcement a stored change still owes (see migrations/002-outbox.sql)."""
+
+    id: int
+    table_id: int
+    kind: OutboxKind
+    payload: dict[str, Any]
+    created_at: int

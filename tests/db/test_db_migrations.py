@@ -29,7 +29,9 @@ def migrations_with(tmp_path: Path, **extra: str) -> Path:
     return directory
 
 
-BROKEN_002 = """
+LATEST = len(list(MIGRATIONS_DIR.glob("*.sql")))
+NEXT = f"{LATEST + 1:03d}"  # the number the next migration file takes
+BROKEN_NEXT = """
 CREATE TABLE half_done (id INTEGER PRIMARY KEY);
 ALTER TABLE game_tables ADD COLUMN note TEXT;
 INSERT INTO no_such_table VALUES (1);
@@ -74,12 +76,12 @@ async def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
 
 async def test_a_failed_migration_leaves_the_database_exactly_as_before(tmp_path: Path) -> None:
     path = tmp_path / "bot.db"
-    db = await Database.open(path)  # version 1 with the real migrations
+    db = await Database.open(path)  # the latest version with the real migrations
     await db.close()
     before = schema_of(path)
 
-    broken = migrations_with(tmp_path, **{"002-broken.sql": BROKEN_002})
-    with pytest.raises(MigrationError, match=r"002-broken\.sql failed at statement 3.*no such table"):
+    broken = migrations_with(tmp_path, **{f"{NEXT}-broken.sql": BROKEN_NEXT})
+    with pytest.raises(MigrationError, match=rf"{NEXT}-broken\.sql failed at statement 3.*no such table"):
         await Database.open(path, migrations_dir=broken)
 
     assert schema_of(path) == before
@@ -88,11 +90,11 @@ async def test_a_failed_migration_leaves_the_database_exactly_as_before(tmp_path
 
 async def test_migrations_before_the_failed_one_stay_applied(tmp_path: Path) -> None:
     path = tmp_path / "bot.db"
-    broken = migrations_with(tmp_path, **{"002-broken.sql": BROKEN_002})
+    broken = migrations_with(tmp_path, **{f"{NEXT}-broken.sql": BROKEN_NEXT})
     with pytest.raises(MigrationError):
         await Database.open(path, migrations_dir=broken)
     version, _ = schema_of(path)
-    assert version == 1
+    assert version == LATEST
     assert "game_tables" in table_names(path)
     assert "half_done" not in table_names(path)
 
@@ -102,11 +104,11 @@ async def test_a_new_migration_applies_on_top(tmp_path: Path) -> None:
     db = await Database.open(path)
     await db.set_meta("kept", "yes")
     await db.close()
-    directory = migrations_with(tmp_path, **{"002-notes.sql": "CREATE TABLE notes (id INTEGER PRIMARY KEY);"})
+    directory = migrations_with(tmp_path, **{f"{NEXT}-notes.sql": "CREATE TABLE notes (id INTEGER PRIMARY KEY);"})
     db = await Database.open(path, migrations_dir=directory)
     assert await db.get_meta("kept") == "yes"
     await db.close()
-    assert schema_of(path)[0] == 2
+    assert schema_of(path)[0] == LATEST + 1
     assert "notes" in table_names(path)
 
 
@@ -146,10 +148,10 @@ def test_an_unfinished_statement_is_an_error() -> None:
 @pytest.mark.parametrize(
     ("files", "message"),
     [
-        ({"003-gap.sql": "SELECT 1;"}, "expected migration number 002"),
+        ({f"{LATEST + 2:03d}-gap.sql": "SELECT 1;"}, f"expected migration number {NEXT}"),
         ({"2-short.sql": "SELECT 1;"}, "named NNN-name.sql"),
-        ({"002-own-tx.sql": "BEGIN; CREATE TABLE x (y); COMMIT;"}, "transaction control"),
-        ({"002-version.sql": "PRAGMA user_version = 7;"}, "transaction control"),
+        ({f"{NEXT}-own-tx.sql": "BEGIN; CREATE TABLE x (y); COMMIT;"}, "transaction control"),
+        ({f"{NEXT}-version.sql": "PRAGMA user_version = 7;"}, "transaction control"),
     ],
 )
 def test_malformed_migration_folders_are_refused(tmp_path: Path, files: dict[str, str], message: str) -> None:

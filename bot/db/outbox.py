@@ -1,0 +1,38 @@
+"""The outbox: what a stored change must announce, kept until it has been delivered."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .core import DatabaseCore
+from .models import OutboxEntry, OutboxKind
+
+
+class OutboxRepo(DatabaseCore):
+    async def add_announcement(
+        self, table_id: int, kind: OutboxKind, payload: dict[str, Any], now: int
+    ) -> int:
+        """Owe an announcement; called inside the transaction of the change it announces."""
+        async with self.transaction():
+            row = await self._fetch_one(
+                "INSERT INTO outbox (table_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+                (table_id, kind, json.dumps(payload, separators=(",", ":")), now),
+            )
+        assert row is not None
+        return int(row["id"])
+
+    async def pending_announcements(self, table_id: int | None = None) -> list[OutboxEntry]:
+        """What is still owed, oldest first (of one table, or of all)."""
+        where, params = ("WHERE table_id = ?", (table_id,)) if table_id is not None else ("", ())
+        rows = await self._fetch_all(
+            f"SELECT id, table_id, kind, payload_json, created_at FROM outbox {where} ORDER BY id", params
+        )
+        return [
+            OutboxEntry(row["id"], row["table_id"], row["kind"], json.loads(row["payload_json"]), row["created_at"])
+            for row in rows
+        ]
+
+    async def announcement_delivered(self, entry_id: int) -> None:
+        async with self.transaction():
+            await self._execute("DELETE FROM outbox WHERE id = ?", (entry_id,))
