@@ -7,12 +7,14 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from typing import Any
 
 import discord
 from discord.ext import commands
 
 from bot.db import Database
+from bot.db.retention import retention_cutoff
 from bot.game.ai import AiPlayers
 from bot.game.service import TableService
 from bot.settings import Settings
@@ -26,6 +28,8 @@ class SchnapsenBot(commands.Bot):
         # Slash commands and buttons only: no privileged intents, no message content.
         intents = discord.Intents.none()
         intents.guilds = True
+        # No message pings anybody unless it says so itself (a player named "@everyone" stays a name).
+        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options
         )
@@ -34,16 +38,17 @@ class SchnapsenBot(commands.Bot):
         self.db: Database
         self.service: TableService
         self.ai: AiPlayers
-        self._sweeper: asyncio.Task[None] | None = None
-        self._background: set[asyncio.Task[None]] = set()
+        self._maintenance: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         from bot.schnapsen.cog import SchnapsenCog
         from bot.schnapsen.components import GameButton, LeaderboardButton
 
-        self.db = await Database.open(self.settings.database_path)
+        self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
         self.service = TableService(self.db)
         self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
+        # The AI worker processes are started (engine loaded) before any restored table asks for a move.
+        await self.ai.start()
         try:
             from bot.i18n.translator import CatalogueTranslator
         except ImportError:
@@ -55,18 +60,19 @@ class SchnapsenBot(commands.Bot):
         self.add_dynamic_items(GameButton, LeaderboardButton)
         await self.sync_commands_if_changed()
         restored = await self.service.restore_all()
-        for table in restored:
-            # Edits still pending when the bot stopped were lost: show every table as it stands, then let AI
-            # seats and idle timers pick up where they stopped.
-            cog.runtime.refresh_table_message(table)
-            for seat in range(4):
-                cog.runtime.refresh_hand_if_changed(table, seat)  # a new runtime knows of no message yet
-            sending = asyncio.create_task(cog.runtime.send_hands(table))  # any hand not sent yet
-            self._background.add(sending)
-            sending.add_done_callback(self._background.discard)
-            cog.runtime.drive(table)
-        log.info("restored %d open table(s)", len(restored))
-        self._sweeper = asyncio.create_task(self._sweep_forever(cog), name="sweeper")
+        for table in restored.tables:
+            # Edits still pending when the bot stopped were lost: show every table as it stands, deliver what
+            # it still owes, then let AI seats and idle timers pick up where they stopped.
+            cog.runtime.resume(table)
+        for table_id in {entry.table_id for entry in await self.service.pending_announcements()}:
+            cog.runtime.deliver(table_id)  # closed and set-aside tables too
+        log.info(
+            "restored %d open table(s); repaired %d; set aside %d",
+            len(restored.tables),
+            len(restored.repaired),
+            len(restored.set_aside),
+        )
+        self._maintenance = asyncio.create_task(self._maintain_forever(cog), name="maintenance")
         # Loading card art takes a second or two per deck: do it now, off the event loop, not on a first click.
         self._preload = asyncio.create_task(asyncio.to_thread(_preload_decks), name="preload card art")
 
@@ -85,17 +91,40 @@ class SchnapsenBot(commands.Bot):
         await self.db.set_meta(COMMAND_HASH_KEY, digest)
         log.info("slash commands synced%s", f" to guild {guild.id}" if guild else " globally")
 
-    async def _sweep_forever(self, cog: Any) -> None:
+    async def _maintain_forever(self, cog: Any) -> None:
+        """The watchdog (often), the sweeper and the pruning of old action logs (every sweep_interval); a
+        failure is logged and tried again."""
+        loop = asyncio.get_running_loop()
+        next_sweep = loop.time() + self.settings.sweep_interval
         while True:
-            await asyncio.sleep(self.settings.sweep_interval)
+            await asyncio.sleep(min(self.settings.watchdog_interval, max(next_sweep - loop.time(), 0)))
             try:
-                await cog.runtime.sweep()
+                await cog.runtime.watch()
             except Exception:
-                log.exception("sweeping idle tables failed")
+                log.exception("the watchdog failed; it looks again in %s s", self.settings.watchdog_interval)
+            if loop.time() >= next_sweep:
+                next_sweep = loop.time() + self.settings.sweep_interval
+                try:
+                    await cog.runtime.sweep()
+                except Exception:
+                    log.exception("sweeping idle tables failed")
+                await self._prune_old_action_logs()
+
+    async def _prune_old_action_logs(self) -> None:
+        cutoff = retention_cutoff(int(time.time()), self.settings.retention_days)
+        if cutoff is None:
+            return
+        try:
+            pruned = await self.db.prune_closed_tables(cutoff)
+        except Exception:
+            log.exception("pruning closed tables' action logs failed; tried again at the next sweep")
+        else:
+            if pruned:
+                log.info("pruned the action logs of %d closed table(s)", pruned)
 
     async def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        if self._maintenance is not None:
+            self._maintenance.cancel()
         cog = self.get_cog("schnapsen")
         if cog is not None:
             await cog.runtime.shutdown()  # type: ignore[attr-defined]

@@ -34,6 +34,11 @@ class Settings:
     # Storage. FULL: a commit survives a power cut too; NORMAL: only a crash of the bot (docs/deploy.md).
     db_synchronous: Synchronous = "FULL"
     retention_days: int = 90  # closed tables' action logs are pruned after this many days; 0 keeps them
+    # Supervision: a failed Discord call, write or AI decision is retried after retry_first seconds, doubling
+    # up to retry_max; the watchdog looks for tables that should move and do not every watchdog_interval.
+    retry_first: float = 0.5
+    retry_max: float = 10.0
+    watchdog_interval: float = 15.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import engine
 from bot.db import (
@@ -21,10 +23,14 @@ from bot.db import (
     ChannelBusy,
     Database,
     DealResult,
+    GuildSettings,
+    OutboxEntry,
     Player,
     PlayerDealStats,
+    SeatRow,
     SeatTaken,
     TableRow,
+    pair_key,
 )
 from engine import Action
 from engine.events import BummerlWon, Event
@@ -35,11 +41,12 @@ from .table import LiveTable, log_events, rebuild, rules_of
 PRESETS = ("standard", "stargames")
 DECKS = ("doppeldeutsch", "french")
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one accepted action did, for the shell to announce."""
+    """What one accepted action did, for the shell to announce (what it owes Discord is in the outbox)."""
 
     table: LiveTable
     seat: int
@@ -48,8 +55,17 @@ class Outcome:
     finished_deal: engine.DealState | None  # the deal this action finished, if any
     bummerl: BummerlWon | None
     new_deal: bool  # a new deal was dealt after this action
-    # The finished deal's DMs (seat, channel, message): they get a last edit showing the end of that deal.
-    finished_dms: tuple[tuple[int, int, int], ...] = ()
+    # The table as it stood when the finished deal ended (for its result message), if a deal ended.
+    deal_end: LiveTable | None = None
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What start-up found: the tables served again, and those set aside because they no longer replay."""
+
+    tables: list[LiveTable]
+    set_aside: list[int]
+    repaired: list[int]
 
 
 class TableService:
@@ -75,12 +91,27 @@ class TableService:
 
     # --- loading ---------------------------------------------------------------------------------
 
-    async def restore_all(self) -> list[LiveTable]:
-        """Rebuild every open table from the database (on start-up)."""
-        restored = []
+    async def restore_all(self) -> Restored:
+        """Rebuild every open table from the database (on start-up), one by one.
+
+        A table whose record no longer replays is set aside (closed, its channel told with the record
+        attached) so that one bad table never keeps the bot from starting. A table left in a state from
+        which no step leads on (an older version stored a deal's end and the next deal in two transactions)
+        is repaired: the missing next deal is dealt, or the finished Bummerl is marked finished.
+        """
+        restored, set_aside, repaired = [], [], []
         for row in await self.db.list_open_tables():
-            restored.append(await self._load(row))
-        return restored
+            try:
+                table = await self._load(row)
+            except Exception:
+                log.error("table %s: its stored record does not replay; setting it aside", row.id, exc_info=True)
+                await self._set_aside(row)
+                set_aside.append(row.id)
+                continue
+            if await self._repair(table):
+                repaired.append(table.id)
+            restored.append(table)
+        return Restored(restored, set_aside, repaired)
 
     async def _load(self, row: TableRow) -> LiveTable:
         seats = await self.db.seats_of(row.id)
@@ -88,6 +119,39 @@ class TableService:
         table = rebuild(row, seats, record)
         self.tables[row.id] = table
         return table
+
+    async def _set_aside(self, row: TableRow) -> None:
+        self.tables.pop(row.id, None)
+        async with self.db.transaction():
+            await self.db.set_status(row.id, "closed", self.now())
+            await self.db.add_announcement(
+                row.id, "set_aside", {"channel_id": row.channel_id, "lang": row.language}, self.now()
+            )
+
+    async def _repair(self, table: LiveTable) -> bool:
+        if table.status != "playing" or (table.deal is not None and not table.deal.finished):
+            return False
+        async with self.lock(table.id):
+            if table.last_bummerl is not None:
+                log.warning("table %s: its Bummerl ended but the table was still playing; marked finished", table.id)
+                async with self.db.transaction():
+                    await self.db.set_status(table.id, "finished", self.now())
+                await self._refresh(table)
+                return True
+            log.warning("table %s: its last deal ended but no next deal was stored; dealing it now", table.id)
+            async with self.db.transaction():
+                dealt = await self._deal_next(table)
+            dealt.apply(table)
+            await self._refresh(table)
+        return True
+
+    async def table_at_deal_end(self, table_id: int, deal_no: int) -> LiveTable:
+        """The table as it stood when deal ``deal_no`` ended, rebuilt from storage (for a result owed since
+        before a restart). Works for closed tables too."""
+        row = await self.db.get_table(table_id)
+        if row is None:
+            raise UserError("error.table_gone")
+        return rebuild(row, await self.db.seats_of(table_id), await self.db.load_record(table_id), up_to_deal=deal_no)
 
     def table_in_channel(self, channel_id: int) -> LiveTable | None:
         for table in self.tables.values():
@@ -108,15 +172,28 @@ class TableService:
         return table
 
     async def _refresh(self, table: LiveTable) -> None:
-        """Re-read the row and seats after a lifecycle change (the engine state is unaffected)."""
+        """Re-read the row and seats after a committed lifecycle change (the engine state is unaffected)."""
         row = await self.db.get_table(table.id)
         assert row is not None
-        table.row = row
-        table.rules = rules_of(row)
         seats = await self.db.seats_of(table.id)
-        table.seats = [None] * 4
+        by_seat: list[SeatRow | None] = [None] * 4
         for seat in seats:
-            table.seats[seat.seat] = seat
+            by_seat[seat.seat] = seat
+        table.row, table.rules, table.seats = row, rules_of(row), by_seat
+
+    def _forget(self, table_id: int) -> None:
+        """A closed table leaves memory (its lock too, once nobody waits on it)."""
+        self.tables.pop(table_id, None)
+        lock = self._locks.get(table_id)
+        if lock is not None and not lock.locked():
+            del self._locks[table_id]
+
+    async def _notice(self, table: LiveTable, key: str, *, mention: int | None = None, **values: object) -> None:
+        """Owe a notice in the table's channel (inside the caller's transaction)."""
+        payload = {"channel_id": table.row.channel_id, "lang": table.row.language, "key": key, "values": values}
+        if mention is not None:
+            payload["mention"] = mention
+        await self.db.add_announcement(table.id, "notice", payload, self.now())
 
     # --- lobby -----------------------------------------------------------------------------------
 
@@ -204,26 +281,35 @@ class TableService:
             await self._refresh(table)
             return table
 
-    async def leave(self, table_id: int, user_id: int) -> LiveTable:
-        """In the lobby the seat empties; during a game the AI takes the seat over for good."""
+    async def leave(self, table_id: int, user_id: int) -> tuple[LiveTable, SeatRow]:
+        """In the lobby the seat empties; during a game the AI takes the seat over for good. A leaving host
+        hands the role to the next person at the table; when nobody is left, the table closes. Returns the
+        table and the seat as it was when they left (its hand message is theirs to retire)."""
         async with self.lock(table_id):
             table = self.get(table_id)
             seat = table.seat_of(user_id)
-            if seat is None:
+            occupant = table.seats[seat] if seat is not None else None
+            if seat is None or occupant is None:
                 raise UserError("error.not_seated_here")
+            others = [s for s in table.humans() if s.user_id != user_id]
             async with self.db.transaction():
                 if table.status == "lobby":
                     await self.db.leave_seat(table.id, seat)
-                    if user_id == table.row.host_id and (
-                        others := [s for s in table.humans() if s.user_id != user_id]
-                    ):
-                        await self.db.set_host(table.id, others[0].user_id, self.now())  # type: ignore[arg-type]
                 else:
-                    name = table.seats[seat].display_name  # type: ignore[union-attr]
-                    await self.db.set_ai_seat(table.id, seat, f"{AI_NAMES[seat]} ({name})")
+                    await self.db.set_ai_seat(table.id, seat, f"{AI_NAMES[seat]} ({occupant.display_name})")
                 await self.db.bump_version(table.id, self.now())
+                if not others:
+                    await self.db.set_status(table.id, "closed", self.now())
+                    await self._notice(table, "notice.closed_abandoned")
+                elif user_id == table.row.host_id:
+                    heir = min(others, key=lambda s: (s.seat - seat) % 4)  # the next person round the table
+                    assert heir.user_id is not None
+                    await self.db.set_host(table.id, heir.user_id, self.now())
+                    await self._notice(table, "notice.new_host", name=heir.display_name)
             await self._refresh(table)
-            return table
+            if table.status == "closed":
+                self._forget(table.id)
+            return table, occupant
 
     async def start(self, table_id: int, user_id: int) -> LiveTable:
         """The host starts: empty seats get AI players, and the first deal is dealt."""
@@ -238,11 +324,12 @@ class TableService:
                     if occupant is None:
                         await self.db.set_ai_seat(table.id, seat, AI_NAMES[seat])
                 await self.db.set_status(table.id, "playing", self.now())
-                await self._deal_next(table)
+                dealt = await self._deal_next(table)
+            dealt.apply(table)
             await self._refresh(table)
             return table
 
-    async def rematch(self, table_id: int, user_id: int) -> LiveTable:
+    async def rematch(self, table_id: int, user_id: int, version: int | None = None) -> LiveTable:
         """After a Bummerl: the same seats play on; the dealer rotation simply continues."""
         async with self.lock(table_id):
             table = self.get(table_id)
@@ -250,22 +337,37 @@ class TableService:
                 raise UserError("error.no_rematch_now")
             if table.seat_of(user_id) is None:
                 raise UserError("error.not_seated_here")
+            if version is not None and version != table.version:
+                raise UserError("error.stale")
             async with self.db.transaction():
                 await self.db.set_status(table.id, "playing", self.now())
-                await self._deal_next(table)
+                dealt = await self._deal_next(table)
+            dealt.apply(table)
             await self._refresh(table)
             return table
 
-    async def close(self, table_id: int) -> LiveTable:
+    async def close(
+        self, table_id: int, *, reason_key: str = "notice.closed_by", finished_at_version: int | None = None
+    ) -> LiveTable:
+        """Close the table. ``finished_at_version``: only a finished table at exactly that position (the
+        Close button after a Bummerl); without it (the host's confirmed stop, the sweeper) any open table."""
         async with self.lock(table_id):
             table = self.get(table_id)
-            await self.db.set_status(table.id, "closed", self.now())
+            if finished_at_version is not None:
+                if table.status != "finished":
+                    raise UserError("error.not_finished")
+                if finished_at_version != table.version:
+                    raise UserError("error.stale")
+            async with self.db.transaction():
+                await self.db.set_status(table.id, "closed", self.now())
+                await self._notice(table, reason_key)
             await self._refresh(table)
-            del self.tables[table.id]
+            self._forget(table.id)
             return table
 
-    async def _deal_next(self, table: LiveTable) -> None:
-        """Deal the next deal inside the caller's transaction; memory follows after the commit."""
+    async def _deal_next(self, table: LiveTable) -> Dealt:
+        """Store the next deal inside the caller's transaction; the caller applies the result to memory only
+        after the commit."""
         seed = self.new_seed()
         dealer = table.match.next_dealer
         hands = engine.deal_hands(seed, dealer)
@@ -274,8 +376,7 @@ class TableService:
         await self.db.bump_version(table.id, self.now())
         for seat in range(4):
             await self.db.set_dm_message(table.id, seat, None, None)
-        table.deal, table.deal_no = engine.new_deal(table.rules, dealer, hands), deal_no
-        table.add_log("log.new_deal", dealer=dealer)
+        return Dealt(engine.new_deal(table.rules, dealer, hands), deal_no, dealer)
 
     # --- playing ---------------------------------------------------------------------------------
 
@@ -284,7 +385,9 @@ class TableService:
     ) -> Outcome:
         """Apply one action for ``seat``. ``user_id`` None means the AI acts for the seat.
 
-        Raises UserError (stale button, not your seat/turn, illegal) and changes nothing then.
+        Raises UserError (stale button, not your seat/turn, illegal) and changes nothing then. The action,
+        the deal's result, statistics, tallies, what must be announced and the next deal (or the table's new
+        status) are stored in ONE transaction; memory changes only after it committed.
         """
         async with self.lock(table_id):
             table = self.get(table_id)
@@ -300,44 +403,61 @@ class TableService:
                 new_state, events = engine.apply(deal, seat, action)
             except engine.RulesError as err:
                 raise UserError(f"rules.{err.code}", message=err.message) from None
-            text = engine.format_action(seat, action)
-            finished = new_state if new_state.finished else None
-            match, bummerl = table.match, None
-            now = self.now()
-            back = user_id is not None and occupant is not None and (occupant.ai_takeover or occupant.warned)
-            async with self.db.transaction():
-                await self.db.append_action(table.id, table.deal_no, text, now)
-                new_version = await self.db.bump_version(table.id, now)
-                if back:
-                    await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
-                    await self.db.set_warned(table.id, seat, False)
-                if finished is not None:
-                    match, bummerl = await self._store_finished_deal(table, finished)
-            table.deal, table.match = new_state, match
-            log_events(table, events)
-            new_deal = False
-            finished_dms: tuple[tuple[int, int, int], ...] = ()
+            # The commit and the memory update that follows it must not be torn apart by a cancellation.
+            return await asyncio.shield(self._commit_action(table, seat, action, user_id, new_state, events))
+
+    async def _commit_action(
+        self,
+        table: LiveTable,
+        seat: int,
+        action: Action,
+        user_id: int | None,
+        new_state: engine.DealState,
+        events: tuple[Event, ...],
+    ) -> Outcome:
+        occupant = table.seats[seat]
+        text = engine.format_action(seat, action)
+        finished = new_state if new_state.finished else None
+        match, bummerl, dealt = table.match, None, None
+        now = self.now()
+        back = user_id is not None and occupant is not None and (occupant.ai_takeover or occupant.warned)
+        async with self.db.transaction():
+            seq = await self.db.append_action(table.id, table.deal_no, text, now)
+            new_version = await self.db.bump_version(table.id, now)
+            if back:
+                await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
+                await self.db.set_warned(table.id, seat, False)
             if finished is not None:
-                finished_dms = tuple(
-                    (s.seat, s.dm_channel_id, s.dm_message_id)
-                    for s in table.humans()
-                    if s.dm_channel_id is not None and s.dm_message_id is not None
-                )
-                async with self.db.transaction():
-                    if bummerl is not None:
-                        await self.db.set_status(table.id, "finished", self.now())
-                    else:
-                        await self._deal_next(table)
-                        new_deal = True
-            if finished is not None or back:
-                await self._refresh(table)
-            else:  # the common case, a card or a bid: only the version moved (no need to read it back)
-                table.row = replace(table.row, version=new_version, updated_at=now)
-            return Outcome(table, seat, action, events, finished, bummerl, new_deal, finished_dms)
+                match, bummerl = await self._store_finished_deal(table, finished)
+                if bummerl is not None:
+                    await self.db.set_status(table.id, "finished", now)
+                else:
+                    ahead = replace(table, match=match)  # the next deal's dealer follows the new match state
+                    dealt = await self._deal_next(ahead)
+        log.info("accepted table=%d deal=%d seq=%d action=%s", table.id, table.deal_no, seq, text)
+        deal_end = None
+        if finished is not None:
+            deal_end = replace(
+                table, seats=list(table.seats), deal=finished, match=match, last_bummerl=bummerl, log=list(table.log)
+            )
+            log_events(deal_end, events)
+        table.deal, table.match = new_state, match
+        if finished is not None:
+            table.last_bummerl = bummerl
+        log_events(table, events)
+        if dealt is not None:
+            dealt.apply(table)
+        if finished is not None or back:
+            await self._refresh(table)
+        else:  # the common case, a card or a bid: only the version moved (no need to read it back)
+            table.row = replace(table.row, version=new_version, updated_at=now)
+        return Outcome(table, seat, action, events, finished, bummerl, dealt is not None, deal_end)
 
     async def _store_finished_deal(
         self, table: LiveTable, deal: engine.DealState
     ) -> tuple[engine.MatchState, BummerlWon | None]:
+        """Inside the action's transaction: the result, the statistics, the Bummerl and tally, and what the
+        end of the deal must announce (its result message, the last edit of its hand messages)."""
         result = deal.result
         assert result is not None and deal.contract is not None and deal.declarer is not None
         now = self.now()
@@ -368,11 +488,13 @@ class TableService:
         ]
         await self.db.add_deal_stats(table.row.guild_id, players)
         match, bummerl = engine.score_deal(table.match, result)
+        tally = None
         if bummerl is not None:
 
             def pair(team: int) -> tuple[Player, Player]:
                 a, b = table.seats[team], table.seats[team + 2]
-                return (Player(a.user_id, a.display_name), Player(b.user_id, b.display_name))  # type: ignore[union-attr]
+                assert a is not None and b is not None
+                return (Player(a.user_id, a.display_name), Player(b.user_id, b.display_name))
 
             await self.db.record_bummerl(
                 BummerlResult(
@@ -380,33 +502,79 @@ class TableService:
                     table.id,
                     pair(bummerl.winner),
                     pair(1 - bummerl.winner),
-                    bummerl.kind,
-                    bummerl.count,  # type: ignore[arg-type]
+                    bummerl.kind,  # type: ignore[arg-type]
+                    bummerl.count,
                     bummerl.score[bummerl.winner],
                     bummerl.score[1 - bummerl.winner],
                     now,
                 )
             )
+            winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
+            tally = await self.db.get_tally(
+                table.row.guild_id,
+                pair_key(winners[0].user_id, winners[1].user_id),
+                pair_key(losers[0].user_id, losers[1].user_id),
+            )
+        await self.db.add_announcement(
+            table.id,
+            "result",
+            {"channel_id": table.row.channel_id, "lang": table.row.language, "deal_no": table.deal_no, "tally": tally},
+            now,
+        )
+        for s in table.humans():  # the finished deal's hand messages get a last edit, without buttons
+            if s.dm_channel_id is not None and s.dm_message_id is not None:
+                await self.db.add_announcement(
+                    table.id,
+                    "final_hand",
+                    {
+                        "deal_no": table.deal_no,
+                        "seat": s.seat,
+                        "user_id": s.user_id,
+                        "channel_id": s.dm_channel_id,
+                        "message_id": s.dm_message_id,
+                    },
+                    now,
+                )
         return match, bummerl
+
+    # --- announcements -----------------------------------------------------------------------------
+
+    async def pending_announcements(self, table_id: int | None = None) -> list[OutboxEntry]:
+        return await self.db.pending_announcements(table_id)
+
+    async def announcement_delivered(self, entry_id: int) -> None:
+        await self.db.announcement_delivered(entry_id)
 
     # --- idle players ------------------------------------------------------------------------------
 
     async def mark_warned(self, table_id: int, seat: int, version: int) -> bool:
-        """The idle player has been warned (once per turn); False when the turn has moved on."""
-        return await self._flag_idle_seat(table_id, seat, version, self.db.set_warned)
+        """The idle player is warned (once per turn); False when the turn has moved on."""
+        async with self.lock(table_id):
+            table = self.tables.get(table_id)
+            occupant = None if table is None else table.seats[seat]
+            if table is None or table.version != version or occupant is None or occupant.user_id is None:
+                return False
+            async with self.db.transaction():
+                await self.db.set_warned(table_id, seat, True)
+                await self._notice(
+                    table,
+                    "notice.idle_warning",
+                    mention=occupant.user_id,
+                    seconds=round(table.row.turn_seconds / 3),
+                )
+            await self._refresh(table)
+            return True
 
     async def take_over(self, table_id: int, seat: int, version: int) -> bool:
         """The idle player's seat is played by the AI until they click again."""
-        return await self._flag_idle_seat(table_id, seat, version, self.db.set_takeover)
-
-    async def _flag_idle_seat(
-        self, table_id: int, seat: int, version: int, set_flag: Callable[[int, int, bool], Awaitable[None]]
-    ) -> bool:
         async with self.lock(table_id):
             table = self.tables.get(table_id)
-            if table is None or table.version != version or table.seats[seat] is None:
+            occupant = None if table is None else table.seats[seat]
+            if table is None or table.version != version or occupant is None or occupant.user_id is None:
                 return False
-            await set_flag(table_id, seat, True)
+            async with self.db.transaction():
+                await self.db.set_takeover(table_id, seat, True)
+                await self._notice(table, "notice.taken_over", name=occupant.display_name)
             await self._refresh(table)
             return True
 
@@ -415,7 +583,8 @@ class TableService:
         async with self.lock(table_id):
             table = self.tables.get(table_id)
             seat = None if table is None else table.seat_of(user_id)
-            if table is None or seat is None or not table.seats[seat].ai_takeover:  # type: ignore[union-attr]
+            occupant = None if table is None or seat is None else table.seats[seat]
+            if table is None or seat is None or occupant is None or not occupant.ai_takeover:
                 return False
             async with self.db.transaction():
                 await self.db.set_takeover(table_id, seat, False)
@@ -423,23 +592,70 @@ class TableService:
             await self._refresh(table)
             return True
 
-    async def set_dm(self, table_id: int, seat: int, user_id: int, channel_id: int, message_id: int) -> bool:
-        """Remember the seat's hand message for this deal; False when ``user_id`` no longer holds the seat (they
-        left while it was being sent), so that the caller can tell them."""
+    async def export_record(self, table_id: int) -> dict[str, object]:
+        """The table's whole record in the export format (a set-aside table's deals are over, so its last
+        deal is included too)."""
+        return (await self.db.load_record(table_id)).to_export(include_unfinished=True)
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        return await self.db.get_guild_settings(guild_id)
+
+    # --- messages ------------------------------------------------------------------------------------
+
+    async def set_table_message(self, table: LiveTable, message_id: int) -> None:
+        async with self.lock(table.id):
+            async with self.db.transaction():
+                await self.db.set_table_message(table.id, message_id)
+            table.row = replace(table.row, table_message_id=message_id)
+
+    async def forget_dm(self, table_id: int, seat: int, message_id: int) -> None:
+        """The seat's hand message is gone: the next send puts up a new one."""
         async with self.lock(table_id):
             table = self.tables.get(table_id)
             occupant = None if table is None else table.seats[seat]
-            if table is None or occupant is None or occupant.user_id != user_id:
+            if table is None or occupant is None or occupant.dm_message_id != message_id:
+                return
+            async with self.db.transaction():
+                await self.db.set_dm_message(table_id, seat, None, None)
+            table.seats[seat] = replace(occupant, dm_channel_id=None, dm_message_id=None)
+
+    async def set_dm(
+        self, table_id: int, seat: int, user_id: int, deal_no: int, channel_id: int, message_id: int
+    ) -> bool:
+        """Remember the seat's hand message for deal ``deal_no``; False when ``user_id`` no longer holds the
+        seat or that deal is over (the caller then retires the message)."""
+        async with self.lock(table_id):
+            table = self.tables.get(table_id)
+            occupant = None if table is None else table.seats[seat]
+            if table is None or occupant is None or occupant.user_id != user_id or table.deal_no != deal_no:
                 return False
             await self.db.set_dm_message(table_id, seat, channel_id, message_id)
             table.seats[seat] = replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id)
             return True
 
-    async def set_dms_closed(self, table_id: int, seat: int) -> None:
-        table = self.tables.get(table_id)
-        if table is None:
-            return
-        await self.db.set_dms_closed(table_id, seat, True)
-        occupant = table.seats[seat]
-        if occupant is not None:
-            table.seats[seat] = replace(occupant, dms_closed=True)
+    async def set_dms_closed(self, table_id: int, seat: int, user_id: int) -> bool:
+        """The player's DMs are closed (at the deal's first send or on any later edit): their hand is shown
+        ephemerally in the channel from now on, and the channel is told once. False if nothing changed."""
+        async with self.lock(table_id):
+            table = self.tables.get(table_id)
+            occupant = None if table is None else table.seats[seat]
+            if table is None or occupant is None or occupant.user_id != user_id or occupant.dms_closed:
+                return False
+            async with self.db.transaction():
+                await self.db.set_dms_closed(table_id, seat, True)
+                await self.db.set_dm_message(table_id, seat, None, None)
+                await self._notice(table, "notice.dms_closed", mention=user_id)
+            await self._refresh(table)
+            return True
+
+
+class Dealt(NamedTuple):
+    """A deal stored inside a transaction, to be put in memory after the commit."""
+
+    state: engine.DealState
+    deal_no: int
+    dealer: int
+
+    def apply(self, table: LiveTable) -> None:
+        table.deal, table.deal_no = self.state, self.deal_no
+        table.add_log("log.new_deal", dealer=self.dealer)

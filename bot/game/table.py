@@ -23,6 +23,7 @@ class LiveTable:
     deal: DealState | None = None
     deal_no: int = -1
     log: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (catalogue key, values)
+    last_bummerl: ev.BummerlWon | None = None  # the Bummerl that the latest finished deal ended, if any
 
     @property
     def id(self) -> int:
@@ -64,14 +65,20 @@ def rules_of(row: TableRow) -> Ruleset:
     return engine.ruleset_from_json(json.loads(row.rules_json))
 
 
-def rebuild(row: TableRow, seats: list[SeatRow], record: TableRecord) -> LiveTable:
-    """Replay the stored record: every accepted action was legal when stored, so replay never fails."""
+def rebuild(row: TableRow, seats: list[SeatRow], record: TableRecord, *, up_to_deal: int | None = None) -> LiveTable:
+    """Replay the stored record (up to and including deal ``up_to_deal``, by default all of it).
+
+    Every accepted action was legal when stored; a record that no longer replays (a rule tightened, a manual
+    edit) raises the engine's error, and the caller sets that one table aside.
+    """
     rules = rules_of(row)
     by_seat: list[SeatRow | None] = [None] * 4
     for seat in seats:
         by_seat[seat.seat] = seat
     table = LiveTable(row, by_seat, rules, engine.new_match(rules, record.first_dealer))
     for deal in record.deals:
+        if up_to_deal is not None and deal.deal_no > up_to_deal:
+            break
         state = engine.new_deal(rules, table.match.next_dealer, deal.hands)
         for text in deal.actions:
             seat, action = engine.parse_action(text)
@@ -79,7 +86,7 @@ def rebuild(row: TableRow, seats: list[SeatRow], record: TableRecord) -> LiveTab
             log_events(table, events)
         table.deal, table.deal_no = state, deal.deal_no
         if state.result is not None:
-            table.match, _ = engine.score_deal(table.match, state.result)
+            table.match, table.last_bummerl = engine.score_deal(table.match, state.result)
     return table
 
 

@@ -29,7 +29,7 @@ from bot.i18n.translator import CHOICE_KEYS
 
 from . import presenter
 from .components import LeaderboardButton
-from .ids import GAME_VERBS, ButtonId, action_of
+from .ids import GAME_VERBS, TABLE_VERBS, ButtonId, action_of
 from .runtime import Runtime
 
 if TYPE_CHECKING:
@@ -72,14 +72,18 @@ class SchnapsenCog(
 
     def lang(self, interaction: Interaction) -> str:
         lang = language_for_locale(interaction.locale)
-        self.runtime.user_langs[interaction.user.id] = lang
+        self.runtime.remember_lang(interaction.user.id, lang)
         return lang
 
     def throttled(self, user_id: int) -> bool:
         """Too many clicks or commands in a short window (per user, so other tables are never starved)."""
         now = time.monotonic()
+        window = self.bot.settings.throttle_window
+        if len(self._recent) > 1000:  # forget people who have been quiet for a whole window
+            for quiet in [user for user, times in self._recent.items() if not times or now - times[-1] > window]:
+                del self._recent[quiet]
         recent = self._recent[user_id]
-        while recent and now - recent[0] > self.bot.settings.throttle_window:
+        while recent and now - recent[0] > window:
             recent.popleft()
         if len(recent) >= self.bot.settings.throttle_actions:
             return True
@@ -113,6 +117,8 @@ class SchnapsenCog(
         """Run a handler: user errors become ephemeral answers; anything else is logged with its context."""
         lang = self.lang(interaction)
         try:
+            if self.throttled(interaction.user.id):  # commands and buttons alike
+                raise UserError("error.slow_down")
             await work(lang)
         except UserError as err:
             await self.answer(interaction, self.error_text(lang, err))
@@ -157,7 +163,7 @@ class SchnapsenCog(
                 turn_seconds=turn_time or defaults.turn_seconds,
                 language=defaults.language or language_for_locale(interaction.guild_locale),
             )
-            await self.runtime.post_table_message(table)
+            self.runtime.refresh_table_message(table)  # posted (and retried) by the runtime
             await interaction.followup.send(t(lang, "reply.table_opened"), ephemeral=True)
 
         await self.guarded(interaction, work)
@@ -189,18 +195,17 @@ class SchnapsenCog(
             table = self.service.table_of_user(interaction.user.id)
             if table is None:
                 raise UserError("error.not_seated")
+            await interaction.response.defer(ephemeral=True, thinking=True)
             await self._leave(table, interaction.user.id)
             await self.answer(interaction, t(lang, "reply.left"))
 
         await self.guarded(interaction, work)
 
     async def _leave(self, table: LiveTable, user_id: int) -> None:
-        seat = table.seat_of(user_id)
-        before = table.seats[seat] if seat is not None else None
-        table = await self.service.leave(table.id, user_id)
-        if before is not None and before.dm_channel_id is not None and before.dm_message_id is not None:
+        table, before = await self.service.leave(table.id, user_id)
+        if before.dm_channel_id is not None and before.dm_message_id is not None:
             self.runtime.retire_hand(table, user_id, (before.dm_channel_id, before.dm_message_id))
-        await self.runtime.after_change(table)
+        self.runtime.after_change(table)
 
     @app_commands.command(name="start", description=_("Start the game (host); AI players fill empty seats"))
     @app_commands.guild_only()
@@ -214,9 +219,7 @@ class SchnapsenCog(
 
     async def _start(self, table: LiveTable, user_id: int) -> None:
         table = await self.service.start(table.id, user_id)
-        self.runtime.refresh_table_message(table)
-        await self.runtime.send_hands(table)
-        self.runtime.drive(table)
+        self.runtime.after_change(table)
 
     @app_commands.command(name="hand", description=_("Show your hand again (only you see it)"))
     async def hand(self, interaction: Interaction) -> None:
@@ -377,8 +380,6 @@ class SchnapsenCog(
 
     async def on_leaderboard_button(self, interaction: Interaction, sort: str, page: int) -> None:
         async def work(lang: str) -> None:
-            if self.throttled(interaction.user.id):
-                raise UserError("error.slow_down")
             embed, view = await self.leaderboard_page(interaction, lang, sort, page)
             await interaction.response.edit_message(embed=embed, view=view)
 
@@ -483,17 +484,27 @@ class SchnapsenCog(
 
     async def on_game_button(self, interaction: Interaction, button: ButtonId) -> None:
         async def work(lang: str) -> None:
-            if self.throttled(interaction.user.id):
-                raise UserError("error.slow_down")
             table = self.service.tables.get(button.table)
             if table is None:
                 raise UserError("error.table_gone")
+            self.check_place(interaction, table, button)
             if button.verb in GAME_VERBS:
                 await self._game_action(interaction, table, button, lang)
             else:
                 await self._table_button(interaction, table, button, lang)
 
         await self.guarded(interaction, work, custom_id=str(button))
+
+    def check_place(self, interaction: Interaction, table: LiveTable, button: ButtonId) -> None:
+        """A table's buttons act only where the table is: its own guild and channel, or (the hand's buttons)
+        the player's DM with the bot."""
+        if button.verb not in GAME_VERBS and button.verb not in TABLE_VERBS:
+            raise UserError("error.bad_button")
+        if interaction.guild_id is None:
+            if button.verb not in (*GAME_VERBS, "back"):
+                raise UserError("error.wrong_channel")
+        elif interaction.guild_id != table.row.guild_id or interaction.channel_id != table.row.channel_id:
+            raise UserError("error.wrong_channel")
 
     async def _game_action(
         self, interaction: Interaction, table: LiveTable, button: ButtonId, lang: str
@@ -506,9 +517,10 @@ class SchnapsenCog(
             raise UserError("error.not_a_player")
         from_ephemeral = bool(interaction.message and interaction.message.flags.ephemeral)
         await interaction.response.defer()
-        await self.service.reclaim(table.id, interaction.user.id)
+        if await self.service.reclaim(table.id, interaction.user.id):
+            self.runtime.turn_clock_reset(table)
         outcome = await self.service.act(table.id, seat, action, button.version, user_id=interaction.user.id)
-        await self.runtime.after_change(outcome.table, outcome)
+        self.runtime.after_change(outcome.table, outcome)
         if from_ephemeral:
             payload = await presenter.hand_payload(
                 outcome.table, seat, lang, self.runtime.where(outcome.table)
@@ -541,29 +553,23 @@ class SchnapsenCog(
                 await self._start(table, user.id)
             case "rematch":
                 await interaction.response.defer()
-                table = await self.service.rematch(table.id, user.id)
-                self.runtime.refresh_table_message(table)
-                await self.runtime.send_hands(table)
-                self.runtime.drive(table)
-            case "close" | "stop":
-                if (
-                    button.verb == "close"
-                    and table.seat_of(user.id) is None
-                    and not self.may_manage(interaction, table)
-                ):
+                table = await self.service.rematch(table.id, user.id, button.version)
+                self.runtime.after_change(table)
+            case "close":  # after a Bummerl, by a player (or a manager): only while it is over
+                if table.seat_of(user.id) is None and not self.may_manage(interaction, table):
                     raise UserError("error.not_a_player")
-                if button.verb == "stop" and not self.may_manage(interaction, table):
+                await interaction.response.defer()
+                self.runtime.after_change(await self.service.close(table.id, finished_at_version=button.version))
+            case "stop":  # the host's (or a manager's) confirmed /schnapsen stop: at any time
+                if not self.may_manage(interaction, table):
                     raise UserError("error.host_or_manager_only")
                 await interaction.response.defer()
-                closed = await self.service.close(table.id)
-                await self.runtime.announce_closed(
-                    closed,
-                    "notice.closed_by",
-                )
+                self.runtime.after_change(await self.service.close(table.id))
             case "back":
                 reclaimed = await self.service.reclaim(table.id, user.id)
                 await self.answer(interaction, t(lang, "reply.back" if reclaimed else "reply.not_taken_over"))
                 if reclaimed:
-                    await self.runtime.after_change(table)
+                    self.runtime.turn_clock_reset(table)
+                    self.runtime.after_change(table)
             case _:
                 raise UserError("error.bad_button")

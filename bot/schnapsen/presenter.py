@@ -343,10 +343,12 @@ def table_view(table: LiveTable, lang: str) -> discord.ui.View:
         )
     elif table.status == "finished":
         view.add_item(
-            _button(t(lang, "button.rematch"), ButtonId(table.id, 0, "rematch"), discord.ButtonStyle.success)
+            _button(
+                t(lang, "button.rematch"), ButtonId(table.id, table.version, "rematch"), discord.ButtonStyle.success
+            )
         )
         view.add_item(
-            _button(t(lang, "button.close"), ButtonId(table.id, 0, "close"), discord.ButtonStyle.danger)
+            _button(t(lang, "button.close"), ButtonId(table.id, table.version, "close"), discord.ButtonStyle.danger)
         )
     return view
 

@@ -25,7 +25,8 @@ DEFERRED = (5, 6)  # "thinking" and "update later": the visible answer comes as 
 
 
 def test_settings(db_path: Path, **changes: Any) -> Settings:
-    """No pacing: edits, AI moves and sweeps happen as fast as the tests can await them."""
+    """No pacing: edits, AI moves and sweeps happen as fast as the tests can await them. Commits need not
+    survive a power cut here (NORMAL saves an fsync per action)."""
     base = Settings(
         token="fake-token",
         database_path=str(db_path),
@@ -36,6 +37,7 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
         ai_budget_ms=20,
         ai_hard_cap_ms=500,
         throttle_actions=1000,
+        db_synchronous="NORMAL",
     )
     return dataclasses.replace(base, **changes)
 

@@ -24,11 +24,11 @@ CONTRACT_IDS = tuple(contract.id for contract in engine.Contract)
 
 def engine_rule_codes() -> set[str]:
     """The codes engine.apply can refuse an action with: every refusal anywhere, and the malformed-action
-    codes of the module that checks actions (record-parsing codes never reach a button)."""
+    codes of the modules that check actions (record-parsing codes never reach a button)."""
     codes = set()
     for path in (ROOT / "engine").glob("*.py"):
         refusals = {"IllegalAction", "NotYourTurn", "WrongPhase"}
-        if path.name == "rules.py":
+        if path.name in ("rules.py", "actions.py"):
             refusals.add("MalformedInput")
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (

@@ -19,6 +19,7 @@ from bot.game.table import LiveTable, log_events
 from bot.i18n import LANGUAGES, catalogue
 from bot.schnapsen import presenter
 from bot.schnapsen.cog import SchnapsenCog
+from bot.settings import Settings
 
 LOCALES = {
     "en": discord.Locale.british_english,
@@ -221,7 +222,7 @@ class Answer:
 async def test_the_rules_command_answers_in_the_players_language(lang, rules):
     table = SimpleNamespace(rules=rules)
     service = SimpleNamespace(table_in_channel=lambda channel_id: table)
-    bot = SimpleNamespace(service=service, settings=SimpleNamespace(edit_interval=1.0))
+    bot = SimpleNamespace(service=service, settings=Settings(token="unused"))
     cog = SchnapsenCog(bot)  # type: ignore[arg-type]
     interaction = SimpleNamespace(
         locale=LOCALES[lang],

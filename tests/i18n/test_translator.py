@@ -13,6 +13,7 @@ from discord.app_commands import TranslationContext, TranslationContextLocation,
 from bot.i18n import catalogue
 from bot.i18n.translator import CatalogueTranslator, key_for
 from bot.schnapsen.cog import SchnapsenCog
+from bot.settings import Settings
 
 TRANSLATED = {"de": discord.Locale.german, "nl": discord.Locale.dutch, "tr": discord.Locale.turkish}
 ENGLISH_LOCALES = ("en-US", "en-GB")
@@ -28,7 +29,7 @@ def valid_command_name(name: str) -> bool:
 @pytest.fixture
 async def synced_payload() -> dict[str, Any]:
     """The /schnapsen group as CommandTree.sync would send it, localisations included."""
-    bot = SimpleNamespace(service=None, settings=SimpleNamespace(edit_interval=1.0))
+    bot = SimpleNamespace(service=None, settings=Settings(token="unused"))
     cog = SchnapsenCog(bot)  # type: ignore[arg-type]
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     tree.add_command(cog.app_command)
