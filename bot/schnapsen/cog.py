@@ -121,7 +121,18 @@ class SchnapsenCog(
                 raise UserError("error.slow_down")
             await work(lang)
         except UserError as err:
-            await self.answer(interaction, self.error_text(lang, err))
+            try:
+                await self.answer(interaction, self.error_text(lang, err))
+            except discord.HTTPException as http_err:
+                # The interaction expired (10062) or was answered already (40060: an answer whose reply was
+                # lost): the refusal cannot be shown, and nothing else depends on it.
+                log.warning(
+                    "could not answer user=%s custom_id=%s with %s: %s",
+                    interaction.user.id,
+                    custom_id,
+                    err.key,
+                    http_err,
+                )
         except Exception:
             table = self.service.table_in_channel(interaction.channel_id or 0)
             log.exception(
