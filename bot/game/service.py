@@ -87,7 +87,12 @@ class TableService:
         return int(self.clock())
 
     def lock(self, table_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(table_id, asyncio.Lock())
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            if table_id in self.tables:  # a closed table's lock is not kept: everything on it is refused anyway
+                self._locks[table_id] = lock
+        return lock
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -182,11 +187,9 @@ class TableService:
         table.row, table.rules, table.seats = row, rules_of(row), by_seat
 
     def _forget(self, table_id: int) -> None:
-        """A closed table leaves memory (its lock too, once nobody waits on it)."""
+        """A closed table leaves memory, its lock too (whoever still waits on it finds the table gone)."""
         self.tables.pop(table_id, None)
-        lock = self._locks.get(table_id)
-        if lock is not None and not lock.locked():
-            del self._locks[table_id]
+        self._locks.pop(table_id, None)
 
     async def _notice(self, table: LiveTable, key: str, *, mention: int | None = None, **values: object) -> None:
         """Owe a notice in the table's channel (inside the caller's transaction)."""

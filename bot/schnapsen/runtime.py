@@ -54,6 +54,7 @@ class Runtime:
         self._wake: dict[int, asyncio.Event] = {}  # table id -> set when its driver should look again
         self._turn_clock: dict[int, tuple[int, float]] = {}  # table id -> (version, when that turn began)
         self._deal_ends: OrderedDict[tuple[int, int], LiveTable] = OrderedDict()
+        self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
 
     # --- languages -----------------------------------------------------------------------------------
 
@@ -206,6 +207,11 @@ class Runtime:
         now_there = table.seats[seat]
         if now_there is None or now_there.user_id != user_id or table.deal_no != deal_no:
             return  # they left, or the deal ended, while it was drawn: the next request sees the new state
+        attempt = (table.id, deal_no, seat)
+        # A send repeated after a lost answer may get back the message an earlier attempt created (same
+        # nonce), showing that attempt's older position: then it is edited to the present, not trusted.
+        repeated = attempt in self._sends_tried
+        self._sends_tried.add(attempt)
         try:
             channel = await self.bot.create_dm(discord.Object(user_id))
             # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
@@ -215,10 +221,13 @@ class Runtime:
         except discord.Forbidden as err:
             if err.code != DMS_CLOSED:
                 raise
+            self._sends_tried.discard(attempt)
             await self._dms_closed(table, seat, user_id)
             return
-        self._hand_images[message.id] = hash(payload.images.get("hand.png"))
-        self._hand_shown[message.id] = shown
+        self._sends_tried.discard(attempt)
+        if not repeated:
+            self._hand_images[message.id] = hash(payload.images.get("hand.png"))
+            self._hand_shown[message.id] = shown
         self._messages_of.setdefault(table.id, set()).add(message.id)
         if not await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id):
             if table.deal_no == deal_no:  # they left meanwhile
@@ -344,6 +353,7 @@ class Runtime:
             self._forget_hand(message_id)
         for key in [key for key in self._deal_ends if key[0] == table_id]:
             del self._deal_ends[key]
+        self._sends_tried = {attempt for attempt in self._sends_tried if attempt[0] != table_id}
 
     # --- AI moves and idle players ----------------------------------------------------------------------
 

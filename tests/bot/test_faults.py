@@ -1,0 +1,414 @@
+"""The bot under faults: Discord answering 503, storage failing for a while, a stalled table, a crash between
+a deal's end and the next deal, a table that no longer replays, closed DMs mid-deal. Every table moves on by
+itself once the fault clears, and what a change must announce arrives exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sqlite3
+from typing import Any
+
+import pytest
+
+from bot.client import SchnapsenBot
+from tests.bot.harness import Table, ephemeral_reply, reply_to, with_button
+from tests.bot.test_play import DMS_CLOSED_NOTICE
+from tests.fakediscord import FakeDiscord
+
+FAST_RETRIES = {"retry_first": 0.02, "retry_max": 0.1}
+RESULT_FILE = "result.png"
+
+
+@pytest.fixture
+def world(world: Table) -> Table:
+    world.settings = world.settings.__class__(**{**_fields(world.settings), **FAST_RETRIES})
+    return world
+
+
+def _fields(settings: Any) -> dict[str, Any]:
+    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+
+
+def runtime_of(bot: SchnapsenBot) -> Any:
+    cog = bot.get_cog("schnapsen")
+    assert cog is not None
+    return cog.runtime  # type: ignore[attr-defined]
+
+
+def table_errors(caplog: pytest.LogCaptureFixture, table_id: int) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and f"table {table_id}" in r.getMessage()]
+
+
+def unsupervised_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """ERROR records that no supervisor of the bot wrote: exceptions that escaped."""
+    return [
+        f"{r.name}: {r.getMessage()}"
+        for r in caplog.records
+        if r.levelno >= logging.ERROR and not r.name.startswith("bot.")
+    ]
+
+
+async def settled(bot: SchnapsenBot) -> None:
+    """Every announcement, edit and hand send that was asked for has run, and nothing is owed."""
+    runtime = runtime_of(bot)
+    await runtime.jobs.drain(timeout=10)
+    await runtime.edits.drain(timeout=10)
+    assert await bot.service.pending_announcements() == []
+
+
+def results_of(world: Table, table_id: int, deal_no: int) -> int:
+    return len(world.channel.messages_with_nonce(f"r{table_id}.{deal_no}"))
+
+
+def result_messages(world: Table) -> int:
+    return sum(RESULT_FILE in m.filenames for m in world.channel.messages)
+
+
+@contextlib.contextmanager
+def failing_action_writes(bot: SchnapsenBot, times: int) -> Any:
+    """The next ``times`` writes of an action fail as on a full disk; then storage works again."""
+    real = bot.db.append_action
+    failed = []
+
+    async def append_action(*args: Any, **kwargs: Any) -> int:
+        if len(failed) < times:
+            failed.append(args)
+            raise sqlite3.OperationalError("database or disk is full")
+        return await real(*args, **kwargs)
+
+    bot.db.append_action = append_action  # type: ignore[method-assign]
+    try:
+        yield failed
+    finally:
+        bot.db.append_action = real  # type: ignore[method-assign]
+
+
+async def test_503s_on_posts_and_edits_are_retried_and_every_result_arrives_once(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=3)
+    # discord.py gives a 503 straight back to the caller; half of them arrive after the post took effect.
+    posts = fake_discord.random_faults(
+        "POST", "/channels/*/messages", probability=0.35, statuses=(503,), applied_fraction=0.5, seed=3
+    )
+    edits = fake_discord.random_faults("PATCH", "/channels/*/messages/*", probability=0.35, statuses=(503,), seed=4)
+    await world.play([alice], timeout=30)
+    assert table.status == "finished"
+    await settled(bot)
+    assert posts.fired and edits.fired, "the faults were injected"
+    deals = table.deal_no + 1  # deals are numbered from 0
+    assert [results_of(world, table.id, deal) for deal in range(deals)] == [1] * deals
+    assert result_messages(world) == deals, "a result retried after it took effect is still shown once"
+    dms = fake_discord.dm_channel(alice)
+    assert dms is not None
+    assert [len(dms.messages_with_nonce(f"h{table.id}.{deal}.0")) for deal in range(deals)] == [1] * deals
+    assert table_errors(caplog, table.id), "every failure is logged at ERROR with the table id"
+    assert unsupervised_errors(caplog) == []
+
+
+async def test_an_ai_move_whose_write_fails_is_retried_and_the_table_resumes(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], start=False, target=3)
+    gate, waiting = asyncio.Event(), asyncio.Event()
+    decide = bot.ai.decide
+
+    async def held_decide(*args: Any, **kwargs: Any) -> Any:
+        waiting.set()
+        await fake_discord.changed()  # wake the test's wait_for, which looks again on the fake's events
+        await gate.wait()
+        return await decide(*args, **kwargs)
+
+    bot.ai.decide = held_decide  # type: ignore[method-assign]
+    start = await fake_discord.click(alice, await world.table_message(), label="Start")
+    await start.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="the game to start")
+    await world.play([alice], until=lambda t: waiting.is_set())
+    version = table.version
+    with failing_action_writes(bot, times=4) as failed:
+        gate.set()
+        await fake_discord.wait_for(lambda: table.version > version, timeout=10, what="the AI move")
+    assert len(failed) == 4
+    errors = table_errors(caplog, table.id)
+    assert len([e for e in errors if "drive" in e]) >= 4, errors
+    await world.play([alice], timeout=30)
+    assert table.status == "finished"
+    assert unsupervised_errors(caplog) == []
+
+
+async def test_a_worker_that_raises_still_gives_the_table_a_move(fake_discord: FakeDiscord, world: Table) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    worker = bot.ai._worker
+    assert worker is not None
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the worker pool is gone")
+
+    worker.decide = broken  # type: ignore[method-assign]
+    table = await world.open_table(alice, [None, None, None], target=2)
+    await world.play([alice], timeout=30)
+    assert table.status == "finished"
+
+
+async def test_a_stalled_table_is_noticed_by_the_watchdog_and_moves_on(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    runtime = runtime_of(bot)
+    table = await world.open_table(alice, [None, None, None], start=False, target=2)
+    lost, wakers = asyncio.Event(), []
+    drive = runtime.drive
+
+    def lose(table: Any) -> None:  # a scheduling bug: the table's driver is never started
+        lost.set()
+        wakers.append(asyncio.ensure_future(fake_discord.changed()))
+
+    runtime.drive = lose
+    start = await fake_discord.click(alice, await world.table_message(), label="Start")
+    await start.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="the game to start")
+    await world.play([alice], until=lambda t: lost.is_set() and t.is_ai_turn())
+    version = table.version
+    runtime.drive = drive
+    await runtime.watch()
+    await fake_discord.wait_for(lambda: table.version > version, what="the AI seat to move")
+    assert any("nothing was scheduled" in e for e in table_errors(caplog, table.id))
+    await world.play([alice], timeout=30)
+    assert table.status == "finished"
+
+
+async def delete_next_deal(world: Table, table_id: int) -> int:
+    """What an older version left after a crash: the last deal finished, the next one never stored."""
+    assert world.bot is not None
+    db = world.bot.db
+    rows = await db._fetch_all("SELECT deal_no FROM deals WHERE table_id = ? ORDER BY deal_no DESC", (table_id,))
+    newest = rows[0]["deal_no"]
+    async with db.transaction():
+        await db._execute("DELETE FROM actions WHERE table_id = ? AND deal_no = ?", (table_id, newest))
+        await db._execute("DELETE FROM deals WHERE table_id = ? AND deal_no = ?", (table_id, newest))
+        await db._execute("DELETE FROM outbox WHERE table_id = ?", (table_id,))
+    return newest
+
+
+async def test_a_table_stored_between_a_deals_end_and_the_next_deal_is_repaired_on_start(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice = world.add_player("alice")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None])  # to 24: no deal can end the Bummerl here
+    await world.play([alice], until=lambda t: t.deal_no >= 1)
+    await world.stop_bot()
+    await world.start_bot()
+    assert (await world.stored(table.id)).row.status == "playing"
+    missing = await delete_next_deal(world, table.id)
+    await world.stop_bot()
+    # The deleted deal's DMs were sent; in the crash they stand for they never were. Discord remembers a
+    # nonce for minutes only: let the fake forget them, so the repaired deal's DMs are new messages.
+    fake_discord.nonce_window = 0.0
+
+    bot = await world.start_bot()
+    repaired = bot.service.tables[table.id]
+    assert repaired.deal_no == missing and repaired.deal is not None and not repaired.deal.finished
+    await world.play([alice], timeout=30)
+    assert world.live.status == "finished"
+
+
+async def test_a_finished_bummerl_stored_as_playing_is_marked_finished_on_start(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice = world.add_player("alice")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=2)
+    await world.play([alice], timeout=30)
+    assert world.bot is not None
+    await settled(world.bot)
+    async with world.bot.db.transaction():
+        await world.bot.db._execute("UPDATE game_tables SET status = 'playing' WHERE id = ?", (table.id,))
+    await world.stop_bot()
+    bot = await world.start_bot()
+    assert bot.service.tables[table.id].status == "finished"
+    rematch = await fake_discord.click(
+        alice, await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch"
+    )
+    await rematch.wait_response()
+    await fake_discord.wait_for(lambda: world.live.status == "playing", what="the rematch")
+
+
+async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_served(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    other_channel = world.guild.add_text_channel("second-table")
+    await world.start_bot()
+    await world.no_ai_delay()
+    broken = await world.open_table(alice, [None, None, None], target=5)
+    await world.play([alice], until=lambda t: len(t.log) >= 3)
+    opened = await fake_discord.slash(bob, other_channel, "schnapsen", "new")
+    await reply_to(opened)
+    assert world.bot is not None
+    healthy_id = next(t.id for t in world.bot.service.tables.values() if t.row.channel_id == other_channel.id)
+    async with world.bot.db.transaction():  # a manual edit (or a rule tightened since): the record is illegal
+        await world.bot.db._execute(
+            "UPDATE actions SET action = 'N play XX' WHERE table_id = ? AND seq = 1", (broken.id,)
+        )
+    await world.stop_bot()
+
+    bot = await world.start_bot()
+    assert broken.id not in bot.service.tables and healthy_id in bot.service.tables
+    notice = await fake_discord.wait_for(
+        lambda: next((m for m in world.channel.messages if f"Table {broken.id} could not be restored" in m.content), None),
+        what="the set-aside notice",
+    )
+    record = json.loads(notice.attachment(f"schnapsen-table-{broken.id}.json").data)
+    assert record["deals"], "the record is attached as the export gives it"
+    assert (await world.stored(broken.id)).row.status == "closed"
+    assert any("does not replay" in e for e in table_errors(caplog, broken.id))
+    # The other table is served, and the first channel can open a new table.
+    sit = await fake_discord.click(alice, other_channel.last_message, label="Sit East")
+    await sit.wait_response()
+    await fake_discord.wait_for(lambda: bot.service.tables[healthy_id].seats[1] is not None, what="alice's seat")
+    carl = world.add_player("carl")
+    await world.command(carl, "new")
+    assert world.live.id not in (broken.id, healthy_id)
+
+
+async def test_a_result_stored_but_not_posted_before_a_stop_is_posted_once_after_the_restart(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=5)
+    outage = fake_discord.fail_next("POST", f"/channels/{world.channel.id}/messages", status=503, times=10_000)
+    await world.play([alice], until=lambda t: t.deal_no == 1)
+    assert results_of(world, table.id, 0) == 0
+    assert await bot.service.pending_announcements(table.id), "the result is owed"
+    await world.stop_bot()
+    fake_discord.faults.remove(outage)
+
+    await world.start_bot()
+    await fake_discord.wait_for(lambda: results_of(world, table.id, 0) == 1, what="the owed result")
+    assert world.bot is not None
+    await settled(world.bot)
+    assert results_of(world, table.id, 0) == 1
+    assert result_messages(world) == 1
+
+
+async def test_closing_dms_mid_deal_switches_to_the_ephemeral_hand_at_once(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [bob, None, None], target=3)
+    await world.play([alice, bob], until=lambda t: len(t.log) >= 2)
+    deal_no = table.deal_no
+    fake_discord.close_dms(bob)
+    await world.play(
+        [alice], until=lambda t: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()) or t.deal_no > deal_no,
+        timeout=30,
+    )
+    assert table.deal_no == deal_no, "the switch comes with the first edit that fails, not at the next deal"
+    seat = bot.service.tables[table.id].seats[1]
+    assert seat is not None and seat.dms_closed
+    await world.play([alice, bob], timeout=30)
+    assert table.status == "finished"
+
+
+async def test_close_works_only_on_a_finished_table_and_only_from_its_newest_message(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [bob, None, None], target=2)
+    close_now = f"bs:{table.id}:{table.version}:close:"
+    forged = await fake_discord.click(bob, with_button(await world.table_message(), close_now), close_now)
+    assert "only after its Bummerl" in await ephemeral_reply(forged)
+    assert (await world.stored(table.id)).row.status == "playing"
+
+    await world.play([alice, bob], timeout=30)
+    finished = await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons))
+    close = finished.button("Close table")
+    rematch = await fake_discord.click(bob, finished, label="Rematch")
+    await rematch.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch")
+    late_close = await fake_discord.click(alice, finished, close["custom_id"])  # pressed with the Rematch
+    assert "only after its Bummerl" in await ephemeral_reply(late_close)
+    assert (await world.stored(table.id)).row.status == "playing"
+
+
+async def test_a_host_who_leaves_hands_the_table_to_the_next_person(fake_discord: FakeDiscord, world: Table) -> None:
+    anna, bert = world.add_player("anna"), world.add_player("bert")
+    await world.start_bot()
+    table = await world.open_table(anna, [bert], start=False)
+    leave = await world.command(anna, "leave")
+    assert leave.response.type in (4, 5)
+    await fake_discord.wait_for(lambda: "bert is the host now." in world.channel_texts(), what="the handover")
+    assert table.row.host_id == bert.id
+    start = await fake_discord.click(bert, await world.table_message(), label="Start")
+    await start.wait_response()
+    await fake_discord.wait_for(lambda: table.status == "playing", what="bert starting the game")
+
+
+async def test_nobody_is_pinged_by_a_players_name(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    everyone = world.add_player("@everyone")
+    await world.start_bot()
+    await world.no_ai_delay()
+    await world.open_table(everyone, [None, None, None], turn_seconds=1, target=2)
+    await fake_discord.wait_for(
+        lambda: world.live.seats[0] is not None and world.live.seats[0].ai_takeover, timeout=10, what="the take-over"
+    )
+    posts = fake_discord.requests_to("POST", f"/channels/{world.channel.id}/messages")
+    assert posts
+    for request in posts:
+        allowed = request.payload.get("allowed_mentions")
+        assert allowed is not None and allowed.get("parse") == [], request.payload
+        assert set(allowed.get("users", [])) <= {str(everyone.id), everyone.id}
+
+
+async def test_slash_commands_are_throttled_like_buttons(fake_discord: FakeDiscord, world: Table) -> None:
+    world.settings = world.settings.__class__(**{**_fields(world.settings), "throttle_actions": 3})
+    flooder = world.add_player("flooder")
+    await world.start_bot()
+    answers = []
+    for _ in range(6):
+        interaction = await fake_discord.slash(flooder, world.channel, "schnapsen", "rules")
+        answers.append(await ephemeral_reply(interaction))
+    assert ["Slow down" in answer for answer in answers] == [False] * 3 + [True] * 3, answers
+
+
+async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: FakeDiscord, world: Table) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=5)
+    await world.play([alice], until=lambda t: len(t.log) >= 3)
+    stop = await world.command(alice, "stop")
+    confirm = await fake_discord.click(alice, stop.original, label="Yes, close the table")
+    await confirm.wait_response()
+    await fake_discord.wait_for(lambda: table.id not in bot.service.tables, what="the table to close")
+    await settled(bot)
+    runtime = runtime_of(bot)
+    assert table.id not in bot.service._locks
+    assert not [key for key in runtime.jobs.running() + runtime.edits.running() if key[1] == table.id]
+    assert table.id not in runtime._wake and table.id not in runtime._turn_clock
+    assert table.id not in runtime._messages_of
+    assert not [key for key in runtime._deal_ends if key[0] == table.id]
