@@ -4,8 +4,10 @@ person would (type a command, read the DM, press a button)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,28 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
         db_synchronous="NORMAL",
     )
     return dataclasses.replace(base, **changes)
+
+
+def wake_on_changes(bot: SchnapsenBot, fake: FakeDiscord) -> None:
+    """Tests wait for the bot's tables too (a status, a version, a stored DM id), and ``fake.wait_for``
+    looks again only when the fake sees a request: after every call of the table service, it is told to look
+    again, so that a change followed by no request is not missed."""
+    service = bot.service
+    for name in dir(service):
+        method = getattr(service, name)
+        if not name.startswith("_") and inspect.iscoroutinefunction(method):
+            setattr(service, name, _waking(method, fake))
+
+
+def _waking(method: Callable[..., Awaitable[Any]], fake: FakeDiscord) -> Callable[..., Awaitable[Any]]:
+    @functools.wraps(method)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(*args, **kwargs)
+        finally:
+            await fake.changed()
+
+    return call
 
 
 def game_buttons(message: FakeMessage, *, enabled_only: bool = True) -> list[dict[str, Any]]:
@@ -143,6 +167,7 @@ class Table:
     async def start_bot(self) -> SchnapsenBot:
         self.bot = SchnapsenBot(self.settings)
         await self.fake.start_client(self.bot)
+        wake_on_changes(self.bot, self.fake)
         return self.bot
 
     async def stop_bot(self) -> None:

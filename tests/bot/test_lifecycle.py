@@ -88,7 +88,7 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
         lambda: any(away in text for text in world.channel_texts()), timeout=10, what="the AI to take over"
     )
     await fake_discord.wait_for(lambda: table.version != version, timeout=10, what="the AI to play for alice")
-    assert await north_actions() == acted + 1
+    assert await north_actions() > acted  # (it may have played for her again meanwhile)
     assert sum(warning in text for text in world.channel_texts()) == 1, "warned once"
     assert sum(away in text for text in world.channel_texts()) == 1
 
