@@ -90,12 +90,17 @@ class SchnapsenCog(
         recent.append(now)
         return False
 
-    async def answer(self, interaction: Interaction, text: str, **kwargs: Any) -> None:
+    async def answer(self, interaction: Interaction, text: str | None = None, **kwargs: Any) -> None:
         """An ephemeral answer, whether or not the interaction was deferred already."""
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True, **kwargs)
         else:
             await interaction.response.send_message(text, ephemeral=True, **kwargs)
+
+    @staticmethod
+    async def thinking(interaction: Interaction) -> None:
+        """Acknowledge before work that waits on storage: Discord's three seconds never depend on a busy disk."""
+        await interaction.response.defer(ephemeral=True, thinking=True)
 
     def error_text(self, lang: str, err: UserError) -> str:
         try:
@@ -186,6 +191,7 @@ class SchnapsenCog(
     async def join(self, interaction: Interaction, seat: str | None = None) -> None:
         async def work(lang: str) -> None:
             table = self.table_here(interaction)
+            await self.thinking(interaction)
             await self.service.take_seat(
                 table.id,
                 interaction.user.id,
@@ -255,6 +261,7 @@ class SchnapsenCog(
     @app_commands.guild_only()
     async def score(self, interaction: Interaction) -> None:
         async def work(lang: str) -> None:
+            await self.thinking(interaction)
             embed = discord.Embed(title=t(lang, "score.title"), colour=0xF9A825)
             table = self.service.table_in_channel(interaction.channel_id or 0)
             if table is not None and table.status != "lobby":
@@ -300,7 +307,7 @@ class SchnapsenCog(
                     embed.add_field(name=t(lang, "score.your_tallies"), value="\n".join(lines), inline=False)
             if not embed.fields:
                 embed.description = t(lang, "score.nothing_yet")
-            await interaction.response.send_message(embed=embed, ephemeral=True)
+            await self.answer(interaction, embed=embed)
 
         await self.guarded(interaction, work)
 
@@ -341,8 +348,9 @@ class SchnapsenCog(
     @app_commands.guild_only()
     async def leaderboard(self, interaction: Interaction, sort: str = "bummerl") -> None:
         async def work(lang: str) -> None:
+            await self.thinking(interaction)
             embed, view = await self.leaderboard_page(interaction, lang, sort, 0)
-            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+            await self.answer(interaction, embed=embed, view=view)
 
         await self.guarded(interaction, work)
 
@@ -391,8 +399,9 @@ class SchnapsenCog(
 
     async def on_leaderboard_button(self, interaction: Interaction, sort: str, page: int) -> None:
         async def work(lang: str) -> None:
+            await interaction.response.defer()  # the page is read from storage: acknowledge first
             embed, view = await self.leaderboard_page(interaction, lang, sort, page)
-            await interaction.response.edit_message(embed=embed, view=view)
+            await interaction.edit_original_response(embed=embed, view=view)
 
         await self.guarded(interaction, work, custom_id=f"bslb:{sort}:{page}")
 
@@ -424,13 +433,12 @@ class SchnapsenCog(
     async def export(self, interaction: Interaction) -> None:
         async def work(lang: str) -> None:
             table = self.table_here(interaction)
+            await self.thinking(interaction)
             record = await self.service.db.load_record(table.id)
             exported = record.to_export(include_unfinished=False)  # a running deal's hands stay hidden
             data = json.dumps(exported, indent=2, ensure_ascii=False)
             file = discord.File(io.BytesIO(data.encode()), filename=f"schnapsen-table-{table.id}.json")
-            await interaction.response.send_message(
-                t(lang, "reply.export", deals=len(exported["deals"])), file=file, ephemeral=True
-            )
+            await self.answer(interaction, t(lang, "reply.export", deals=len(exported["deals"])), file=file)
 
         await self.guarded(interaction, work)
 
@@ -462,6 +470,7 @@ class SchnapsenCog(
             if not (interaction.permissions and interaction.permissions.manage_guild):
                 raise UserError("error.manager_only")
             assert interaction.guild_id is not None
+            await self.thinking(interaction)
             current = await self.service.db.get_guild_settings(interaction.guild_id)
             updated = GuildSettings(
                 guild_id=interaction.guild_id,

@@ -412,3 +412,51 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
     assert table.id not in runtime._wake and table.id not in runtime._turn_clock
     assert table.id not in runtime._messages_of
     assert not [key for key in runtime._deal_ends if key[0] == table.id]
+
+
+@contextlib.contextmanager
+def stalled_reads(bot: SchnapsenBot, *names: str) -> Any:
+    """Storage that answers only when the test lets it (a disk busy with a backup, a write lock held)."""
+    release = asyncio.Event()
+    originals = {name: getattr(bot.db, name) for name in names}
+
+    def held(read: Any) -> Any:
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            await release.wait()
+            return await read(*args, **kwargs)
+
+        return call
+
+    for name, read in originals.items():
+        setattr(bot.db, name, held(read))
+    try:
+        yield release
+    finally:
+        release.set()
+        for name, read in originals.items():
+            setattr(bot.db, name, read)
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        (("score",), ("get_tally", "tallies_of_pair")),
+        (("leaderboard",), ("leaderboard", "rank_of")),
+        (("export",), ("load_record",)),
+        (("settings",), ("get_guild_settings",)),
+        (("join",), ("take_seat",)),
+    ],
+)
+async def test_commands_that_wait_on_storage_are_acknowledged_first(
+    fake_discord: FakeDiscord, world: Table, command: tuple[str, ...], reads: tuple[str, ...]
+) -> None:
+    host, guest = world.add_player("host"), world.add_player("guest")
+    bot = await world.start_bot()
+    await world.open_table(host, [], start=False)
+    with stalled_reads(bot, *reads) as release:
+        user = world.admin if command == ("settings",) else guest
+        interaction = await fake_discord.slash(user, world.channel, "schnapsen", *command)
+        response = await interaction.wait_response()
+        assert response.type == 5, "deferred while storage has not answered yet"
+        release.set()
+        assert (await reply_to(interaction)).ephemeral
