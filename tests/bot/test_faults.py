@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.client import SchnapsenBot
-from tests.bot.harness import Table, ephemeral_reply, reply_to, with_button
+from tests.bot.harness import Table, as_shown, ephemeral_reply, reply_to, with_button
 from tests.bot.test_play import DMS_CLOSED_NOTICE
 from tests.fakediscord import FakeDiscord
 
@@ -460,3 +460,21 @@ async def test_commands_that_wait_on_storage_are_acknowledged_first(
         assert response.type == 5, "deferred while storage has not answered yet"
         release.set()
         assert (await reply_to(interaction)).ephemeral
+
+
+async def test_a_tables_button_used_from_another_channel_changes_nothing(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    anna, bert = world.add_player("anna"), world.add_player("bert")
+    elsewhere = world.guild.add_text_channel("elsewhere")
+    await world.start_bot()
+    table = await world.open_table(anna, [], start=False)
+    lobby = await world.table_message()
+    moved = as_shown(lobby, lobby.components)
+    moved.channel = elsewhere  # a client that replays the lobby's Start in another channel
+    click = await fake_discord.click(anna, moved, label="Start")
+    assert "another channel" in await ephemeral_reply(click)
+    sit = await fake_discord.click(bert, moved, label="Sit East")
+    assert "another channel" in await ephemeral_reply(sit)
+    stored = await world.stored(table.id)
+    assert stored.row.status == "lobby" and [s.user_id for s in stored.seats] == [anna.id]
