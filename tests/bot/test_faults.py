@@ -478,3 +478,23 @@ async def test_a_tables_button_used_from_another_channel_changes_nothing(
     assert "another channel" in await ephemeral_reply(sit)
     stored = await world.stored(table.id)
     assert stored.row.status == "lobby" and [s.user_id for s in stored.seats] == [anna.id]
+
+
+async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDiscord, world: Table) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=5)
+    await world.play([alice], until=lambda t: len(t.log) >= 3)
+    stop = await world.command(alice, "stop")
+    confirm = await fake_discord.click(alice, stop.original, label="Yes, close the table")
+    await confirm.wait_response()
+    await fake_discord.wait_for(lambda: table.id not in bot.service.tables, what="the table to close")
+    assert await world.action_count(table.id) > 0
+    await bot._prune_old_action_logs()
+    assert await world.action_count(table.id) > 0, "closed just now: kept"
+    async with bot.db.transaction():  # closed 91 days ago
+        await bot.db._execute("UPDATE game_tables SET updated_at = updated_at - 91 * 86400 WHERE id = ?", (table.id,))
+    await bot._prune_old_action_logs()
+    assert await world.action_count(table.id) == 0
+    assert (await world.stored(table.id)).row.status == "closed"
