@@ -12,7 +12,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -552,32 +552,39 @@ class TableService:
 
     async def mark_warned(self, table_id: int, seat: int, version: int) -> bool:
         """The idle player is warned (once per turn); False when the turn has moved on."""
-        async with self.lock(table_id):
-            table = self.tables.get(table_id)
-            occupant = None if table is None else table.seats[seat]
-            if table is None or table.version != version or occupant is None or occupant.user_id is None:
-                return False
-            async with self.db.transaction():
-                await self.db.set_warned(table_id, seat, True)
-                await self._notice(
-                    table,
-                    "notice.idle_warning",
-                    mention=occupant.user_id,
-                    seconds=round(table.row.turn_seconds / 3),
-                )
-            await self._refresh(table)
-            return True
+
+        async def warn(table: LiveTable, occupant: SeatRow) -> None:
+            await self.db.set_warned(table_id, seat, True)
+            seconds = round(table.row.turn_seconds / 3)
+            await self._notice(table, "notice.idle_warning", mention=occupant.user_id, seconds=seconds)
+
+        return await self._while_idle(table_id, seat, version, warn)
 
     async def take_over(self, table_id: int, seat: int, version: int) -> bool:
         """The idle player's seat is played by the AI until they click again."""
+
+        async def replace_by_ai(table: LiveTable, occupant: SeatRow) -> None:
+            await self.db.set_takeover(table_id, seat, True)
+            await self._notice(table, "notice.taken_over", name=occupant.display_name)
+
+        return await self._while_idle(table_id, seat, version, replace_by_ai)
+
+    async def _while_idle(
+        self,
+        table_id: int,
+        seat: int,
+        version: int,
+        write: Callable[[LiveTable, SeatRow], Awaitable[None]],
+    ) -> bool:
+        """Store ``write`` for a person still to act at ``version``; False (nothing written) when the turn
+        has moved on or the seat holds nobody."""
         async with self.lock(table_id):
             table = self.tables.get(table_id)
             occupant = None if table is None else table.seats[seat]
             if table is None or table.version != version or occupant is None or occupant.user_id is None:
                 return False
             async with self.db.transaction():
-                await self.db.set_takeover(table_id, seat, True)
-                await self._notice(table, "notice.taken_over", name=occupant.display_name)
+                await write(table, occupant)
             await self._refresh(table)
             return True
 

@@ -16,7 +16,7 @@ import pytest
 from bot.client import SchnapsenBot
 from tests.bot.harness import Table, as_shown, ephemeral_reply, reply_to, with_button
 from tests.bot.test_play import DMS_CLOSED_NOTICE
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, FakeUser
 
 FAST_RETRIES = {"retry_first": 0.02, "retry_max": 0.1}
 RESULT_FILE = "result.png"
@@ -57,6 +57,16 @@ async def settled(bot: SchnapsenBot) -> None:
     await runtime.jobs.drain(timeout=10)
     await runtime.edits.drain(timeout=10)
     assert await bot.service.pending_announcements() == []
+
+
+async def stop_table(world: Table, host: FakeUser, table_id: int) -> None:
+    """The host closes the table with /schnapsen stop and its confirmation."""
+    assert world.bot is not None
+    service = world.bot.service
+    stop = await world.command(host, "stop")
+    confirm = await world.fake.click(host, stop.original, label="Yes, close the table")
+    await confirm.wait_response()
+    await world.fake.wait_for(lambda: table_id not in service.tables, what="the table to close")
 
 
 def results_of(world: Table, table_id: int, deal_no: int) -> int:
@@ -401,10 +411,7 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
     await world.no_ai_delay()
     table = await world.open_table(alice, [None, None, None], target=5)
     await world.play([alice], until=lambda t: len(t.log) >= 3)
-    stop = await world.command(alice, "stop")
-    confirm = await fake_discord.click(alice, stop.original, label="Yes, close the table")
-    await confirm.wait_response()
-    await fake_discord.wait_for(lambda: table.id not in bot.service.tables, what="the table to close")
+    await stop_table(world, alice, table.id)
     await settled(bot)
     runtime = runtime_of(bot)
     assert table.id not in bot.service._locks
@@ -486,10 +493,7 @@ async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDi
     await world.no_ai_delay()
     table = await world.open_table(alice, [None, None, None], target=5)
     await world.play([alice], until=lambda t: len(t.log) >= 3)
-    stop = await world.command(alice, "stop")
-    confirm = await fake_discord.click(alice, stop.original, label="Yes, close the table")
-    await confirm.wait_response()
-    await fake_discord.wait_for(lambda: table.id not in bot.service.tables, what="the table to close")
+    await stop_table(world, alice, table.id)
     assert await world.action_count(table.id) > 0
     await bot._prune_old_action_logs()
     assert await world.action_count(table.id) > 0, "closed just now: kept"
