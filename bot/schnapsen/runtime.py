@@ -224,12 +224,15 @@ class Runtime:
             self._sends_tried.discard(attempt)
             await self._dms_closed(table, seat, user_id)
             return
-        self._sends_tried.discard(attempt)
         if not repeated:
             self._hand_images[message.id] = hash(payload.images.get("hand.png"))
             self._hand_shown[message.id] = shown
         self._messages_of.setdefault(table.id, set()).add(message.id)
-        if not await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id):
+        # The attempt counts as tried until its message is stored: a send repeated after the store failed
+        # gets back this message (same nonce), still showing the position it was sent at.
+        stored = await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        self._sends_tried.discard(attempt)
+        if not stored:
             if table.deal_no == deal_no:  # they left meanwhile
                 self.retire_hand(table, user_id, (message.channel.id, message.id))
             return
@@ -342,6 +345,12 @@ class Runtime:
 
     def resume(self, table: LiveTable) -> None:
         """After a restart: show every table as it stands and pick up where it stopped."""
+        if table.status == "playing" and table.deal is not None:
+            for occupant in table.humans():
+                # A hand not stored as sent may have been sent before the stop: a send now gets that message
+                # back (same nonce), showing the position of then, so it is edited rather than trusted.
+                if occupant.dm_message_id is None and not occupant.dms_closed:
+                    self._sends_tried.add((table.id, table.deal_no, occupant.seat))
         self.after_change(table)
 
     def forget(self, table_id: int) -> None:

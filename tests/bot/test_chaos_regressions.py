@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
+import sqlite3
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
-from tests.bot.harness import Table
+from tests.bot.harness import Table, current_button
 from tests.fakediscord import FakeDiscord
 
 
@@ -67,3 +70,79 @@ async def test_a_refusal_that_cannot_be_answered_does_not_escape(
         await fake_discord.click(alice, lobby, label="Sit East")
         await asyncio.wait_for(handled.wait(), 10)
     assert escaped_errors(caplog) == []
+
+
+async def test_a_hand_sent_again_after_storing_it_failed_is_brought_up_to_date(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """A deal's hand DM is sent, but storing its message id fails (storage full for a moment); the game moves
+    on meanwhile, and the send is repeated. Discord answers the repeat with the first message (same nonce),
+    which still shows the older position: it must be edited to the present, not taken to show it, or its
+    owner is left on their turn with buttons that are out of date (a table that stands still)."""
+    world.settings = dataclasses.replace(world.settings, retry_first=0.02, retry_max=0.1)
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], start=False, target=2)
+    real_set_dm = bot.service.set_dm
+    calls: list[Any] = []
+    gate = asyncio.Event()
+
+    async def set_dm(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        if len(calls) == 1:  # the first hand's record: held until the game moved on, then the disk is full
+            await gate.wait()
+            raise sqlite3.OperationalError("database or disk is full")
+        return await real_set_dm(*args, **kwargs)
+
+    bot.service.set_dm = set_dm  # type: ignore[method-assign]
+    start = await fake_discord.click(alice, await world.table_message(), label="Start")
+    await start.wait_response()
+    await fake_discord.wait_for(lambda: calls, what="the first hand DM to be sent")
+    sent_at = table.version
+    await world.play([alice], until=lambda t: t.version > sent_at and t.deal is not None and t.deal.to_act == 0)
+    gate.set()
+    dms = fake_discord.dm_messages(alice)
+    assert len(dms) == 1, "the repeated send shows the same message (nonce), not a second one"
+
+    def up_to_date() -> bool:
+        return table.deal is not None and table.deal.to_act == 0 and current_button(dms[0], table.version) is not None
+
+    await fake_discord.wait_for(up_to_date, what="alice's hand DM to show her turn at the present position")
+
+
+async def test_a_hand_sent_before_a_restart_but_never_stored_is_brought_up_to_date(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """As above, across a restart: the bot sent the hand DM but stopped before its message id was stored
+    (storage full, then killed); the game had moved on. The restarted bot sends the hand again, gets the first
+    message back (same nonce) and must edit it to the present instead of taking it to show the present."""
+    world.settings = dataclasses.replace(world.settings, retry_first=0.02, retry_max=0.1)
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], start=False, target=2)
+    calls: list[Any] = []
+
+    async def set_dm(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        raise sqlite3.OperationalError("database or disk is full")
+
+    bot.service.set_dm = set_dm  # type: ignore[method-assign]
+    start = await fake_discord.click(alice, await world.table_message(), label="Start")
+    await start.wait_response()
+    await fake_discord.wait_for(lambda: calls, what="the first hand DM to be sent")
+    sent_at = table.version
+    await world.play([alice], until=lambda t: t.version > sent_at and t.deal is not None and t.deal.to_act == 0)
+    await world.stop_bot()
+    await world.start_bot()
+    table = world.live
+    assert table.deal is not None and table.deal.to_act == 0
+    dms = fake_discord.dm_messages(alice)
+    assert len(dms) == 1
+
+    def up_to_date() -> bool:
+        return current_button(dms[0], table.version) is not None
+
+    await fake_discord.wait_for(up_to_date, what="alice's hand DM to show her turn at the present position")
+    assert len(fake_discord.dm_messages(alice)) == 1, "the repeated send shows the same message (nonce)"
