@@ -10,7 +10,9 @@ that survives its restarts. Run from the repository root:
 People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
 newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
 buttons of that ephemeral hand. Anyone who sees nothing change at the table for a while also asks for "My hand",
-as a person would. A click that changed nothing is repeated after a few seconds if the button is still shown.
+as a person would; so does anyone told that a button of their ephemeral hand is out of date (an ephemeral hand
+whose click was cut off by a kill -9 is never updated again, and the refusal says to use the newest message).
+A click that changed nothing is repeated after a few seconds if the button is still shown.
 In the lobby the seated people take their seats and the host presses Start (empty seats become AI players:
 some tables have one or two); after a Bummerl a player presses Rematch until the table has played --bummerl.
 
@@ -36,7 +38,8 @@ Figures and how they are measured:
   ``game_tables.version`` of every ``playing`` table once a second from the database (read-only). The clock
   of a table runs only while the bot is up and connected (from its READY after a start to the kill, and while
   the fake has a connected gateway session) and no storage fault window is open; it restarts at every change
-  of the version. A table whose clock reaches --stall-seconds counts once (per version it stalled at).
+  of the version. A table whose clock reaches --stall-seconds counts once (per version it stalled at); what
+  each of its people sees and did lately is written to stalls.txt next to the bot's log (--keep keeps both).
 - Unhandled exceptions in the bot's log (must be 0). The log is parsed into records
   (``time LEVEL logger: message`` plus continuation lines such as a traceback). Counted as unhandled: any
   ERROR or CRITICAL record of a logger outside ``bot.*`` and ``bench.*`` (asyncio's "Task exception was never
@@ -91,6 +94,7 @@ GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
 BUTTON_ID = re.compile(r"bs:(\d+):(\d+):([a-z]+):(\w*)")
 SEATS = ("North", "East", "South", "West")
 HAND_TITLE = "Your hand"
+STALE_ANSWER = "out of date"  # the bot's refusal of a button whose position has moved on
 ACCEPTED = re.compile(r"accepted table=(\d+) deal=(\d+) seq=(\d+) action=(.+)$")
 RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) ([\w.]+): (.*)$")
 RESULT_NONCE = re.compile(r"r(\d+)\.(\d+)$")
@@ -141,6 +145,7 @@ class Person:
     asked_for: float = -1.0  # the table message change the last "My hand" answered
     closed_at: float | None = None  # wall time the person closed their DMs
     sit_asks: list[FakeInteraction] = field(default_factory=list)
+    recent: collections.deque[FakeInteraction] = field(default_factory=lambda: collections.deque(maxlen=12))
 
     def told_seated(self) -> bool:
         """The bot answered one of this person's Sit clicks with "You sit ..." or "You already sit here"."""
@@ -153,6 +158,17 @@ class Person:
     @property
     def dms_open(self) -> bool:
         return self.user.dms_open
+
+    def told_out_of_date(self, hand: FakeMessage) -> bool:
+        """A click on ``hand`` since it last changed was refused as out of date ("Use the newest message")."""
+        since = changed_at(hand)
+        return any(
+            ask.message is not None
+            and ask.message.id == hand.id
+            and ask.created_at >= since
+            and any(STALE_ANSWER in m.content for m in ask.followups)
+            for ask in self.recent
+        )
 
     def may_click(self, message: FakeMessage, custom_id: str) -> bool:
         key = (message.id, custom_id, changed_at(message))
@@ -240,7 +256,33 @@ class ChaosTable:
             self.bench.stats.click_failures += 1
             return None
         self.bench.stats.clicks += 1
+        person.recent.append(interaction)
         return interaction
+
+    def describe(self) -> list[str]:
+        """What each person sees and did lately (written when the table stalls, to find out why)."""
+        lines = []
+        message = self.table_message()
+        if message is not None:
+            shown = [f"{b.get('label')}={b.get('custom_id')}" for b in message.buttons]
+            lines.append(f"  table message {message.id} changed {now() - changed_at(message):.0f} s ago: {shown}")
+        for person in self.people:
+            hand = person.hand_message(self.fake)
+            lines.append(
+                f"  seat {person.seat} {person.user.name} dms_open={person.dms_open} "
+                f"hand={None if hand is None else hand.id} ephemeral={hand is not None and hand.ephemeral} "
+                f"changed {now() - changed_at(hand):.0f} s ago buttons={game_buttons(hand)} "
+                f"asked {now() - person.asked_at:.0f} s ago"
+            )
+            for ask in person.recent:
+                answers = [
+                    (m.id, "hand" if is_hand(m) else m.content[:70], game_buttons(m)) for m in ask.messages
+                ]
+                lines.append(
+                    f"    {now() - ask.created_at:5.0f} s ago {ask.custom_id} response={ask.response_type} "
+                    f"rejected={len(ask.rejected_callbacks)} -> {answers}"
+                )
+        return lines
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set() and not self.done():
@@ -305,7 +347,8 @@ class ChaosTable:
         for person in self.people:
             hand = person.hand_message(self.fake)
             buttons = game_buttons(hand)
-            if hand is not None and buttons:
+            told_stale = hand is not None and hand.ephemeral and buttons and person.told_out_of_date(hand)
+            if hand is not None and buttons and not told_stale:
                 choice = self.choose(buttons)
                 if person.may_click(hand, choice):
                     await self.click(person, hand, choice)
@@ -315,7 +358,8 @@ class ChaosTable:
             closed_and_new = (
                 not person.dms_open and person.asked_for != table_changed and (now() - person.asked_at > 1.0)
             )
-            if quiet or closed_and_new:
+            stale_again = told_stale and now() - person.asked_at > RECLICK_AFTER
+            if quiet or closed_and_new or stale_again:
                 my_hand = next((b for b in message.buttons if b.get("label") == "My hand"), None)
                 if my_hand is None:
                     continue
@@ -580,6 +624,17 @@ class Chaos:
                         f"  stall: table {row['id']} at version {row['version']} for {quiet:.0f} s",
                         flush=True,
                     )
+                    self.describe_stall(row)
+
+    def describe_stall(self, row: dict[str, Any]) -> None:
+        """Write what the people of a stalled table see to stalls.txt next to the bot's log."""
+        table = next((t for t in self.tables if (t.db_row() or {}).get("id") == row["id"]), None)
+        lines = [f"{time.strftime('%H:%M:%S')} table {row['id']} stalled at version {row['version']}"]
+        if table is not None:
+            with contextlib.suppress(Exception):
+                lines += table.describe()
+        with (self.folder / "stalls.txt").open("a", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
 
     # --- the run ------------------------------------------------------------------------------------
 
