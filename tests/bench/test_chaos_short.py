@@ -21,7 +21,7 @@ SHORT_RUN = [
     "--restart-every",
     "6",
     "--duration",
-    "70",
+    "100",
     "--settle",
     "15",
     "--gateway-faults",
@@ -46,7 +46,7 @@ def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=150,
+        timeout=200,
     )
     report = run.stdout + run.stderr
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
