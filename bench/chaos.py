@@ -3,7 +3,7 @@
 The fake Discord runs here; the real bot runs in a child process (bench/chaos_child.py) on one SQLite database
 that survives its restarts. Run from the repository root:
 
-    python bench/chaos.py                                   # 25 tables x 2 Bummerl to 24, 20+ kill -9 restarts
+    python bench/chaos.py                                   # 25 tables x 3 Bummerl to 24, 25 kill -9 restarts
     python bench/chaos.py --tables 3 --bummerl 1 --target 3 --restarts 3 --restart-every 6 --duration 80
     python bench/chaos.py --json                            # also one JSON line with every figure
 
@@ -983,7 +983,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tables", type=int, default=25)
-    parser.add_argument("--bummerl", type=int, default=2, help="Bummerl each table plays (default 2)")
+    parser.add_argument("--bummerl", type=int, default=3, help="Bummerl each table plays (default 3)")
     parser.add_argument(
         "--target", type=int, default=0, help="game points that win a Bummerl (default: the rules' own, 24)"
     )
@@ -992,7 +992,7 @@ def main() -> int:
     )
     parser.add_argument("--restarts", type=int, default=25, help="kill -9 restarts at most (default 25)")
     parser.add_argument(
-        "--restart-every", type=float, default=8.0, help="seconds between restarts (jittered)"
+        "--restart-every", type=float, default=6.0, help="seconds between restarts (jittered)"
     )
     parser.add_argument(
         "--quiet-every",
