@@ -337,7 +337,10 @@ class Table:
             if step[0] == "hand":
                 user = step[1]
                 asked_for_hand.add((user.id, table.version))
-                click = await self.fake.click(user, await self.table_message(), label="My hand")
+                # The table message may still show the lobby or the last Bummerl's end: its edit to the
+                # running game can come after the turn (edits are coalesced).
+                shows_hand = await self.table_message(lambda m: any(b.get("label") == "My hand" for b in m.buttons))
+                click = await self.fake.click(user, shows_hand, label="My hand")
                 await click.wait_original()
                 continue
             _, user, message, button = step
