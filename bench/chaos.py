@@ -29,7 +29,9 @@ Figures and how they are measured:
 
 - Bummerl finished / started: from the database at the end (``bummerl_results`` rows; a table that is
   ``playing`` has one more started). Every started Bummerl must finish, and every table must have played
-  --bummerl of them, before --duration.
+  --bummerl of them, before --duration. A table that has played its --bummerl while restarts are still to
+  come (fewer than --restarts so far) plays on with a Rematch, so that every restart falls into play however
+  quickly the Bummerl went.
 - Accepted clicks missing from the stored record (must be 0): every log line
   ``accepted table=<id> deal=<n> seq=<s> action=<text>`` (the bot logs it after the action committed) whose
   (table, deal, seq, action) is not a row of ``actions`` at the end. A click in flight when the bot was killed
@@ -245,9 +247,13 @@ class ChaosTable:
     def db_row(self) -> dict[str, Any] | None:
         return self.bench.db_tables.get(self.channel.id)
 
+    def wants_more(self, row: dict[str, Any]) -> bool:
+        """Fewer than --bummerl played, or restarts still to come (so that they fall into play)."""
+        return row["bummerl"] < self.bench.args.bummerl or self.bench.restarts_pending()
+
     def done(self) -> bool:
         row = self.db_row()
-        return row is not None and row["status"] == "finished" and row["bummerl"] >= self.bench.args.bummerl
+        return row is not None and row["status"] == "finished" and not self.wants_more(row)
 
     async def click(self, person: Person, message: FakeMessage, custom_id: str) -> FakeInteraction | None:
         try:
@@ -303,7 +309,7 @@ class ChaosTable:
             return
         if status == "lobby":
             await self.lobby(message)
-        elif status == "finished" and row is not None and row["bummerl"] < self.bench.args.bummerl:
+        elif status == "finished" and row is not None and self.wants_more(row):
             await self.press(self.host, message, "Rematch")
         elif status == "playing":
             await self.play(message)
@@ -396,6 +402,7 @@ class Chaos:
         self.bot_ready = False
         self.restarts = 0
         self.restart_failures = 0
+        self.restarts_over = False  # the restarter stopped (all done, or the faults stopped)
         self.unexpected_exits = 0
         self.db_tables: dict[int, dict[str, Any]] = {}
         self.storage_until = 0.0
@@ -481,7 +488,16 @@ class Chaos:
             self.restart_failures += 1
         raise RuntimeError(f"the bot did not start three times in a row; see {self.log_path}")
 
+    def restarts_pending(self) -> bool:
+        return not self.restarts_over and self.restarts < self.args.restarts
+
     async def restarter(self, stop: asyncio.Event) -> None:
+        try:
+            await self._restart_every_few_seconds(stop)
+        finally:
+            self.restarts_over = True
+
+    async def _restart_every_few_seconds(self, stop: asyncio.Event) -> None:
         while not stop.is_set() and self.restarts < self.args.restarts:
             pause = self.args.restart_every * self.rng.uniform(0.5, 1.5)
             if self.restarts and self.restarts % self.args.quiet_every == 0:

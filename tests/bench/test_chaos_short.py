@@ -1,5 +1,6 @@
 """The short chaos run of CI: bench/chaos.py with a few tables, a short Bummerl and a few kill -9 restarts,
-faults of every kind injected; every figure that must be 0 is 0 and every Bummerl finishes."""
+faults of every kind injected; every figure that must be 0 is 0 and every Bummerl finishes (tables play on with
+a Rematch until the restarts are over, so there may be more than one Bummerl per table)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ SHORT_RUN = [
     "--restart-every",
     "6",
     "--duration",
-    "100",
+    "150",
     "--settle",
     "15",
     "--gateway-faults",
@@ -46,7 +47,7 @@ def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=200,
+        timeout=260,
     )
     report = run.stdout + run.stderr
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
@@ -60,5 +61,5 @@ def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
     assert figures["results_never_posted"] == 0, report
     assert figures["restarts_survived"] >= 3 and figures["restart_failures"] == 0, report
     assert figures["unexpected_exits"] == 0, report
-    assert figures["bummerl_finished"] == figures["bummerl_started"] == 3, report
+    assert figures["bummerl_finished"] == figures["bummerl_started"] >= 3, report
     assert run.returncode == 0, report
