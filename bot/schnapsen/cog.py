@@ -58,6 +58,21 @@ PAGE_SIZE = 10
 MIN_GAMES_FOR_WINRATE = 3
 
 
+
+ALREADY_ACKNOWLEDGED = 40060
+
+
+async def acknowledge(interaction: Interaction, **kwargs: Any) -> None:
+    """``defer``, where a repeat of an acknowledgement that took effect (its reply was lost, discord.py retried
+    and Discord answered 40060) counts as done: the click is carried out, not dropped."""
+    try:
+        await interaction.response.defer(**kwargs)
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
+        log.warning("interaction %s was acknowledged already (its reply was lost); carrying on", interaction.id)
+
+
 class SchnapsenCog(
     commands.GroupCog, name="schnapsen", group_name="schnapsen", group_description=_("Play Bauernschnapsen")
 ):
@@ -92,15 +107,19 @@ class SchnapsenCog(
 
     async def answer(self, interaction: Interaction, text: str | None = None, **kwargs: Any) -> None:
         """An ephemeral answer, whether or not the interaction was deferred already."""
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, **kwargs)
-        else:
-            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+        if not interaction.response.is_done():
+            try:
+                await interaction.response.send_message(text, ephemeral=True, **kwargs)
+                return
+            except discord.HTTPException as err:
+                if err.code != ALREADY_ACKNOWLEDGED:
+                    raise
+        await interaction.followup.send(text, ephemeral=True, **kwargs)
 
     @staticmethod
     async def thinking(interaction: Interaction) -> None:
         """Acknowledge before work that waits on storage: Discord's three seconds never depend on a busy disk."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        await acknowledge(interaction, ephemeral=True, thinking=True)
 
     def error_text(self, lang: str, err: UserError) -> str:
         try:
@@ -166,7 +185,7 @@ class SchnapsenCog(
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
     ) -> None:
         async def work(lang: str) -> None:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await acknowledge(interaction, ephemeral=True, thinking=True)
             assert interaction.guild_id is not None and interaction.channel_id is not None
             defaults = await self.service.db.get_guild_settings(interaction.guild_id)
             table = await self.service.open_table(
@@ -212,7 +231,7 @@ class SchnapsenCog(
             table = self.service.table_of_user(interaction.user.id)
             if table is None:
                 raise UserError("error.not_seated")
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await acknowledge(interaction, ephemeral=True, thinking=True)
             await self._leave(table, interaction.user.id)
             await self.answer(interaction, t(lang, "reply.left"))
 
@@ -228,7 +247,7 @@ class SchnapsenCog(
     @app_commands.guild_only()
     async def start(self, interaction: Interaction) -> None:
         async def work(lang: str) -> None:
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await acknowledge(interaction, ephemeral=True, thinking=True)
             await self._start(self.table_here(interaction), interaction.user.id)
             await interaction.followup.send(t(lang, "reply.started"), ephemeral=True)
 
@@ -253,7 +272,7 @@ class SchnapsenCog(
         if seat is None:
             raise UserError("error.not_seated_here")
         if not interaction.response.is_done():
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            await acknowledge(interaction, ephemeral=True, thinking=True)
         payload = await presenter.hand_payload(table, seat, lang, self.runtime.where(table))
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
 
@@ -399,7 +418,7 @@ class SchnapsenCog(
 
     async def on_leaderboard_button(self, interaction: Interaction, sort: str, page: int) -> None:
         async def work(lang: str) -> None:
-            await interaction.response.defer()  # the page is read from storage: acknowledge first
+            await acknowledge(interaction)  # the page is read from storage: acknowledge first
             embed, view = await self.leaderboard_page(interaction, lang, sort, page)
             await interaction.edit_original_response(embed=embed, view=view)
 
@@ -536,7 +555,7 @@ class SchnapsenCog(
         if seat is None:
             raise UserError("error.not_a_player")
         from_ephemeral = bool(interaction.message and interaction.message.flags.ephemeral)
-        await interaction.response.defer()
+        await acknowledge(interaction)
         if await self.service.reclaim(table.id, interaction.user.id):
             self.runtime.turn_clock_reset(table)
         outcome = await self.service.act(table.id, seat, action, button.version, user_id=interaction.user.id)
@@ -564,26 +583,26 @@ class SchnapsenCog(
             case "ai":
                 await self.service.add_ai(table.id, user.id, None)
                 self.runtime.refresh_table_message(table)
-                await interaction.response.defer()
+                await acknowledge(interaction)
             case "leave":
                 await self._leave(table, user.id)
                 await self.answer(interaction, t(lang, "reply.left"))
             case "start":
-                await interaction.response.defer()
+                await acknowledge(interaction)
                 await self._start(table, user.id)
             case "rematch":
-                await interaction.response.defer()
+                await acknowledge(interaction)
                 table = await self.service.rematch(table.id, user.id, button.version)
                 self.runtime.after_change(table)
             case "close":  # after a Bummerl, by a player (or a manager): only while it is over
                 if table.seat_of(user.id) is None and not self.may_manage(interaction, table):
                     raise UserError("error.not_a_player")
-                await interaction.response.defer()
+                await acknowledge(interaction)
                 self.runtime.after_change(await self.service.close(table.id, finished_at_version=button.version))
             case "stop":  # the host's (or a manager's) confirmed /schnapsen stop: at any time
                 if not self.may_manage(interaction, table):
                     raise UserError("error.host_or_manager_only")
-                await interaction.response.defer()
+                await acknowledge(interaction)
                 self.runtime.after_change(await self.service.close(table.id))
             case "back":
                 reclaimed = await self.service.reclaim(table.id, user.id)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.client import SchnapsenBot
-from tests.bot.harness import Table, as_shown, ephemeral_reply, reply_to, with_button
+from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, reply_to, with_button
 from tests.bot.test_play import DMS_CLOSED_NOTICE
 from tests.fakediscord import FakeDiscord, FakeUser
 
@@ -502,3 +502,27 @@ async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDi
     await bot._prune_old_action_logs()
     assert await world.action_count(table.id) == 0
     assert (await world.stored(table.id)).row.status == "closed"
+
+
+async def test_a_click_whose_acknowledgement_was_lost_is_still_carried_out(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = world.add_player("alice")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=3)
+    await world.play([alice], until=lambda t: current_button(world.hand_message(alice), t.version) is not None)
+    version, hand = table.version, world.hand_message(alice)
+    button = current_button(hand, version)
+    assert hand is not None and button is not None
+    # The bot's acknowledgement takes effect but its answer is lost (502): discord.py sends it again, and
+    # Discord says 40060, already acknowledged.
+    lost = fake_discord.random_faults(
+        "POST", "/interactions/*/callback", probability=1.0, statuses=(502,), applied_fraction=1.0
+    )
+    click = await fake_discord.click(alice, hand, button["custom_id"])
+    await fake_discord.wait_for(lambda: lost.total > 0, what="the lost acknowledgement")
+    lost.active = False
+    await fake_discord.wait_for(lambda: table.version != version, timeout=10, what="the click to be carried out")
+    assert not click.followups, [m.content for m in click.followups]
+    assert unsupervised_errors(caplog) == []
