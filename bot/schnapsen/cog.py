@@ -56,10 +56,7 @@ LANGUAGE_CHOICES = named_choices("en", "de", "nl", "tr")
 AI_CHOICES = named_choices("pimc", "greedy")
 PAGE_SIZE = 10
 MIN_GAMES_FOR_WINRATE = 3
-
-
-
-ALREADY_ACKNOWLEDGED = 40060
+ALREADY_ACKNOWLEDGED = 40060  # Discord: the interaction has been acknowledged already
 
 
 async def acknowledge(interaction: Interaction, **kwargs: Any) -> None:
