@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.client import SchnapsenBot
+from bot.game.table import LiveTable
 from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, reply_to, with_button
 from tests.bot.test_play import DMS_CLOSED_NOTICE
 from tests.fakediscord import FakeDiscord, FakeUser
@@ -57,6 +58,17 @@ async def settled(bot: SchnapsenBot) -> None:
     await runtime.jobs.drain(timeout=10)
     await runtime.edits.drain(timeout=10)
     assert await bot.service.pending_announcements() == []
+
+
+async def a_table_closed_mid_deal(world: Table) -> tuple[SchnapsenBot, LiveTable]:
+    """alice and three AI players play a few actions, then alice closes the table."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=5)
+    await world.play([alice], until=lambda t: len(t.log) >= 3)
+    await stop_table(world, alice, table.id)
+    return bot, table
 
 
 async def stop_table(world: Table, host: FakeUser, table_id: int) -> None:
@@ -406,12 +418,7 @@ async def test_slash_commands_are_throttled_like_buttons(fake_discord: FakeDisco
 
 
 async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: FakeDiscord, world: Table) -> None:
-    alice = world.add_player("alice")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=5)
-    await world.play([alice], until=lambda t: len(t.log) >= 3)
-    await stop_table(world, alice, table.id)
+    bot, table = await a_table_closed_mid_deal(world)
     await settled(bot)
     runtime = runtime_of(bot)
     assert table.id not in bot.service._locks
@@ -488,12 +495,7 @@ async def test_a_tables_button_used_from_another_channel_changes_nothing(
 
 
 async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDiscord, world: Table) -> None:
-    alice = world.add_player("alice")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=5)
-    await world.play([alice], until=lambda t: len(t.log) >= 3)
-    await stop_table(world, alice, table.id)
+    bot, table = await a_table_closed_mid_deal(world)
     assert await world.action_count(table.id) > 0
     await bot._prune_old_action_logs()
     assert await world.action_count(table.id) > 0, "closed just now: kept"
