@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import sqlite3
@@ -25,12 +26,16 @@ RESULT_FILE = "result.png"
 
 @pytest.fixture
 def world(world: Table) -> Table:
-    world.settings = world.settings.__class__(**{**_fields(world.settings), **FAST_RETRIES})
+    world.settings = dataclasses.replace(world.settings, **FAST_RETRIES)
     return world
 
 
-def _fields(settings: Any) -> dict[str, Any]:
-    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+async def alice_and_three_ai(world: Table, **table_options: Any) -> tuple[FakeUser, SchnapsenBot, LiveTable]:
+    """A bot without AI pauses and a table of alice (North) and three AI players."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    return alice, bot, await world.open_table(alice, [None, None, None], **table_options)
 
 
 def runtime_of(bot: SchnapsenBot) -> Any:
@@ -62,10 +67,7 @@ async def settled(bot: SchnapsenBot) -> None:
 
 async def a_table_closed_mid_deal(world: Table) -> tuple[SchnapsenBot, LiveTable]:
     """alice and three AI players play a few actions, then alice closes the table."""
-    alice = world.add_player("alice")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=5)
+    alice, bot, table = await alice_and_three_ai(world, target=5)
     await world.play([alice], until=lambda t: len(t.log) >= 3)
     await stop_table(world, alice, table.id)
     return bot, table
@@ -111,10 +113,7 @@ def failing_action_writes(bot: SchnapsenBot, times: int) -> Any:
 async def test_503s_on_posts_and_edits_are_retried_and_every_result_arrives_once(
     fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
 ) -> None:
-    alice = world.add_player("alice")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=3)
+    alice, bot, table = await alice_and_three_ai(world, target=3)
     # discord.py gives a 503 straight back to the caller; half of them arrive after the post took effect.
     posts = fake_discord.random_faults(
         "POST", "/channels/*/messages", probability=0.35, statuses=(503,), applied_fraction=0.5, seed=3
@@ -137,10 +136,7 @@ async def test_503s_on_posts_and_edits_are_retried_and_every_result_arrives_once
 async def test_an_ai_move_whose_write_fails_is_retried_and_the_table_resumes(
     fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
 ) -> None:
-    alice = world.add_player("alice")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], start=False, target=3)
+    alice, bot, table = await alice_and_three_ai(world, start=False, target=3)
     gate, waiting = asyncio.Event(), asyncio.Event()
     decide = bot.ai.decide
 
@@ -228,10 +224,7 @@ async def delete_next_deal(world: Table, table_id: int) -> int:
 async def test_a_table_stored_between_a_deals_end_and_the_next_deal_is_repaired_on_start(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
-    alice = world.add_player("alice")
-    await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None])  # to 24: no deal can end the Bummerl here
+    alice, bot, table = await alice_and_three_ai(world)  # to 24: no deal can end the Bummerl here
     await world.play([alice], until=lambda t: t.deal_no >= 1)
     await world.stop_bot()
     await world.start_bot()
@@ -252,10 +245,7 @@ async def test_a_table_stored_between_a_deals_end_and_the_next_deal_is_repaired_
 async def test_a_finished_bummerl_stored_as_playing_is_marked_finished_on_start(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
-    alice = world.add_player("alice")
-    await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=2)
+    alice, bot, table = await alice_and_three_ai(world, target=2)
     await world.play([alice], timeout=30)
     assert world.bot is not None
     await settled(world.bot)
@@ -312,10 +302,7 @@ async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_se
 async def test_a_result_stored_but_not_posted_before_a_stop_is_posted_once_after_the_restart(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
-    alice = world.add_player("alice")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=5)
+    alice, bot, table = await alice_and_three_ai(world, target=5)
     outage = fake_discord.fail_next("POST", f"/channels/{world.channel.id}/messages", status=503, times=10_000)
     await world.play([alice], until=lambda t: t.deal_no == 1)
     assert results_of(world, table.id, 0) == 0
@@ -407,7 +394,7 @@ async def test_nobody_is_pinged_by_a_players_name(
 
 
 async def test_slash_commands_are_throttled_like_buttons(fake_discord: FakeDiscord, world: Table) -> None:
-    world.settings = world.settings.__class__(**{**_fields(world.settings), "throttle_actions": 3})
+    world.settings = dataclasses.replace(world.settings, throttle_actions=3)
     flooder = world.add_player("flooder")
     await world.start_bot()
     answers = []
@@ -509,10 +496,7 @@ async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDi
 async def test_a_click_whose_acknowledgement_was_lost_is_still_carried_out(
     fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
 ) -> None:
-    alice = world.add_player("alice")
-    await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=3)
+    alice, _, table = await alice_and_three_ai(world, target=3)
     await world.play([alice], until=lambda t: current_button(world.hand_message(alice), t.version) is not None)
     version, hand = table.version, world.hand_message(alice)
     button = current_button(hand, version)
