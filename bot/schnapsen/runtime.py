@@ -377,13 +377,23 @@ class Runtime:
         """A player took their seat back: their turn time starts afresh."""
         self._turn_clock.pop(table.id, None)
 
+    @staticmethod
+    def awaits_a_move(table: LiveTable) -> bool:
+        """Someone is to act at a running deal with people at the table (with nobody left to play with, the
+        table stands still until the sweeper closes it)."""
+        deal = table.deal
+        return (
+            table.status == "playing"
+            and deal is not None
+            and not deal.finished
+            and deal.to_act is not None
+            and bool(table.humans())
+        )
+
     async def _drive(self, table: LiveTable) -> None:
         wake = self._wake.setdefault(table.id, asyncio.Event())
         wake.clear()
-        deal = table.deal
-        if table.status != "playing" or deal is None or deal.finished or deal.to_act is None:
-            return
-        if not table.humans():  # nobody left to play with: stand still until the sweeper closes the table
+        if not self.awaits_a_move(table):
             return
         if table.is_ai_turn():
             await self._ai_move(table, wake)
@@ -444,16 +454,9 @@ class Runtime:
         for table in list(self.service.tables.values()):
             if table.status == "closed":
                 continue
-            deal = table.deal
-            if (
-                table.status == "playing"
-                and deal is not None
-                and not deal.finished
-                and deal.to_act is not None
-                and table.humans()
-                and not self.jobs.busy(("drive", table.id))
-            ):
-                log.error("table %s: seat %s is to act and nothing was scheduled; restarting", table.id, deal.to_act)
+            if self.awaits_a_move(table) and not self.jobs.busy(("drive", table.id)):
+                to_act = table.deal.to_act  # type: ignore[union-attr]
+                log.error("table %s: seat %s is to act and nothing was scheduled; restarting", table.id, to_act)
                 self.drive(table)
             missing_hand = table.status == "playing" and any(
                 s.dm_message_id is None and not s.dms_closed for s in table.humans()
