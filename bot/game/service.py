@@ -499,12 +499,13 @@ class TableService:
                 assert a is not None and b is not None
                 return (Player(a.user_id, a.display_name), Player(b.user_id, b.display_name))
 
+            winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
             await self.db.record_bummerl(
                 BummerlResult(
                     table.row.guild_id,
                     table.id,
-                    pair(bummerl.winner),
-                    pair(1 - bummerl.winner),
+                    winners,
+                    losers,
                     bummerl.kind,  # type: ignore[arg-type]
                     bummerl.count,
                     bummerl.score[bummerl.winner],
@@ -512,7 +513,6 @@ class TableService:
                     now,
                 )
             )
-            winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
             tally = await self.db.get_tally(
                 table.row.guild_id,
                 pair_key(winners[0].user_id, winners[1].user_id),
