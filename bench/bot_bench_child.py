@@ -21,12 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import discord
-import yarl
-
+from bench.child_bot import bot_for_fake_discord
 from bot import render
-from bot.client import SchnapsenBot
-from bot.settings import Settings
 
 
 def status_kb(field: str) -> int:
@@ -50,17 +46,14 @@ def reset_peak_rss() -> bool:
 
 
 async def serve(args: argparse.Namespace) -> dict[str, object]:
-    discord.http.Route.BASE = args.api
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
-    settings = Settings(
+    bot = bot_for_fake_discord(
+        api=args.api,
+        gateway=args.gateway,
         token=args.token,
-        database_path=args.database,
-        log_level="WARNING",
+        database=args.database,
         edit_interval=args.edit_interval,
-        throttle_actions=1_000_000,
+        log_level="WARNING",
     )
-    bot = SchnapsenBot(settings)
-    bot._connection.guild_ready_timeout = 0.2  # discord.py's default waits 2 s before `ready`
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stop.set)
@@ -70,7 +63,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         print("READY", flush=True)
 
     async with bot:
-        runner = asyncio.create_task(bot.start(settings.token))
+        runner = asyncio.create_task(bot.start(bot.settings.token))
         stopped = asyncio.create_task(stop.wait())
         await asyncio.wait({runner, stopped}, return_when=asyncio.FIRST_COMPLETED)
         rss_before_close = current_rss_kb()

@@ -43,9 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import discord
-import yarl
-
+from bench.child_bot import bot_for_fake_discord
 from bot import render
 from bot.client import SchnapsenBot
 from bot.settings import Settings
@@ -196,18 +194,15 @@ def kill_a_worker(rng: random.Random) -> None:
 
 async def serve(args: argparse.Namespace) -> None:
     global the_bot, storage_failing_until
-    discord.http.Route.BASE = args.api
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
-    settings = Settings(
+    bot = bot_for_fake_discord(
+        api=args.api,
+        gateway=args.gateway,
         token=args.token,
-        database_path=args.database,
-        log_level="INFO",
+        database=args.database,
         edit_interval=args.edit_interval,
-        throttle_actions=1_000_000,
+        log_level="INFO",
     )
-    bot = SchnapsenBot(settings)
     the_bot = bot
-    bot._connection.guild_ready_timeout = 0.2  # discord.py's default waits 2 s before `ready`
     rng = random.Random(args.seed)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -230,7 +225,7 @@ async def serve(args: argparse.Namespace) -> None:
             print("READY", flush=True)
 
     async with bot:
-        runner = asyncio.create_task(bot.start(settings.token))
+        runner = asyncio.create_task(bot.start(bot.settings.token))
         stopped = asyncio.create_task(stop.wait())
         await asyncio.wait({runner, stopped}, return_when=asyncio.FIRST_COMPLETED)
         storage_failing_until = 0.0
