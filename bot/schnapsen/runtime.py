@@ -464,7 +464,11 @@ class Runtime:
             if missing_hand and not self.jobs.busy(("send hands", table.id)):
                 log.error("table %s: a hand message is missing and no send was scheduled; sending", table.id)
                 self.send_hands(table)
-        for table_id in sorted({entry.table_id for entry in await self.service.pending_announcements()}):
+        # An announcement stored a moment ago is about to be delivered by whoever stored it: only one owed
+        # for a whole watchdog interval with no delivery scheduled is a stall.
+        owed_since = self.service.now() - self.settings.watchdog_interval
+        pending = await self.service.pending_announcements()
+        for table_id in sorted({entry.table_id for entry in pending if entry.created_at <= owed_since}):
             if not self.jobs.busy(("outbox", table_id)):
                 log.error("table %s: announcements are owed and none was scheduled; delivering", table_id)
                 self.deliver(table_id)

@@ -512,3 +512,23 @@ async def test_a_click_whose_acknowledgement_was_lost_is_still_carried_out(
     await fake_discord.wait_for(lambda: table.version != version, timeout=10, what="the click to be carried out")
     assert not click.followups, [m.content for m in click.followups]
     assert unsupervised_errors(caplog) == []
+
+
+async def test_the_watchdog_delivers_announcements_owed_for_a_whole_interval_and_no_sooner(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    table = await world.open_table(alice, [], start=False)
+    async with bot.db.transaction():  # owed, and (a bug) nobody asked for its delivery
+        await bot.service._notice(table, "notice.new_host", name="nobody")
+    runtime = runtime_of(bot)
+    await runtime.watch()
+    assert await bot.service.pending_announcements(table.id), "just stored: its delivery may still be on the way"
+    assert not any("announcements are owed" in e for e in table_errors(caplog, table.id))
+    async with bot.db.transaction():
+        await bot.db._execute("UPDATE outbox SET created_at = created_at - ? WHERE table_id = ?",
+                              (int(world.settings.watchdog_interval) + 1, table.id))
+    await runtime.watch()
+    await fake_discord.wait_for(lambda: "nobody is the host now." in world.channel_texts(), what="the notice")
+    assert any("announcements are owed" in e for e in table_errors(caplog, table.id))
