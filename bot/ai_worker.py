@@ -270,6 +270,11 @@ class AiWorker:
         log.warning("AI %s fell back to greedy: %s", player, reason)
         return await _fallback(view, rules, seed)
 
+    async def settled(self) -> None:
+        """Wait until the housekeeping under way has finished: retired workers reaped, answers read off."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
     async def close(self) -> None:
         """Stop every worker and wait for the processes to end. Idempotent; decisions under way get greedy."""
         self._closed = True
@@ -291,8 +296,7 @@ class AiWorker:
                 for worker in list(self._workers):
                     worker.kill()
                     self._retire(worker)
-        while self._background:
-            await asyncio.gather(*self._background, return_exceptions=True)
+        await self.settled()
 
     # -- one decision --------------------------------------------------------------------------------------
 

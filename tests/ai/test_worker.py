@@ -156,6 +156,7 @@ async def test_an_overrun_ends_only_its_own_worker_and_a_concurrent_search_compl
         # The overrun worker was replaced: the next decision is a search again.
         again = await worker.decide(view, "contrary", seed=7, budget_ms=10, hard_cap_ms=CAP)
         assert again == not_greedy(view) and worker.fallbacks == 1
+        await worker.settled()  # the overrun worker is reaped in the background
         assert _gone(overrun_pid)
     finally:
         await worker.close()
@@ -192,6 +193,7 @@ async def test_a_worker_killed_mid_search_falls_back_to_greedy_and_is_replaced()
         assert worker.fallbacks == 1
         again = await worker.decide(view, "contrary", seed=2, budget_ms=5, hard_cap_ms=CAP)
         assert again == not_greedy(view) and worker.fallbacks == 1
+        await worker.settled()
         assert pid not in worker.worker_pids() and _gone(pid)
     finally:
         await worker.close()
@@ -206,6 +208,7 @@ async def test_a_worker_that_died_while_idle_is_replaced_before_the_decision() -
         await _kill(pid)
         action = await worker.decide(view, "contrary", seed=2, budget_ms=5, hard_cap_ms=CAP)
         assert action == not_greedy(view) and worker.fallbacks == 0
+        await worker.settled()
         assert pid not in worker.worker_pids() and _gone(pid)
     finally:
         await worker.close()
