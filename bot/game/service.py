@@ -24,12 +24,16 @@ from bot.db import (
     Database,
     DealResult,
     GuildSettings,
+    LeaderboardEntry,
+    LeaderboardPage,
+    LeaderboardSort,
     OutboxEntry,
     Player,
     PlayerDealStats,
     SeatRow,
     SeatTaken,
     TableRow,
+    Tally,
     pair_key,
 )
 from engine import Action
@@ -169,6 +173,14 @@ class TableService:
             if table.status != "closed" and table.seat_of(user_id) is not None:
                 return table
         return None
+
+    def snapshot(self, table_id: int) -> LiveTable | None:
+        """The open table as it stands, or None when there is no such open table."""
+        table = self.tables.get(table_id)
+        return None if table is None or table.status == "closed" else table
+
+    def open_tables(self) -> list[LiveTable]:
+        return [table for table in self.tables.values() if table.status != "closed"]
 
     def get(self, table_id: int) -> LiveTable:
         table = self.tables.get(table_id)
@@ -602,13 +614,34 @@ class TableService:
             await self._refresh(table)
             return True
 
-    async def export_record(self, table_id: int) -> dict[str, object]:
-        """The table's whole record in the export format (a set-aside table's deals are over, so its last
-        deal is included too)."""
-        return (await self.db.load_record(table_id)).to_export(include_unfinished=True)
+    async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> dict[str, object]:
+        """The table's record in the export format. A running deal's hands stay hidden unless
+        ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
+        return (await self.db.load_record(table_id)).to_export(include_unfinished=include_unfinished)
+
+    # --- settings, tallies and the leaderboard ------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         return await self.db.get_guild_settings(guild_id)
+
+    async def save_guild_settings(self, settings: GuildSettings) -> None:
+        await self.db.save_guild_settings(settings)
+
+    async def tally_between(self, guild_id: int, pair: tuple[int, int], opponents: tuple[int, int]) -> tuple[int, int]:
+        return await self.db.get_tally(guild_id, pair, opponents)
+
+    async def tallies_of_pair(self, guild_id: int, pair: tuple[int, int]) -> list[Tally]:
+        return await self.db.tallies_of_pair(guild_id, pair)
+
+    async def leaderboard(
+        self, guild_id: int, sort: LeaderboardSort, min_games: int, offset: int, limit: int
+    ) -> LeaderboardPage:
+        return await self.db.leaderboard(guild_id, sort, min_games, offset, limit)
+
+    async def rank_of(
+        self, guild_id: int, user_id: int, sort: LeaderboardSort, min_games: int
+    ) -> LeaderboardEntry | None:
+        return await self.db.rank_of(guild_id, user_id, sort, min_games)
 
     # --- messages ------------------------------------------------------------------------------------
 

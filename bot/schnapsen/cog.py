@@ -184,7 +184,7 @@ class SchnapsenCog(
         async def work(lang: str) -> None:
             await acknowledge(interaction, ephemeral=True, thinking=True)
             assert interaction.guild_id is not None and interaction.channel_id is not None
-            defaults = await self.service.db.get_guild_settings(interaction.guild_id)
+            defaults = await self.service.guild_settings(interaction.guild_id)
             table = await self.service.open_table(
                 guild_id=interaction.guild_id,
                 channel_id=interaction.channel_id,
@@ -290,7 +290,7 @@ class SchnapsenCog(
                         pair_key(seats[0].user_id, seats[2].user_id),
                         pair_key(seats[1].user_id, seats[3].user_id),
                     ]  # type: ignore[union-attr]
-                    wins = await self.service.db.get_tally(table.row.guild_id, pairs[0], pairs[1])
+                    wins = await self.service.tally_between(table.row.guild_id, pairs[0], pairs[1])
                     embed.add_field(
                         name=t(lang, "result.tally_title"),
                         value=t(
@@ -307,7 +307,7 @@ class SchnapsenCog(
             if table is not None and caller_seat is not None:
                 partner = table.seats[(caller_seat + 2) % 4]
                 mine = pair_key(interaction.user.id, partner.user_id if partner else None)
-                tallies = await self.service.db.tallies_of_pair(table.row.guild_id, mine)
+                tallies = await self.service.tallies_of_pair(table.row.guild_id, mine)
                 lines = [
                     t(
                         lang,
@@ -375,7 +375,7 @@ class SchnapsenCog(
     ) -> tuple[discord.Embed, discord.ui.View]:
         assert interaction.guild_id is not None
         min_games = MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
-        board = await self.service.db.leaderboard(
+        board = await self.service.leaderboard(
             interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE
         )  # type: ignore[arg-type]
         embed = discord.Embed(
@@ -398,7 +398,7 @@ class SchnapsenCog(
                 )
             )
         embed.description = "\n".join(lines) or t(lang, "leaderboard.empty")
-        mine = await self.service.db.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)  # type: ignore[arg-type]
+        mine = await self.service.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)  # type: ignore[arg-type]
         pages = max(1, -(-board.total // PAGE_SIZE))
         footer = t(lang, "leaderboard.page", page=page + 1, pages=pages)
         footer += " · " + (
@@ -450,8 +450,7 @@ class SchnapsenCog(
         async def work(lang: str) -> None:
             table = self.table_here(interaction)
             await self.thinking(interaction)
-            record = await self.service.db.load_record(table.id)
-            exported = record.to_export(include_unfinished=False)  # a running deal's hands stay hidden
+            exported = await self.service.export_record(table.id, include_unfinished=False)
             data = json.dumps(exported, indent=2, ensure_ascii=False)
             file = discord.File(io.BytesIO(data.encode()), filename=f"schnapsen-table-{table.id}.json")
             await self.answer(interaction, t(lang, "reply.export", deals=len(exported["deals"])), file=file)
@@ -487,7 +486,7 @@ class SchnapsenCog(
                 raise UserError("error.manager_only")
             assert interaction.guild_id is not None
             await self.thinking(interaction)
-            current = await self.service.db.get_guild_settings(interaction.guild_id)
+            current = await self.service.guild_settings(interaction.guild_id)
             updated = GuildSettings(
                 guild_id=interaction.guild_id,
                 language=language or current.language,
@@ -497,7 +496,7 @@ class SchnapsenCog(
                 ai_strength=ai_strength or current.ai_strength,
                 ai_delay_ms=current.ai_delay_ms if ai_delay_ms is None else ai_delay_ms,
             )
-            await self.service.db.save_guild_settings(updated)
+            await self.service.save_guild_settings(updated)
             await self.answer(
                 interaction,
                 t(
@@ -520,7 +519,7 @@ class SchnapsenCog(
 
     async def on_game_button(self, interaction: Interaction, button: ButtonId) -> None:
         async def work(lang: str) -> None:
-            table = self.service.tables.get(button.table)
+            table = self.service.snapshot(button.table)
             if table is None:
                 raise UserError("error.table_gone")
             self.check_place(interaction, table, button)

@@ -451,7 +451,7 @@ class Runtime:
 
     async def watch(self) -> None:
         """Notice any table that should be moving and is not, and restart what it needs."""
-        for table in list(self.service.tables.values()):
+        for table in self.service.open_tables():
             if table.status == "closed":
                 continue
             if self.awaits_a_move(table) and not self.jobs.busy(("drive", table.id)):
@@ -476,7 +476,7 @@ class Runtime:
     async def sweep(self) -> None:
         """Close lobbies that never start and tables everybody left (and finished ones left lying)."""
         now = self.service.now()
-        for table in list(self.service.tables.values()):
+        for table in self.service.open_tables():
             idle_for = now - table.row.updated_at
             reason = None
             if table.status in ("lobby", "finished") and idle_for >= self.settings.lobby_timeout:
