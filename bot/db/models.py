@@ -73,7 +73,7 @@ class SeatRow:
 
 
 @dataclass(frozen=True, slots=True)
-class DealRecord:
+class StoredDeal:
     deal_no: int
     dealer: int
     seed: int
@@ -88,7 +88,7 @@ class TableRecord:
     table_id: int
     rules_json: str
     first_dealer: int
-    deals: tuple[DealRecord, ...]
+    deals: tuple[StoredDeal, ...]
 
     def to_export(self, include_unfinished: bool = False) -> dict[str, Any]:
         """The record in the `bauernschnapsen/1` format; unfinished deals (hidden hands) only on request."""
@@ -110,7 +110,7 @@ class TableRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class DealResult:
+class DealResultRow:
     table_id: int
     deal_no: int
     contract: str  # a contract id of RECORD.md, e.g. "normal", "schnapser"
@@ -129,7 +129,7 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
-class BummerlResult:
+class BummerlRow:
     guild_id: int
     table_id: int
     winners: tuple[Player, Player]

@@ -19,10 +19,10 @@ from typing import NamedTuple
 import engine
 from bot.db import (
     AlreadySeated,
-    BummerlResult,
+    BummerlRow,
     ChannelBusy,
     Database,
-    DealResult,
+    DealResultRow,
     GuildSettings,
     LeaderboardEntry,
     LeaderboardPage,
@@ -477,7 +477,7 @@ class TableService:
         assert result is not None and deal.contract is not None and deal.declarer is not None
         now = self.now()
         await self.db.record_deal_result(
-            DealResult(
+            DealResultRow(
                 table.id,
                 table.deal_no,
                 deal.contract.id,
@@ -513,7 +513,7 @@ class TableService:
 
             winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
             await self.db.record_bummerl(
-                BummerlResult(
+                BummerlRow(
                     table.row.guild_id,
                     table.id,
                     winners,

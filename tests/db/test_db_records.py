@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from bot.db import Database, DealResult, RecordConflict, TableNotFound
+from bot.db import Database, DealResultRow, RecordConflict, TableNotFound
 
 NOW = 1_700_000_100
 HANDS = (
@@ -13,8 +13,8 @@ HANDS = (
 )
 
 
-def result_of(table_id: int, deal_no: int) -> DealResult:
-    return DealResult(
+def result_of(table_id: int, deal_no: int) -> DealResultRow:
+    return DealResultRow(
         table_id=table_id, deal_no=deal_no, contract="normal", declarer_seat=0, winner_team=0,
         game_points=2, multiplier=1, reason="NS reached 66", finished_at=NOW + 50,
     )
