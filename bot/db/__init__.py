@@ -17,7 +17,6 @@ from .migrate import MIGRATIONS_DIR, apply_migrations
 from .models import (
     AI_USER_ID,
     OPEN_STATUSES,
-    SEAT_LETTERS,
     AiStrength,
     BummerlKind,
     BummerlRow,
@@ -46,7 +45,6 @@ __all__ = [
     "AI_USER_ID",
     "MIGRATIONS_DIR",
     "OPEN_STATUSES",
-    "SEAT_LETTERS",
     "AiStrength",
     "AlreadySeated",
     "BummerlKind",

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine import DealRecord, GameRecord, ruleset_from_json
+
 Preset = Literal["standard", "stargames"]
 DeckStyle = Literal["doppeldeutsch", "french"]
 AiStrength = Literal["pimc", "greedy"]
@@ -14,9 +16,7 @@ BummerlKind = Literal["bummerl", "schneider", "retourschneider"]
 LeaderboardSort = Literal["bummerl", "winrate", "points"]
 OutboxKind = Literal["result", "final_hand", "notice", "set_aside"]
 
-SEAT_LETTERS = "NESW"
 OPEN_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing", "finished")
-RECORD_FORMAT = "bauernschnapsen/1"
 
 # A pair of partners is the sorted pair of their user ids; an AI seat counts as this id.
 AI_USER_ID = 0
@@ -90,23 +90,16 @@ class TableRecord:
     first_dealer: int
     deals: tuple[StoredDeal, ...]
 
-    def to_export(self, include_unfinished: bool = False) -> dict[str, Any]:
-        """The record in the `bauernschnapsen/1` format; unfinished deals (hidden hands) only on request."""
-        return {
-            "format": RECORD_FORMAT,
-            "rules": json.loads(self.rules_json),
-            "dealer": SEAT_LETTERS[self.first_dealer],
-            "deals": [
-                {
-                    "hands": {
-                        letter: list(hand) for letter, hand in zip(SEAT_LETTERS, deal.hands, strict=True)
-                    },
-                    "actions": list(deal.actions),
-                }
-                for deal in self.deals
-                if deal.finished or include_unfinished
-            ],
-        }
+    def to_game_record(self, *, include_unfinished: bool = False) -> GameRecord:
+        """The record as the engine's game record (it writes the export format); the unfinished deal, whose
+        hands are still hidden, only on request."""
+        return GameRecord(
+            rules=ruleset_from_json(json.loads(self.rules_json)),
+            dealer=self.first_dealer,
+            deals=tuple(
+                DealRecord(deal.hands, deal.actions) for deal in self.deals if deal.finished or include_unfinished
+            ),
+        )
 
 
 @dataclass(frozen=True, slots=True)

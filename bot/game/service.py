@@ -617,7 +617,8 @@ class TableService:
     async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> dict[str, object]:
         """The table's record in the export format. A running deal's hands stay hidden unless
         ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
-        return (await self.db.load_record(table_id)).to_export(include_unfinished=include_unfinished)
+        record = await self.db.load_record(table_id)
+        return record.to_game_record(include_unfinished=include_unfinished).to_json()
 
     # --- settings, tallies and the leaderboard ------------------------------------------------------------
 
