@@ -1,4 +1,11 @@
-"""Persistence for the bot (aiosqlite). Plain values in and out; this package never imports discord."""
+"""Persistence for the bot (aiosqlite). Plain values in and out; this package never imports discord.
+
+The closed sets its values use (deck styles, table statuses, presets ...) are defined in ``bot.vocabulary``
+and the engine; they are re-exported here for the callers of storage.
+"""
+
+from bot.vocabulary import OPEN_STATUSES, AiStrength, DeckStyle, LeaderboardSort, TableStatus
+from engine import BummerlKind, Preset
 
 from .database import Database
 from .errors import (
@@ -16,27 +23,20 @@ from .errors import (
 from .migrate import MIGRATIONS_DIR, apply_migrations
 from .models import (
     AI_USER_ID,
-    OPEN_STATUSES,
-    AiStrength,
-    BummerlKind,
     BummerlRow,
     DealResultRow,
-    DeckStyle,
     GuildSettings,
     LeaderboardEntry,
     LeaderboardPage,
-    LeaderboardSort,
     OutboxEntry,
     OutboxKind,
     Player,
     PlayerDealStats,
     PlayerStats,
-    Preset,
     SeatRow,
     StoredDeal,
     TableRecord,
     TableRow,
-    TableStatus,
     Tally,
     pair_key,
 )

@@ -6,17 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine import DealRecord, GameRecord, ruleset_from_json
+from bot.vocabulary import DEFAULT_DECK, AiStrength, DeckStyle, Language, TableStatus
+from engine import BummerlKind, DealRecord, GameRecord, Preset, ruleset_from_json
 
-Preset = Literal["standard", "stargames"]
-DeckStyle = Literal["doppeldeutsch", "french"]
-AiStrength = Literal["pimc", "greedy"]
-TableStatus = Literal["lobby", "playing", "finished", "closed"]
-BummerlKind = Literal["bummerl", "schneider", "retourschneider"]
-LeaderboardSort = Literal["bummerl", "winrate", "points"]
 OutboxKind = Literal["result", "final_hand", "notice", "set_aside"]
-
-OPEN_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing", "finished")
 
 # A pair of partners is the sorted pair of their user ids; an AI seat counts as this id.
 AI_USER_ID = 0
@@ -25,9 +18,9 @@ AI_USER_ID = 0
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
     guild_id: int
-    language: str | None = None  # None: use the guild's locale
+    language: Language | None = None  # None: use the guild's locale
     preset: Preset = "standard"
-    deck: DeckStyle = "doppeldeutsch"
+    deck: DeckStyle = DEFAULT_DECK
     turn_seconds: int = 90
     ai_strength: AiStrength = "pimc"
     ai_delay_ms: int = 1200
@@ -43,7 +36,7 @@ class TableRow:
     rules_json: str
     deck: DeckStyle
     turn_seconds: int
-    language: str
+    language: Language
     table_message_id: int | None
     version: int
     first_dealer: int

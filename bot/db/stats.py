@@ -5,12 +5,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from bot.vocabulary import LeaderboardSort
+
 from .core import DatabaseCore
 from .models import (
     BummerlRow,
     LeaderboardEntry,
     LeaderboardPage,
-    LeaderboardSort,
     Player,
     PlayerDealStats,
     PlayerStats,
@@ -24,7 +25,7 @@ _STATS_COLUMNS = (
 )
 
 # Ranking keys per sort; a rank is shared only when every key is equal. Fixed strings, never user input.
-_RANK_ORDER: dict[str, str] = {
+_RANK_ORDER: dict[LeaderboardSort, str] = {
     "bummerl": "bummerl_won DESC, bummerl_lost ASC, game_points DESC",
     "winrate": (
         "CAST(bummerl_won AS REAL) / (bummerl_won + bummerl_lost) DESC, bummerl_won DESC, game_points DESC"

@@ -36,14 +36,13 @@ from bot.db import (
     Tally,
     pair_key,
 )
+from bot.vocabulary import DECK_STYLES
 from engine import Action
 from engine.events import BummerlWon, Event
 
 from .errors import UserError
 from .table import LiveTable, log_events, rebuild, rules_of
 
-PRESETS = ("standard", "stargames")
-DECKS = ("doppeldeutsch", "french")
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
 
@@ -224,9 +223,9 @@ class TableService:
         turn_seconds: int,
         language: str,
     ) -> LiveTable:
-        if preset not in PRESETS:
+        if preset not in engine.PRESETS:
             raise UserError("error.bad_preset", preset=preset)
-        if deck not in DECKS:
+        if deck not in DECK_STYLES:
             raise UserError("error.bad_deck", deck=deck)
         if not 15 <= turn_seconds <= 3600:
             raise UserError("error.bad_turn_time")

@@ -16,7 +16,7 @@ from bot.render import _assets
 from bot.render.names import (
     ALL_CARDS,
     DEFAULT_DECK,
-    DEFAULT_LANG,
+    DEFAULT_LANGUAGE,
     SUITS,
     check_card,
     check_deck,
@@ -142,7 +142,7 @@ def render_hand(
     playable: Collection[str] | None = None,
     trump: str | None = None,
     deck: str = DEFAULT_DECK,
-    lang: str = DEFAULT_LANG,
+    lang: str = DEFAULT_LANGUAGE,
 ) -> bytes:
     """Up to five cards side by side, as PNG bytes (HAND_SIZE, palette mode).
 
