@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple, get_args
 
 from .events import BummerlKind, BummerlWon
@@ -11,7 +12,8 @@ from .state import DealResult
 BUMMERL, SCHNEIDER, RETOURSCHNEIDER = get_args(BummerlKind)
 
 
-class BummerlResult(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class BummerlResult:  # not a NamedTuple: its field `count` would shadow tuple.count
     winner: int  # team
     kind: BummerlKind
     count: int  # Bummerl charged to the loser: 1, 2 (Schneider) or 4 (Retourschneider)

@@ -75,7 +75,7 @@ def _text_mask(
     from one image to the next, so caching them saves most of the text cost."""
     text = _fit(text, size, max_width, weight)
     face = _assets.font(size, weight)
-    left, top, right, bottom = face.getbbox(text, anchor=anchor)
+    left, top, right, bottom = map(int, face.getbbox(text, anchor=anchor))  # typed float; FreeType gives int
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=face, fill=255, anchor=anchor)
     return mask, left, top
