@@ -113,7 +113,11 @@ def _parse_setting(name: str, raw: Any) -> Any:
 
 
 def ruleset_to_json(rules: Ruleset) -> str | dict[str, Any]:
-    """The preset name when nothing differs from it, else the preset plus the differing settings."""
+    """The preset name when nothing differs from it, else the preset plus the differing settings.
+
+    >>> ruleset_to_json(STARGAMES), ruleset_to_json(dataclasses.replace(STANDARD, target=7))
+    ('stargames', {'preset': 'standard', 'target': 7})
+    """
     base = PRESETS[rules.preset]
     if rules == base:
         return rules.preset

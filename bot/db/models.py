@@ -185,7 +185,11 @@ class Tally:
 
 
 def pair_key(first: int | None, second: int | None) -> tuple[int, int]:
-    """The identity of a pair of partners: both user ids sorted, an AI seat counting as `AI_USER_ID`."""
+    """The identity of a pair of partners: both user ids sorted, an AI seat counting as `AI_USER_ID`.
+
+    >>> pair_key(42, None), pair_key(7, 3)
+    ((0, 42), (3, 7))
+    """
     a = AI_USER_ID if first is None else first
     b = AI_USER_ID if second is None else second
     return (a, b) if a <= b else (b, a)

@@ -229,13 +229,20 @@ def check_suit(suit: str) -> str:
 
 
 def suit_name(suit: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANGUAGE) -> str:
-    """The suit as a player of that language calls it for that deck, e.g. ("D", "doppeldeutsch", "de") -> "Schellen"."""
+    """The suit as a player of that language calls it for that deck.
+
+    >>> suit_name("D", "doppeldeutsch", "de")
+    'Schellen'
+    """
     return SUIT_NAMES[check_deck(deck)][check_lang(lang)][check_suit(suit)]
 
 
 def card_name(card: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANGUAGE) -> str:
-    """The spoken name of a card, e.g. ("HA", "doppeldeutsch", "de") -> "Herz-Sau", ("SQ", "french", "en") ->
-    "Queen of Spades"."""
+    """The spoken name of a card.
+
+    >>> card_name("HA", "doppeldeutsch", "de"), card_name("SQ", "french", "en")
+    ('Herz-Sau', 'Queen of Spades')
+    """
     check_card(card)
     rank = RANK_NAMES[check_deck(deck)][check_lang(lang)][card[1]]
     return CARD_PATTERNS[lang].format(suit=SUIT_NAMES[deck][lang][card[0]], rank=rank)
