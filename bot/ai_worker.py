@@ -49,7 +49,7 @@ class _Fallback(Exception):
 
 def _load(search: str) -> Callable[..., Any]:
     module, _, name = search.partition(":")
-    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), name)
 
 
 def _warm_up(search: Callable[..., Any]) -> None:
@@ -130,8 +130,13 @@ class _Worker:
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
         fd = self.conn.fileno()
+
+        def wake() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
         try:
-            loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+            loop.add_reader(fd, wake)
         except NotImplementedError:  # an event loop without add_reader: wait in a thread instead
             if not await asyncio.to_thread(self.conn.poll, max(timeout, 0)):
                 raise TimeoutError from None
@@ -202,13 +207,12 @@ class AiWorker:
 
     def __init__(
         self,
-        start_method: str = "spawn",
         workers: int | None = None,
         search: str = ENGINE_SEARCH,
         start_timeout: float = 60.0,
         retry_seconds: float = 5.0,
     ) -> None:
-        self._context = multiprocessing.get_context(start_method)
+        self._context = multiprocessing.get_context("spawn")
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
         self.search = search
         self.start_timeout = start_timeout  # a worker not ready by then is given up (and logged)
@@ -344,7 +348,7 @@ class AiWorker:
             raise _Fallback(f"the search raised {value}")
         if value not in view.legal:
             raise _Fallback(f"the search gave {value!r}, not a legal action")
-        return value  # type: ignore[no-any-return]
+        return value
 
     async def _acquire(self, deadline: float) -> _Worker:
         """An idle, living worker, waited for until ``deadline``; a dead idle worker is replaced."""

@@ -22,11 +22,12 @@ from .cards import DECK, SEAT_NAMES, SUITS, TEAM_NAMES, parse_card, partner_of, 
 from .contracts import Contract
 from .deal import deal_hands, new_deal
 from .errors import IllegalAction, MalformedInput, NotYourTurn, RulesError, WrongPhase
+from .events import BummerlKind
 from .match import BummerlResult, MatchState, displayed_score, new_match, score_deal
 from .record import DealRecord, GameRecord, load_record_text, parse_record, replay, replay_report
 from .rules import apply, apply_unchecked, check, is_legal, legal_actions
-from .ruleset import PRESETS, STANDARD, STARGAMES, Ruleset, ruleset_from_json, ruleset_to_json
-from .state import AUCTION, DOUBLING, FINISHED, PLAY, TRUMP, DealResult, DealState, Trick
+from .ruleset import PRESETS, STANDARD, STARGAMES, Preset, Ruleset, ruleset_from_json, ruleset_to_json
+from .state import AUCTION, DOUBLING, FINISHED, PHASES, PLAY, TRUMP, DealResult, DealState, Phase, Trick
 from .views import PlayerView, TrickView, view_for
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "DOUBLING",
     "FINISHED",
     "PASS",
+    "PHASES",
     "PLAY",
     "PRESETS",
     "SEAT_NAMES",
@@ -47,6 +49,7 @@ __all__ = [
     "Action",
     "Aufschlagen",
     "Bid",
+    "BummerlKind",
     "BummerlResult",
     "ChooseTrump",
     "Contract",
@@ -60,8 +63,10 @@ __all__ = [
     "MatchState",
     "NotYourTurn",
     "Pass",
+    "Phase",
     "PlayCard",
     "PlayerView",
+    "Preset",
     "RulesError",
     "Ruleset",
     "Trick",

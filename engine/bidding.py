@@ -183,7 +183,7 @@ def _next_askers(state: DealState, multiplier: int) -> tuple[int, ...]:
     if multiplier >= rules.max_multiplier or state.contract in rules.re_forbidden:
         return ()
     if multiplier == 2:
-        askers = (declarer, partner_of(declarer))
+        askers: tuple[int, ...] = (declarer, partner_of(declarer))
         if state.sitting_out is not None and not rules.sitting_out_partner_may_double:
             askers = (declarer,)
         return askers

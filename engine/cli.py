@@ -76,7 +76,7 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
 
 
 def run_json_command(command: Command, argv: list[str] | None = None) -> int:

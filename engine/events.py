@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .contracts import Contract
+from .state import Phase
+
+BummerlKind = Literal["bummerl", "schneider", "retourschneider"]  # 1 Bummerl, or the Schneider penalties
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +27,7 @@ class BidMade:
 @dataclass(frozen=True, slots=True)
 class Passed:
     seat: int
-    phase: str  # "auction" or "doubling"
+    phase: Phase  # auction or doubling
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +104,7 @@ class DealScored:
 @dataclass(frozen=True, slots=True)
 class BummerlWon:
     winner: int  # team
-    kind: str  # bummerl, schneider, retourschneider
+    kind: BummerlKind
     count: int
     score: tuple[int, int]  # the final count-up score before the reset
 

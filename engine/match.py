@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple, get_args
 
-from .events import BummerlWon
+from .events import BummerlKind, BummerlWon
 from .ruleset import Ruleset
 from .state import DealResult
 
-BUMMERL, SCHNEIDER, RETOURSCHNEIDER = "bummerl", "schneider", "retourschneider"
+BUMMERL, SCHNEIDER, RETOURSCHNEIDER = get_args(BummerlKind)
 
 
-class BummerlResult(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class BummerlResult:  # not a NamedTuple: its field `count` would shadow tuple.count
     winner: int  # team
-    kind: str
+    kind: BummerlKind
     count: int  # Bummerl charged to the loser: 1, 2 (Schneider) or 4 (Retourschneider)
     score: tuple[int, int]  # final count-up score (the winner's capped at nothing: surplus is simply lost)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .actions import (
     INTERNED_IDS,
     Action,
@@ -29,16 +32,27 @@ from .contracts import Contract
 from .errors import IllegalAction, MalformedInput, NotYourTurn, RulesError, WrongPhase
 from .events import Event
 from .play import active_trump, apply_play, marriage_options, play_actions
-from .state import AUCTION, DOUBLING, FINISHED, PLAY, TRUMP, DealState
+from .state import AUCTION, DOUBLING, FINISHED, PLAY, TRUMP, DealState, Phase
 
-_ACTIONS_OF_PHASE: dict[str, tuple[type, ...]] = {
+_ACTIONS_OF_PHASE: dict[Phase, tuple[type, ...]] = {
     TRUMP: (ChooseTrump, Aufschlagen),
     AUCTION: (Pass, Bid),
     DOUBLING: (Pass, Double),
     PLAY: (PlayCard,),
 }
-_LEGAL = {TRUMP: trump_actions, AUCTION: auction_actions, DOUBLING: doubling_actions, PLAY: play_actions}
-_APPLY = {TRUMP: apply_trump, AUCTION: apply_auction, DOUBLING: apply_doubling, PLAY: apply_play}
+_LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
+    TRUMP: trump_actions,
+    AUCTION: auction_actions,
+    DOUBLING: doubling_actions,
+    PLAY: play_actions,
+}
+# Each phase's apply takes only that phase's actions (Any here): callers check or know the action is legal.
+_APPLY: dict[Phase, Callable[[DealState, int, Any], tuple[DealState, list[Event]]]] = {
+    TRUMP: apply_trump,
+    AUCTION: apply_auction,
+    DOUBLING: apply_doubling,
+    PLAY: apply_play,
+}
 _PHASE_WORDS = {
     TRUMP: "choosing trump",
     AUCTION: "the auction",
@@ -103,7 +117,7 @@ def _malformed(seat: object, action: object) -> MalformedInput | None:
 
 
 def _seat_problem(seat: object) -> MalformedInput | None:
-    if type(seat) is int and 0 <= seat <= 3:  # type: ignore[operator]
+    if type(seat) is int and 0 <= seat <= 3:
         return None
     return MalformedInput("unknown_seat", f"{shown(seat)} is not a seat (0 to 3 for N, E, S, W)")
 

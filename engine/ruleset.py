@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .contracts import FIXED_VALUES, Contract
 from .errors import MalformedInput
 
 C = Contract
+Preset = Literal["standard", "stargames"]
 
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    preset: str = "standard"
+    preset: Preset = "standard"
     bettler_value: int = 4
     ass_bettler: bool = True
     partner_sits_out: frozenset[Contract] = frozenset({C.BETTLER, C.ASS_BETTLER})
@@ -52,7 +53,7 @@ STARGAMES = dataclasses.replace(
     kontra_forbidden=frozenset(),
     re_forbidden=frozenset(),
 )
-PRESETS = {"standard": STANDARD, "stargames": STARGAMES}
+PRESETS: dict[str, Ruleset] = {rules.preset: rules for rules in (STANDARD, STARGAMES)}
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "bidding_turns": (1, 2),
@@ -70,7 +71,7 @@ def ruleset_from_json(value: Any) -> Ruleset:
     """A preset name, or ``{"preset": ..., "<setting>": value, ...}``; anything unknown is MalformedInput."""
     if isinstance(value, str):
         if value not in PRESETS:
-            raise MalformedInput("unknown_preset", f"unknown rules preset {value!r} (standard, stargames)")
+            raise MalformedInput("unknown_preset", f"unknown rules preset {value!r} ({', '.join(PRESETS)})")
         return PRESETS[value]
     if not isinstance(value, dict):
         raise MalformedInput("bad_rules", "rules must be a preset name or an object")
@@ -112,7 +113,11 @@ def _parse_setting(name: str, raw: Any) -> Any:
 
 
 def ruleset_to_json(rules: Ruleset) -> str | dict[str, Any]:
-    """The preset name when nothing differs from it, else the preset plus the differing settings."""
+    """The preset name when nothing differs from it, else the preset plus the differing settings.
+
+    >>> ruleset_to_json(STARGAMES), ruleset_to_json(dataclasses.replace(STANDARD, target=7))
+    ('stargames', {'preset': 'standard', 'target': 7})
+    """
     base = PRESETS[rules.preset]
     if rules == base:
         return rules.preset

@@ -6,14 +6,15 @@ AI's rollouts build a new state per action, and a tuple copies several times fas
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from .cards import team_of
 from .contracts import Contract
 from .ruleset import Ruleset
 
-TRUMP, AUCTION, DOUBLING, PLAY, FINISHED = "trump", "auction", "doubling", "play", "finished"
-PHASES = (TRUMP, AUCTION, DOUBLING, PLAY, FINISHED)
+Phase = Literal["trump", "auction", "doubling", "play", "finished"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+TRUMP, AUCTION, DOUBLING, PLAY, FINISHED = PHASES
 
 
 class Trick(NamedTuple):
@@ -48,7 +49,7 @@ class DealState(NamedTuple):
     dealer: int
     dealt: tuple[tuple[str, ...], ...]  # each seat's five cards in deal order
     hands: tuple[tuple[str, ...], ...]  # cards still held
-    phase: str
+    phase: Phase
     to_act: int | None
     trump: str | None = None
     aufschlag_card: str | None = None

@@ -11,7 +11,7 @@ from .actions import Action
 from .contracts import Contract
 from .rules import legal_actions
 from .ruleset import Ruleset
-from .state import TRUMP, DealResult, DealState
+from .state import TRUMP, DealResult, DealState, Phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class MarriageView:
 @dataclass(frozen=True, slots=True)
 class PlayerView:
     seat: int | None  # None: the public view of the table
-    phase: str
+    phase: Phase
     dealer: int
     forehand: int
     to_act: int | None

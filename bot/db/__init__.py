@@ -1,4 +1,11 @@
-"""Persistence for the bot (aiosqlite). Plain values in and out; this package never imports discord."""
+"""Persistence for the bot (aiosqlite). Plain values in and out; this package never imports discord.
+
+The closed sets its values use (deck styles, table statuses, presets ...) are defined in ``bot.vocabulary``
+and the engine; they are re-exported here for the callers of storage.
+"""
+
+from bot.vocabulary import OPEN_STATUSES, AiStrength, DeckStyle, LeaderboardSort, TableStatus
+from engine import BummerlKind, Preset
 
 from .database import Database
 from .errors import (
@@ -16,28 +23,20 @@ from .errors import (
 from .migrate import MIGRATIONS_DIR, apply_migrations
 from .models import (
     AI_USER_ID,
-    OPEN_STATUSES,
-    SEAT_LETTERS,
-    AiStrength,
-    BummerlKind,
-    BummerlResult,
-    DealRecord,
-    DealResult,
-    DeckStyle,
+    BummerlRow,
+    DealResultRow,
     GuildSettings,
     LeaderboardEntry,
     LeaderboardPage,
-    LeaderboardSort,
     OutboxEntry,
     OutboxKind,
     Player,
     PlayerDealStats,
     PlayerStats,
-    Preset,
     SeatRow,
+    StoredDeal,
     TableRecord,
     TableRow,
-    TableStatus,
     Tally,
     pair_key,
 )
@@ -46,15 +45,13 @@ __all__ = [
     "AI_USER_ID",
     "MIGRATIONS_DIR",
     "OPEN_STATUSES",
-    "SEAT_LETTERS",
     "AiStrength",
     "AlreadySeated",
     "BummerlKind",
-    "BummerlResult",
+    "BummerlRow",
     "ChannelBusy",
     "Database",
-    "DealRecord",
-    "DealResult",
+    "DealResultRow",
     "DeckStyle",
     "GuildSettings",
     "LeaderboardEntry",
@@ -73,6 +70,7 @@ __all__ = [
     "SeatRow",
     "SeatTaken",
     "StorageError",
+    "StoredDeal",
     "TableClosed",
     "TableNotFound",
     "TableRecord",

@@ -55,7 +55,7 @@ class DatabaseCore:
         """
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
-        conn = await aiosqlite.connect(path, isolation_level=None)
+        conn = await aiosqlite.connect(os.fspath(path), isolation_level=None)
         try:
             conn.row_factory = sqlite3.Row
             await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")

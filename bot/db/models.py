@@ -6,17 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Preset = Literal["standard", "stargames"]
-DeckStyle = Literal["doppeldeutsch", "french"]
-AiStrength = Literal["pimc", "greedy"]
-TableStatus = Literal["lobby", "playing", "finished", "closed"]
-BummerlKind = Literal["bummerl", "schneider", "retourschneider"]
-LeaderboardSort = Literal["bummerl", "winrate", "points"]
-OutboxKind = Literal["result", "final_hand", "notice", "set_aside"]
+from bot.vocabulary import DEFAULT_DECK, AiStrength, DeckStyle, Language, TableStatus
+from engine import BummerlKind, DealRecord, GameRecord, Preset, ruleset_from_json
 
-SEAT_LETTERS = "NESW"
-OPEN_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing", "finished")
-RECORD_FORMAT = "bauernschnapsen/1"
+OutboxKind = Literal["result", "final_hand", "notice", "set_aside"]
 
 # A pair of partners is the sorted pair of their user ids; an AI seat counts as this id.
 AI_USER_ID = 0
@@ -25,9 +18,9 @@ AI_USER_ID = 0
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
     guild_id: int
-    language: str | None = None  # None: use the guild's locale
+    language: Language | None = None  # None: use the guild's locale
     preset: Preset = "standard"
-    deck: DeckStyle = "doppeldeutsch"
+    deck: DeckStyle = DEFAULT_DECK
     turn_seconds: int = 90
     ai_strength: AiStrength = "pimc"
     ai_delay_ms: int = 1200
@@ -43,7 +36,7 @@ class TableRow:
     rules_json: str
     deck: DeckStyle
     turn_seconds: int
-    language: str
+    language: Language
     table_message_id: int | None
     version: int
     first_dealer: int
@@ -73,7 +66,7 @@ class SeatRow:
 
 
 @dataclass(frozen=True, slots=True)
-class DealRecord:
+class StoredDeal:
     deal_no: int
     dealer: int
     seed: int
@@ -88,29 +81,22 @@ class TableRecord:
     table_id: int
     rules_json: str
     first_dealer: int
-    deals: tuple[DealRecord, ...]
+    deals: tuple[StoredDeal, ...]
 
-    def to_export(self, include_unfinished: bool = False) -> dict[str, Any]:
-        """The record in the `bauernschnapsen/1` format; unfinished deals (hidden hands) only on request."""
-        return {
-            "format": RECORD_FORMAT,
-            "rules": json.loads(self.rules_json),
-            "dealer": SEAT_LETTERS[self.first_dealer],
-            "deals": [
-                {
-                    "hands": {
-                        letter: list(hand) for letter, hand in zip(SEAT_LETTERS, deal.hands, strict=True)
-                    },
-                    "actions": list(deal.actions),
-                }
-                for deal in self.deals
-                if deal.finished or include_unfinished
-            ],
-        }
+    def to_game_record(self, *, include_unfinished: bool = False) -> GameRecord:
+        """The record as the engine's game record (it writes the export format); the unfinished deal, whose
+        hands are still hidden, only on request."""
+        return GameRecord(
+            rules=ruleset_from_json(json.loads(self.rules_json)),
+            dealer=self.first_dealer,
+            deals=tuple(
+                DealRecord(deal.hands, deal.actions) for deal in self.deals if deal.finished or include_unfinished
+            ),
+        )
 
 
 @dataclass(frozen=True, slots=True)
-class DealResult:
+class DealResultRow:
     table_id: int
     deal_no: int
     contract: str  # a contract id of RECORD.md, e.g. "normal", "schnapser"
@@ -129,7 +115,7 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
-class BummerlResult:
+class BummerlRow:
     guild_id: int
     table_id: int
     winners: tuple[Player, Player]
@@ -199,7 +185,11 @@ class Tally:
 
 
 def pair_key(first: int | None, second: int | None) -> tuple[int, int]:
-    """The identity of a pair of partners: both user ids sorted, an AI seat counting as `AI_USER_ID`."""
+    """The identity of a pair of partners: both user ids sorted, an AI seat counting as `AI_USER_ID`.
+
+    >>> pair_key(42, None), pair_key(7, 3)
+    ((0, 42), (3, 7))
+    """
     a = AI_USER_ID if first is None else first
     b = AI_USER_ID if second is None else second
     return (a, b) if a <= b else (b, a)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from .core import DatabaseCore
 from .errors import RecordConflict, TableNotFound
-from .models import DealRecord, DealResult, TableRecord
+from .models import DealResultRow, StoredDeal, TableRecord
 
 
 class RecordsRepo(DatabaseCore):
@@ -103,7 +103,7 @@ class RecordsRepo(DatabaseCore):
         )
         return [int(row["deal_no"]) for row in rows]
 
-    async def record_deal_result(self, result: DealResult) -> None:
+    async def record_deal_result(self, result: DealResultRow) -> None:
         """Mark the deal finished; no more actions may be appended to it."""
         async with self.transaction():
             try:
@@ -132,7 +132,7 @@ class RecordsRepo(DatabaseCore):
                     ) from err
                 raise
 
-    async def deal_results(self, table_id: int) -> list[DealResult]:
+    async def deal_results(self, table_id: int) -> list[DealResultRow]:
         rows = await self._fetch_all(
             """
             SELECT table_id, deal_no, contract, declarer_seat, winner_team, game_points, multiplier, reason,
@@ -141,11 +141,11 @@ class RecordsRepo(DatabaseCore):
             """,
             (table_id,),
         )
-        return [DealResult(**dict(row)) for row in rows]
+        return [DealResultRow(**dict(row)) for row in rows]
 
 
-def _deal_from_row(row: sqlite3.Row, actions: list[str]) -> DealRecord:
-    return DealRecord(
+def _deal_from_row(row: sqlite3.Row, actions: list[str]) -> StoredDeal:
+    return StoredDeal(
         deal_no=row["deal_no"],
         dealer=row["dealer"],
         seed=row["seed"],

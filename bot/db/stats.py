@@ -5,12 +5,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from bot.vocabulary import LeaderboardSort
+
 from .core import DatabaseCore
 from .models import (
-    BummerlResult,
+    BummerlRow,
     LeaderboardEntry,
     LeaderboardPage,
-    LeaderboardSort,
     Player,
     PlayerDealStats,
     PlayerStats,
@@ -24,7 +25,7 @@ _STATS_COLUMNS = (
 )
 
 # Ranking keys per sort; a rank is shared only when every key is equal. Fixed strings, never user input.
-_RANK_ORDER: dict[str, str] = {
+_RANK_ORDER: dict[LeaderboardSort, str] = {
     "bummerl": "bummerl_won DESC, bummerl_lost ASC, game_points DESC",
     "winrate": (
         "CAST(bummerl_won AS REAL) / (bummerl_won + bummerl_lost) DESC, bummerl_won DESC, game_points DESC"
@@ -77,7 +78,7 @@ def _ordered(pair1: tuple[int, int], pair2: tuple[int, int]) -> tuple[tuple[int,
 class StatsRepo(DatabaseCore):
     # ---- Bummerl ------------------------------------------------------------------------------------
 
-    async def record_bummerl(self, result: BummerlResult) -> int:
+    async def record_bummerl(self, result: BummerlRow) -> int:
         """Everything a finished Bummerl changes: its history row, both pairs' players' Bummerl counts
         (+1 each, humans only) and the pairs' tally (+`count`). Returns the new history row's id."""
         (w1, w2), (l1, l2) = result.winners, result.losers
@@ -115,12 +116,12 @@ class StatsRepo(DatabaseCore):
             await self.add_tally(result.guild_id, winner_pair, loser_pair, result.count)
         return int(row["id"])
 
-    async def bummerl_results_of_table(self, table_id: int) -> list[BummerlResult]:
+    async def bummerl_results_of_table(self, table_id: int) -> list[BummerlRow]:
         rows = await self._fetch_all(
             "SELECT * FROM bummerl_results WHERE table_id = ? ORDER BY id", (table_id,)
         )
         return [
-            BummerlResult(
+            BummerlRow(
                 guild_id=row["guild_id"],
                 table_id=row["table_id"],
                 winners=(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from bot.vocabulary import DeckStyle, Language, TableStatus
+
 from .core import DatabaseCore
 from .errors import AlreadySeated, ChannelBusy, SeatNotFound, SeatTaken, TableClosed, TableNotFound
-from .models import DeckStyle, SeatRow, TableRow, TableStatus
+from .models import SeatRow, TableRow
 
 _TABLE_COLUMNS = (
     "id, guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds, language,"
@@ -47,7 +49,7 @@ class TablesRepo(DatabaseCore):
         rules_json: str,
         deck: DeckStyle,
         turn_seconds: int,
-        language: str,
+        language: Language,
         first_dealer: int,
         now: int,
     ) -> TableRow:

@@ -19,10 +19,10 @@ from typing import NamedTuple
 import engine
 from bot.db import (
     AlreadySeated,
-    BummerlResult,
+    BummerlRow,
     ChannelBusy,
     Database,
-    DealResult,
+    DealResultRow,
     GuildSettings,
     LeaderboardEntry,
     LeaderboardPage,
@@ -36,14 +36,13 @@ from bot.db import (
     Tally,
     pair_key,
 )
+from bot.vocabulary import DECK_STYLES
 from engine import Action
 from engine.events import BummerlWon, Event
 
 from .errors import UserError
 from .table import LiveTable, log_events, rebuild, rules_of
 
-PRESETS = ("standard", "stargames")
-DECKS = ("doppeldeutsch", "french")
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
 
@@ -224,9 +223,9 @@ class TableService:
         turn_seconds: int,
         language: str,
     ) -> LiveTable:
-        if preset not in PRESETS:
+        if preset not in engine.PRESETS:
             raise UserError("error.bad_preset", preset=preset)
-        if deck not in DECKS:
+        if deck not in DECK_STYLES:
             raise UserError("error.bad_deck", deck=deck)
         if not 15 <= turn_seconds <= 3600:
             raise UserError("error.bad_turn_time")
@@ -477,7 +476,7 @@ class TableService:
         assert result is not None and deal.contract is not None and deal.declarer is not None
         now = self.now()
         await self.db.record_deal_result(
-            DealResult(
+            DealResultRow(
                 table.id,
                 table.deal_no,
                 deal.contract.id,
@@ -513,7 +512,7 @@ class TableService:
 
             winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
             await self.db.record_bummerl(
-                BummerlResult(
+                BummerlRow(
                     table.row.guild_id,
                     table.id,
                     winners,
@@ -617,7 +616,8 @@ class TableService:
     async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> dict[str, object]:
         """The table's record in the export format. A running deal's hands stay hidden unless
         ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
-        return (await self.db.load_record(table_id)).to_export(include_unfinished=include_unfinished)
+        record = await self.db.load_record(table_id)
+        return record.to_game_record(include_unfinished=include_unfinished).to_json()
 
     # --- settings, tallies and the leaderboard ------------------------------------------------------------
 

@@ -11,9 +11,9 @@ import string
 from functools import cache
 from pathlib import Path
 
+from bot.vocabulary import DEFAULT_LANGUAGE, LANGUAGES
+
 CATALOGUE_DIR = Path(__file__).parent
-LANGUAGES = ("en", "de", "nl", "tr")
-DEFAULT_LANGUAGE = "en"
 
 
 @cache

@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 
 from bot.render.names import (
     DEFAULT_DECK,
-    DEFAULT_LANG,
+    DEFAULT_LANGUAGE,
     card_name,
     check_card,
     count_label,
@@ -32,7 +32,7 @@ def hand_alt_text(
     playable: Collection[str] | None = None,
     trump: str | None = None,
     deck: str = DEFAULT_DECK,
-    lang: str = DEFAULT_LANG,
+    lang: str = DEFAULT_LANGUAGE,
 ) -> str:
     """E.g. "Your hand: Herz-Sau, Laub-Ober. Trump: Herz. Playable: Herz-Sau." (in lang)."""
     cards = [check_card(card) for card in cards]

@@ -16,7 +16,7 @@ from bot.render import _assets
 from bot.render.names import (
     ALL_CARDS,
     DEFAULT_DECK,
-    DEFAULT_LANG,
+    DEFAULT_LANGUAGE,
     SUITS,
     check_card,
     check_deck,
@@ -75,7 +75,7 @@ def _text_mask(
     from one image to the next, so caching them saves most of the text cost."""
     text = _fit(text, size, max_width, weight)
     face = _assets.font(size, weight)
-    left, top, right, bottom = face.getbbox(text, anchor=anchor)
+    left, top, right, bottom = map(int, face.getbbox(text, anchor=anchor))  # typed float; FreeType gives int
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=face, fill=255, anchor=anchor)
     return mask, left, top
@@ -142,7 +142,7 @@ def render_hand(
     playable: Collection[str] | None = None,
     trump: str | None = None,
     deck: str = DEFAULT_DECK,
-    lang: str = DEFAULT_LANG,
+    lang: str = DEFAULT_LANGUAGE,
 ) -> bytes:
     """Up to five cards side by side, as PNG bytes (HAND_SIZE, palette mode).
 

@@ -5,10 +5,8 @@ Kept in one module so a later localisation pass can move the tables as a whole.
 
 from __future__ import annotations
 
-DECK_STYLES = ("doppeldeutsch", "french")
-DEFAULT_DECK = "doppeldeutsch"
-LANGUAGES = ("en", "de", "nl", "tr")
-DEFAULT_LANG = "en"
+from bot.vocabulary import DECK_STYLES, DEFAULT_DECK, DEFAULT_LANGUAGE, LANGUAGES
+
 SUITS = "HDCS"
 RANKS = "ATKQJ"
 ALL_CARDS = tuple(suit + rank for suit in SUITS for rank in RANKS)
@@ -230,20 +228,27 @@ def check_suit(suit: str) -> str:
     return suit
 
 
-def suit_name(suit: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANG) -> str:
-    """The suit as a player of that language calls it for that deck, e.g. ("D", "doppeldeutsch", "de") -> "Schellen"."""
+def suit_name(suit: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANGUAGE) -> str:
+    """The suit as a player of that language calls it for that deck.
+
+    >>> suit_name("D", "doppeldeutsch", "de")
+    'Schellen'
+    """
     return SUIT_NAMES[check_deck(deck)][check_lang(lang)][check_suit(suit)]
 
 
-def card_name(card: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANG) -> str:
-    """The spoken name of a card, e.g. ("HA", "doppeldeutsch", "de") -> "Herz-Sau", ("SQ", "french", "en") ->
-    "Queen of Spades"."""
+def card_name(card: str, deck: str = DEFAULT_DECK, lang: str = DEFAULT_LANGUAGE) -> str:
+    """The spoken name of a card.
+
+    >>> card_name("HA", "doppeldeutsch", "de"), card_name("SQ", "french", "en")
+    ('Herz-Sau', 'Queen of Spades')
+    """
     check_card(card)
     rank = RANK_NAMES[check_deck(deck)][check_lang(lang)][card[1]]
     return CARD_PATTERNS[lang].format(suit=SUIT_NAMES[deck][lang][card[0]], rank=rank)
 
 
-def label(key: str, lang: str = DEFAULT_LANG, **values: object) -> str:
+def label(key: str, lang: str = DEFAULT_LANGUAGE, **values: object) -> str:
     """A translated label or sentence, with {placeholders} filled in."""
     return LABELS[check_lang(lang)][key].format(**values)
 

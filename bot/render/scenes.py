@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.render.names import DEFAULT_DECK, DEFAULT_LANG, check_card, check_deck, check_lang, check_suit
+from bot.render.names import DEFAULT_DECK, DEFAULT_LANGUAGE, check_card, check_deck, check_lang, check_suit
 
 SEATS = range(4)
 
@@ -46,7 +46,7 @@ class TableScene:
     first_tricks: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (None, None)
     sitting_out_seat: int | None = None
     deck: str = DEFAULT_DECK
-    lang: str = DEFAULT_LANG
+    lang: str = DEFAULT_LANGUAGE
 
     def __post_init__(self) -> None:
         _check_seat(self.viewer_seat, "viewer_seat")
@@ -93,7 +93,7 @@ class ResultScene:
     trump: str | None = None
     viewer_seat: int | None = None
     deck: str = DEFAULT_DECK
-    lang: str = DEFAULT_LANG
+    lang: str = DEFAULT_LANGUAGE
 
     def __post_init__(self) -> None:
         if self.winner_team not in (0, 1):

@@ -26,6 +26,7 @@ from bot.game.errors import UserError
 from bot.game.table import LiveTable
 from bot.i18n import language_for_locale, t
 from bot.i18n.translator import CHOICE_KEYS
+from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS
 
 from . import presenter
 from .components import LeaderboardButton
@@ -48,12 +49,12 @@ def choice_text(value: str) -> str:
     return t("en", CHOICE_KEYS.get(value, f"command.choice.{value}"))
 
 
-PRESET_CHOICES = named_choices("standard", "stargames")
-DECK_CHOICES = named_choices("doppeldeutsch", "french")
-SEAT_CHOICES = named_choices("N", "E", "S", "W")
-SORT_CHOICES = named_choices("bummerl", "winrate", "points")
-LANGUAGE_CHOICES = named_choices("en", "de", "nl", "tr")
-AI_CHOICES = named_choices("pimc", "greedy")
+PRESET_CHOICES = named_choices(*engine.PRESETS)
+DECK_CHOICES = named_choices(*DECK_STYLES)
+SEAT_CHOICES = named_choices(*engine.SEAT_NAMES)
+SORT_CHOICES = named_choices(*LEADERBOARD_SORTS)
+LANGUAGE_CHOICES = named_choices(*LANGUAGES)
+AI_CHOICES = named_choices(*AI_STRENGTHS)
 PAGE_SIZE = 10
 MIN_GAMES_FOR_WINRATE = 3
 ALREADY_ACKNOWLEDGED = 40060  # Discord: the interaction has been acknowledged already
@@ -408,7 +409,7 @@ class SchnapsenCog(
         view = discord.ui.View(timeout=None)
         view.add_item(LeaderboardButton(sort, max(page - 1, 0), "◀", disabled=page == 0))
         view.add_item(LeaderboardButton(sort, page + 1, "▶", disabled=page + 1 >= pages))
-        for other in ("bummerl", "winrate", "points"):
+        for other in LEADERBOARD_SORTS:
             if other != sort:
                 view.add_item(LeaderboardButton(other, 0, t(lang, f"leaderboard.sort.{other}")))
         return embed, view

@@ -65,11 +65,9 @@ def run(argv: list[str], stdin_text: str | None = None) -> tuple[int, dict[str, 
     except MalformedInput as err:
         return _fail(err.code, err.message)
     if replayed.error is not None:
-        err = replayed.error
-        return _fail(
-            "illegal_action",
-            f"deals[{err.deal}].actions[{err.index}] {err.action!r} is illegal: {err.error.message}",
-        )
+        illegal = replayed.error
+        where = f"deals[{illegal.deal}].actions[{illegal.index}]"
+        return _fail("illegal_action", f"{where} {illegal.action!r} is illegal: {illegal.error.message}")
     if not replayed.deals:
         return _fail("no_deal", "the record has no deal, so nobody is to act")
     state = replayed.deals[-1]

@@ -86,7 +86,7 @@ class Table:
 
         order = ZEHNERLOCH_ORDER if self.contract is C.ZEHNERLOCH else NORMAL_ORDER
         trumps_on = self.contract in TRUMP_CONTRACTS and self.trump is not None
-        trump_suit = SUITS.index(self.trump) if trumps_on else -1  # type: ignore[arg-type]
+        trump_suit = SUITS.index(self.trump) if trumps_on else -1
         trump_mask = SUIT_MASK[trump_suit] if trump_suit >= 0 else 0
         strength = tuple(order[card] for card in DECK)
         above = tuple(

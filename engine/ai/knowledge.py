@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cards import SUITS
@@ -121,6 +122,11 @@ def _obligation_facts(view: PlayerView, table: Table, forbidden: list[int]) -> N
                 winning = card
 
 
+# Per seat the mask of cards it holds in a drawn world -> is that world plausible / how likely is it.
+Plausible = Callable[[list[int]], bool]
+Weight = Callable[[list[int]], float]
+
+
 class Sampler:
     """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included).
 
@@ -133,8 +139,8 @@ class Sampler:
         self,
         knowledge: Knowledge,
         rng: random.Random,
-        plausible: object = None,
-        weight: object = None,
+        plausible: Plausible | None = None,
+        weight: Weight | None = None,
         weigh_limit: int = 150,
     ) -> None:
         self.k = knowledge
@@ -167,6 +173,7 @@ class Sampler:
     def draw_weighted(self) -> list[int] | None:
         """A world kept with probability ``weight(world)``; None once the weighing budget is spent (then,
         if no world was ever kept, the likeliest one seen)."""
+        assert self.weight is not None, "a weighted draw needs a weight"
         best: list[int] | None = None
         best_weight = -1.0
         for _ in range(20 * max(0, self.weigh_left)):
@@ -176,7 +183,7 @@ class Sampler:
             if hands is None or not self._ok(hands):
                 continue
             self.weigh_left -= 1
-            weight = self.weight(hands)  # type: ignore[operator]
+            weight = self.weight(hands)
             if self.rng.random() < weight:
                 self.kept += 1
                 return hands
@@ -188,12 +195,13 @@ class Sampler:
         return None
 
     def draw(self) -> list[int]:
-        plausible_tries = 40 if self.plausible is not None else 0
+        plausible = self.plausible
+        plausible_tries = 40 if plausible is not None else 0
         for attempt in range(400):
             hands = self._attempt()
             if hands is None or not self._ok(hands):
                 continue
-            if attempt < plausible_tries and not self.plausible(hands):  # type: ignore[operator]
+            if plausible is not None and attempt < plausible_tries and not plausible(hands):
                 continue
             return hands
         # Facts can only be inconsistent if the view was built by other rules than assumed: place freely.

@@ -24,7 +24,7 @@ from ..state import AUCTION, DOUBLING, PLAY, TRUMP
 from ..views import PlayerView
 from . import bidder, greedy
 from .compact import INDEX, POINTS, Position, Table, apply_move, cards_of, trick_winner
-from .knowledge import Knowledge, Sampler, gather, rules_of, table_of
+from .knowledge import Knowledge, Plausible, Sampler, Weight, gather, rules_of, table_of
 from .solver import SearchAborted, Solver
 
 C = Contract
@@ -161,7 +161,7 @@ def _worlds(sampler: Sampler, limit: int = ENUMERATE_LIMIT):  # type: ignore[no-
 
 def _declarer_plausible(
     knowledge: Knowledge, declarer: int | None, contract: Contract | None, trump: str | None
-):  # type: ignore[no-untyped-def]
+) -> Plausible | None:
     """A check that the declarer's dealt hand in a world looks like one that bids his contract."""
     if declarer is None or contract is None or contract is C.NORMAL or declarer == knowledge.seat:
         return None
@@ -255,7 +255,8 @@ def _evaluate_auction(
     me = view.seat
     knowledge = gather(view, rules)
     standing = next(((s, c) for s, c in reversed(view.auction) if c is not None), None)
-    plausible = _declarer_plausible(knowledge, *(standing or (None, None)), view.trump)
+    declarer, contract = standing or (None, None)
+    plausible = _declarer_plausible(knowledge, declarer, contract, view.trump)
     sampler = Sampler(knowledge, rng, plausible)
     sign = 1 if team_of(me) == 0 else -1
     totals = [0.0] * len(view.legal)
@@ -304,8 +305,9 @@ def _caution(rules: Ruleset, action: Action) -> float:
     return 0.0
 
 
-def _bidder_weight(rules: Ruleset, knowledge: Knowledge, declarer: int, contract: Contract,
-                   trump: str | None, forehand: int):  # type: ignore[no-untyped-def]  # fmt: skip
+def _bidder_weight(
+    rules: Ruleset, knowledge: Knowledge, declarer: int, contract: Contract, trump: str | None, forehand: int
+) -> Weight:
     """The bidder model as a sampler weight: how likely the declarer's dealt hand in a world bids."""
 
     def weight(hands: list[int]) -> float:
@@ -422,7 +424,7 @@ def _evaluate_trump(
                     rules, _eligible_for_forehand(rules, dealt, trump), trump, me, me, hands[me]
                 )
                 if contract is None:
-                    value = sign * play_out(
+                    value: float = sign * play_out(
                         rules, C.NORMAL, trump, me, me, hands, solvers, budget, worlds == 0
                     )
                 else:

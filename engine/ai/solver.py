@@ -8,6 +8,7 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
+from ..cards import SUITS
 from .compact import (
     ALL_TRICKS,
     BEGGAR,
@@ -17,7 +18,6 @@ from .compact import (
     SCHNAPSER,
     SUIT_MASK,
     SUIT_OF,
-    SUITS,
     Position,
     Table,
     trick_winner,

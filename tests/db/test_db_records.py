@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from bot.db import Database, DealResult, RecordConflict, TableNotFound
+from bot.db import Database, DealResultRow, RecordConflict, TableNotFound
 
 NOW = 1_700_000_100
 HANDS = (
@@ -13,8 +13,8 @@ HANDS = (
 )
 
 
-def result_of(table_id: int, deal_no: int) -> DealResult:
-    return DealResult(
+def result_of(table_id: int, deal_no: int) -> DealResultRow:
+    return DealResultRow(
         table_id=table_id, deal_no=deal_no, contract="normal", declarer_seat=0, winner_team=0,
         game_points=2, multiplier=1, reason="NS reached 66", finished_at=NOW + 50,
     )
@@ -52,14 +52,14 @@ async def test_the_export_hides_the_running_deal(db: Database, make_table) -> No
     await db.start_deal(table.id, 1, dealer=0, seed=2, hands=HANDS[::-1], now=NOW)
 
     record = await db.load_record(table.id)
-    exported = record.to_export()
+    exported = record.to_game_record().to_json()
     assert exported == {
         "format": "bauernschnapsen/1",
         "rules": "standard",
         "dealer": "W",
         "deals": [{"hands": dict(zip("NESW", map(list, HANDS), strict=True)), "actions": ["N trump H"]}],
     }
-    assert len(record.to_export(include_unfinished=True)["deals"]) == 2
+    assert len(record.to_game_record(include_unfinished=True).deals) == 2
 
 
 async def test_deals_are_numbered_without_gaps(db: Database, make_table) -> None:

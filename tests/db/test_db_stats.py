@@ -3,7 +3,7 @@ import dataclasses
 import pytest
 
 from bot.db import (
-    BummerlResult,
+    BummerlRow,
     Database,
     Player,
     PlayerDealStats,
@@ -20,8 +20,8 @@ AI = Player(None, "AI")
 
 
 def bummerl(table_id: int, winners: tuple[Player, Player], losers: tuple[Player, Player],
-            kind: BummerlKind = "bummerl", count: int = 1) -> BummerlResult:
-    return BummerlResult(
+            kind: BummerlKind = "bummerl", count: int = 1) -> BummerlRow:
+    return BummerlRow(
         guild_id=GUILD, table_id=table_id, winners=winners, losers=losers, kind=kind, count=count,
         score_winner=24, score_loser=10, finished_at=NOW,
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import bot.db.retention as retention
-from bot.db import BummerlResult, Database, DealResult, Player, PlayerDealStats, TableRow
+from bot.db import BummerlRow, Database, DealResultRow, Player, PlayerDealStats, TableRow
 from bot.db.retention import retention_cutoff
 
 MakeTable = Callable[..., Awaitable[TableRow]]
@@ -30,7 +30,7 @@ async def play(db: Database, table: TableRow, deals: int, actions_per_deal: int,
         for n in range(actions_per_deal):
             await db.append_action(table.id, deal_no, f"N play c0{n}", CREATED_AT)
         if deal_no < deals - 1 or finish_last:
-            await db.record_deal_result(DealResult(
+            await db.record_deal_result(DealResultRow(
                 table_id=table.id, deal_no=deal_no, contract="normal", declarer_seat=0, winner_team=0,
                 game_points=1, multiplier=1, reason="66", finished_at=CREATED_AT,
             ))
@@ -38,7 +38,7 @@ async def play(db: Database, table: TableRow, deals: int, actions_per_deal: int,
 
 async def finished_bummerl(db: Database, table: TableRow) -> None:
     await db.add_deal_stats(GUILD, [PlayerDealStats(21, "Alice", won=True, game_points=1, declared=True, made=True)])
-    await db.record_bummerl(BummerlResult(
+    await db.record_bummerl(BummerlRow(
         guild_id=GUILD, table_id=table.id, winners=(ALICE, BOB), losers=(CAROL, DAVE), kind="bummerl", count=1,
         score_winner=24, score_loser=3, finished_at=CREATED_AT,
     ))

@@ -1,6 +1,8 @@
 """Hand-built positions for engine tests: explicit hands plus the action strings that lead to the position.
 
->>> state = position({"N": "HA HK CQ / DT SJ", ...}, dealer="W", actions=["N trump H", ...])
+>>> state = position(FARBRINGERL_HANDS, dealer="W", actions=FARBRINGERL_AUCTION)
+>>> state.phase, state.contract.id, SEAT_NAMES[state.declarer]  # a Farbringerl is settled at once
+('finished', 'farbringerl', 'E')
 """
 
 from __future__ import annotations
