@@ -2,7 +2,7 @@
 
 The public API: deal with ``deal_hands``/``new_deal``, ask ``legal_actions``, validate with ``check`` or
 ``is_legal``, advance with ``apply`` (new state + events), show with ``view_for``, score Bummerl with
-``score_deal``, and read/write game records with ``parse_record``/``replay``.
+``score_deal``, and read/write game records with ``parse_record``/``replay`` (step by step: ``replay_steps``).
 """
 
 from .actions import (
@@ -23,7 +23,17 @@ from .contracts import Contract
 from .deal import deal_hands, new_deal
 from .errors import IllegalAction, MalformedInput, NotYourTurn, RulesError, WrongPhase
 from .match import BummerlResult, MatchState, displayed_score, new_match, score_deal
-from .record import DealRecord, GameRecord, load_record_text, parse_record, replay, replay_report
+from .record import (
+    DealRecord,
+    GameRecord,
+    ReplayStep,
+    ReplayStopped,
+    load_record_text,
+    parse_record,
+    replay,
+    replay_report,
+    replay_steps,
+)
 from .rules import apply, apply_unchecked, check, is_legal, legal_actions
 from .ruleset import PRESETS, STANDARD, STARGAMES, Ruleset, ruleset_from_json, ruleset_to_json
 from .state import AUCTION, DOUBLING, FINISHED, PLAY, TRUMP, DealResult, DealState, Trick
@@ -62,6 +72,8 @@ __all__ = [
     "Pass",
     "PlayCard",
     "PlayerView",
+    "ReplayStep",
+    "ReplayStopped",
     "RulesError",
     "Ruleset",
     "Trick",
@@ -85,6 +97,7 @@ __all__ = [
     "points",
     "replay",
     "replay_report",
+    "replay_steps",
     "ruleset_from_json",
     "ruleset_to_json",
     "score_deal",
