@@ -110,7 +110,8 @@ async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(
     runtime = bot.get_cog("schnapsen").runtime  # type: ignore[union-attr]
 
     await runtime.sweep()
-    assert bot.service.table_in_channel(world.channel.id) is table, "a fresh lobby stays open"
+    open_now = bot.service.table_in_channel(world.channel.id)
+    assert open_now is not None and open_now.id == table.id, "a fresh lobby stays open"
 
     bot.service.clock = lambda: time.time() + world.settings.lobby_timeout + 1
     await runtime.sweep()
@@ -119,8 +120,9 @@ async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(
         lambda: "The table was closed because the game never started." in world.channel_texts(),
         what="the closing notice",
     )
-    assert (await world.stored(table.id)).row.status == "closed"
-    table_message = fake_discord.messages[table.row.table_message_id]
+    stored = await world.stored(table.id)
+    assert stored.row.status == "closed"
+    table_message = fake_discord.messages[stored.row.table_message_id]
     await fake_discord.wait_for(
         lambda: "This table is closed." in table_message.visible_text, what="the table message to say so"
     )
