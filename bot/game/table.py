@@ -89,7 +89,11 @@ def restore(
         record.first_dealer,
         tuple(engine.DealRecord(deal.hands, deal.actions) for deal in record.deals),
     )
-    match, deal, deal_no, log, last_bummerl = engine.new_match(rules, record.first_dealer), None, -1, (), None
+    match = engine.new_match(rules, record.first_dealer)
+    deal: DealState | None = None
+    deal_no = -1
+    log: tuple[LogLine, ...] = ()
+    last_bummerl: ev.BummerlWon | None = None
     for step in engine.replay_steps(game):
         number = record.deals[step.deal].deal_no
         if up_to_deal is not None and number > up_to_deal:

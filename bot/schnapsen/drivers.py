@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-AfterChange = Callable[[TableSnapshot, "Outcome | None"], None]
+AfterChange = Callable[[TableSnapshot, Outcome | None], None]
 
 
 class Drivers:

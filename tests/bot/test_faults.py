@@ -261,7 +261,8 @@ async def test_a_finished_bummerl_stored_as_playing_is_marked_finished_on_start(
         await world.bot.db._execute("UPDATE game_tables SET status = 'playing' WHERE id = ?", (table.id,))
     await world.stop_bot()
     bot = await world.start_bot()
-    assert bot.service.snapshot(table.id).status == "finished"  # type: ignore[union-attr]
+    restored = bot.service.snapshot(table.id)
+    assert restored is not None and restored.status == "finished"
     rematch = await fake_discord.click(
         alice, await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch"
     )
@@ -331,7 +332,7 @@ async def test_closing_dms_mid_deal_switches_to_the_ephemeral_hand_at_once(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
     alice, bob = world.add_player("alice"), world.add_player("bob")
-    bot = await world.start_bot()
+    await world.start_bot()
     await world.no_ai_delay()
     table = await world.open_table(alice, [bob, None, None], target=3)
     await world.play([alice, bob], until=lambda t: len(t.log) >= 2)
@@ -342,7 +343,7 @@ async def test_closing_dms_mid_deal_switches_to_the_ephemeral_hand_at_once(
         timeout=30,
     )
     assert table.deal_no == deal_no, "the switch comes with the first edit that fails, not at the next deal"
-    seat = bot.service.snapshot(table.id).seats[1]  # type: ignore[union-attr]
+    seat = table.seats[1]
     assert seat is not None and seat.dms_closed
     await world.play([alice, bob], timeout=30)
     assert table.status == "finished"
