@@ -48,6 +48,7 @@ class Messages:
         self._messages_of: dict[int, set[int]] = {}  # table id -> its hand message ids in the caches above
         self._deal_ends: OrderedDict[tuple[int, int], TableSnapshot] = OrderedDict()
         self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
+        self._posted_as_it_closed: dict[int, int] = {}  # table id -> table message no snapshot knows yet
 
     def current(self, table: TableSnapshot) -> TableSnapshot:
         """The table as it stands now: the service's snapshot, or (the table closed) the one given."""
@@ -111,17 +112,23 @@ class Messages:
         async def edit() -> None:
             now = self.current(table)
             payload = await presenter.table_payload(now, now.row.language)
-            if now.row.table_message_id is not None:
-                message = self.channel(now.row.channel_id).get_partial_message(now.row.table_message_id)
+            message_id = now.row.table_message_id or self._posted_as_it_closed.get(now.id)
+            if message_id is not None:
+                message = self.channel(now.row.channel_id).get_partial_message(message_id)
                 try:
                     await message.edit(**payload.edit_kwargs())
+                    self._posted_as_it_closed.pop(now.id, None)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
                     pass
             sent = await self.channel(now.row.channel_id).send(
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
-            await self.service.set_table_message(now.id, sent.id)
+            stored = await self.service.set_table_message(now.id, sent.id)
+            if stored is None and now.status != "closed":
+                # The table closed while its message was posted: the closed snapshot, which the edit queued
+                # after this one shows, was published before the message existed.
+                self._posted_as_it_closed[now.id] = sent.id
 
         self.edits.request(("table message", table.id), edit)
 
