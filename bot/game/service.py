@@ -456,10 +456,14 @@ class TableService:
         # The table as it stood when the deal ended (before the next deal), for its result message.
         deal_end = None if finished is None else replace(played, row=table.row)
         after = played if dealt is None else dealt.applied_to(played)
-        self._publish(after)
         if finished is not None or back:  # seats, status or the version of a new deal changed: read them back
-            after = await self._refresh(after)
-        # else the common case, a card or a bid: only the version moved (no need to read it back)
+            try:
+                after = await self._refresh(after)
+            except BaseException:
+                self._publish(after)  # the change is stored: what is held must not stay behind it
+                raise
+        else:  # the common case, a card or a bid: only the version moved (no need to read it back)
+            self._publish(after)
         return Outcome(after, seat, action, events, finished, bummerl, dealt is not None, deal_end)
 
     async def _store_finished_deal(

@@ -21,6 +21,9 @@ Seats = tuple[SeatRow | None, SeatRow | None, SeatRow | None, SeatRow | None]
 
 @dataclass(frozen=True, slots=True)
 class TableSnapshot:
+    """One open table at one moment: its stored row and seats (N, E, S, W), its rules, the Bummerl so far, the
+    running (or last) deal and the public log. Compared by value; ``dataclasses.replace`` makes the next."""
+
     row: TableRow
     seats: Seats
     rules: Ruleset
