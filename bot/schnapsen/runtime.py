@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 class Runtime:
     def __init__(self, bot: SchnapsenBot) -> None:
-        self.service = bot.service
         self.messages = Messages(bot)
         self.drivers = Drivers(bot, self.messages, self.after_change)
 
