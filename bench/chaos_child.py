@@ -165,12 +165,12 @@ def patch_ai_overruns(rate: float, rng: random.Random) -> None:
 
 def sabotage_ai() -> None:
     """AI seats never move: every table with an AI seat must be reported as stalled (a check of the bench)."""
-    from bot.schnapsen.runtime import Runtime
+    from bot.schnapsen.drivers import Drivers
 
-    async def no_move(self: Any, table: Any) -> None:
+    async def no_move(self: Any, table: Any, *_: Any) -> None:
         log.info("sabotage: AI move at table %s skipped", table.id)
 
-    Runtime._ai_move = no_move  # type: ignore[method-assign]
+    Drivers._ai_move = no_move  # type: ignore[method-assign]
 
 
 def worker_pids() -> list[int]:

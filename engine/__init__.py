@@ -2,7 +2,7 @@
 
 The public API: deal with ``deal_hands``/``new_deal``, ask ``legal_actions``, validate with ``check`` or
 ``is_legal``, advance with ``apply`` (new state + events), show with ``view_for``, score Bummerl with
-``score_deal``, and read/write game records with ``parse_record``/``replay``.
+``score_deal``, and read/write game records with ``parse_record``/``replay`` (step by step: ``replay_steps``).
 """
 
 from .actions import (
@@ -24,7 +24,17 @@ from .deal import deal_hands, new_deal
 from .errors import IllegalAction, MalformedInput, NotYourTurn, RulesError, WrongPhase
 from .events import BummerlKind
 from .match import BummerlResult, MatchState, displayed_score, new_match, score_deal
-from .record import DealRecord, GameRecord, load_record_text, parse_record, replay, replay_report
+from .record import (
+    DealRecord,
+    GameRecord,
+    ReplayStep,
+    ReplayStopped,
+    load_record_text,
+    parse_record,
+    replay,
+    replay_report,
+    replay_steps,
+)
 from .rules import apply, apply_unchecked, check, is_legal, legal_actions
 from .ruleset import PRESETS, STANDARD, STARGAMES, Preset, Ruleset, ruleset_from_json, ruleset_to_json
 from .state import AUCTION, DOUBLING, FINISHED, PHASES, PLAY, TRUMP, DealResult, DealState, Phase, Trick
@@ -67,6 +77,8 @@ __all__ = [
     "PlayCard",
     "PlayerView",
     "Preset",
+    "ReplayStep",
+    "ReplayStopped",
     "RulesError",
     "Ruleset",
     "Trick",
@@ -90,6 +102,7 @@ __all__ = [
     "points",
     "replay",
     "replay_report",
+    "replay_steps",
     "ruleset_from_json",
     "ruleset_to_json",
     "score_deal",

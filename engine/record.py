@@ -4,6 +4,7 @@ to states, and the replay report."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,7 @@ from .actions import format_action, parse_action
 from .cards import SEAT_NAMES, TEAM_NAMES, parse_card
 from .deal import new_deal
 from .errors import MalformedInput, RulesError
+from .events import BummerlWon, Event
 from .match import MatchState, new_match, score_deal
 from .rules import apply, legal_actions
 from .ruleset import Ruleset, ruleset_from_json, ruleset_to_json
@@ -115,6 +117,50 @@ class ReplayError:
     error: RulesError
 
 
+class ReplayStopped(RulesError):
+    """An action of the record is illegal: ``at`` says where (the error's code and message are its own)."""
+
+    def __init__(self, at: ReplayError) -> None:
+        super().__init__(at.error.code, at.error.message)
+        self.at = at
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One step of a replay: a deal dealt (``action`` None) or one of its actions applied."""
+
+    deal: int  # index of the deal in the record
+    action: int | None  # index of the action in the deal; None for the deal's start
+    state: DealState  # the deal after this step
+    events: tuple[Event, ...]  # what the action did (none for a deal's start)
+    match: MatchState  # scored through every finished deal, this one included once this step finished it
+    bummerl: BummerlWon | None  # the Bummerl this step ended, if any
+
+
+def replay_steps(record: GameRecord) -> Iterator[ReplayStep]:
+    """Rebuild the record step by step, lazily (stop iterating to stop early). An illegal action raises
+    ReplayStopped; a later deal after an unfinished one raises MalformedInput."""
+    match = new_match(record.rules, record.dealer)
+    state: DealState | None = None
+    for i, deal in enumerate(record.deals):
+        if state is not None and not state.finished:
+            raise _fail(
+                f"deals[{i}]", f"deal {i - 1} is unfinished, so no later deal can follow", "unfinished_deal"
+            )
+        state = new_deal(record.rules, match.next_dealer, deal.hands)
+        yield ReplayStep(i, None, state, (), match, None)
+        for j, text in enumerate(deal.actions):
+            seat, action = parse_action(text)
+            try:
+                state, events = apply(state, seat, action)
+            except RulesError as err:
+                raise ReplayStopped(ReplayError(i, j, text, err)) from None
+            bummerl = None
+            if state.result is not None:
+                match, bummerl = score_deal(match, state.result)
+            yield ReplayStep(i, j, state, events, match, bummerl)
+
+
 @dataclass(frozen=True, slots=True)
 class Replayed:
     match: MatchState  # scored through every finished deal
@@ -126,22 +172,15 @@ def replay(record: GameRecord) -> Replayed:
     """Rebuild every deal from its hands and actions; stop at the first illegal action."""
     match = new_match(record.rules, record.dealer)
     states: list[DealState] = []
-    for i, deal in enumerate(record.deals):
-        if states and not states[-1].finished:
-            raise _fail(
-                f"deals[{i}]", f"deal {i - 1} is unfinished, so no later deal can follow", "unfinished_deal"
-            )
-        state = new_deal(record.rules, match.next_dealer, deal.hands)
-        for j, text in enumerate(deal.actions):
-            seat, action = parse_action(text)
-            try:
-                state, _ = apply(state, seat, action)
-            except RulesError as err:
-                states.append(state)
-                return Replayed(match, tuple(states), ReplayError(i, j, text, err))
-        states.append(state)
-        if state.result is not None:
-            match, _ = score_deal(match, state.result)
+    try:
+        for step in replay_steps(record):
+            if step.action is None:
+                states.append(step.state)
+            else:
+                states[-1] = step.state
+            match = step.match
+    except ReplayStopped as stopped:
+        return Replayed(match, tuple(states), stopped.at)
     return Replayed(match, tuple(states), None)
 
 

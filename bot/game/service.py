@@ -1,8 +1,9 @@
 """The table service: every change to a table goes through here, under that table's lock.
 
 Order of work for an action: check (seat, turn, version, legality) -> engine.apply -> store everything the
-action changes in ONE transaction -> only then update memory. The Discord shell announces afterwards, so
-nothing is ever announced that is not stored.
+action changes in ONE transaction -> only then publish the table's new snapshot. The Discord shell announces
+afterwards, so nothing is ever announced that is not stored. Snapshots are immutable: the service replaces a
+table's snapshot after every commit and hands the new one back; nobody changes one in place.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from engine import Action
 from engine.events import BummerlWon, Event
 
 from .errors import UserError
-from .table import LiveTable, log_events, rebuild, rules_of
+from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ log = logging.getLogger(__name__)
 class Outcome:
     """What one accepted action did, for the shell to announce (what it owes Discord is in the outbox)."""
 
-    table: LiveTable
+    table: TableSnapshot
     seat: int
     action: Action
     events: tuple[Event, ...]
@@ -59,14 +60,14 @@ class Outcome:
     bummerl: BummerlWon | None
     new_deal: bool  # a new deal was dealt after this action
     # The table as it stood when the finished deal ended (for its result message), if a deal ended.
-    deal_end: LiveTable | None = None
+    deal_end: TableSnapshot | None = None
 
 
 @dataclass(frozen=True)
 class Restored:
     """What start-up found: the tables served again, and those set aside because they no longer replay."""
 
-    tables: list[LiveTable]
+    tables: list[TableSnapshot]
     set_aside: list[int]
     repaired: list[int]
 
@@ -83,7 +84,7 @@ class TableService:
         self.clock = clock
         rng = random.SystemRandom()
         self.new_seed = seed_source or (lambda: rng.getrandbits(62))
-        self.tables: dict[int, LiveTable] = {}
+        self._tables: dict[int, TableSnapshot] = {}  # table id -> the open table's current snapshot
         self._locks: dict[int, asyncio.Lock] = {}
 
     def now(self) -> int:
@@ -93,7 +94,7 @@ class TableService:
         lock = self._locks.get(table_id)
         if lock is None:
             lock = asyncio.Lock()
-            if table_id in self.tables:  # a closed table's lock is not kept: everything on it is refused anyway
+            if table_id in self._tables:  # a closed table's lock is not kept: everything on it is refused anyway
                 self._locks[table_id] = lock
         return lock
 
@@ -116,93 +117,93 @@ class TableService:
                 await self._set_aside(row)
                 set_aside.append(row.id)
                 continue
-            if await self._repair(table):
+            if (fixed := await self._repair(table)) is not None:
                 repaired.append(table.id)
+                table = fixed
             restored.append(table)
         return Restored(restored, set_aside, repaired)
 
-    async def _load(self, row: TableRow) -> LiveTable:
+    async def _load(self, row: TableRow) -> TableSnapshot:
         seats = await self.db.seats_of(row.id)
         record = await self.db.load_record(row.id)
-        table = rebuild(row, seats, record)
-        self.tables[row.id] = table
-        return table
+        return self._publish(restore(row, seats, record))
 
     async def _set_aside(self, row: TableRow) -> None:
-        self.tables.pop(row.id, None)
+        self._tables.pop(row.id, None)
         async with self.db.transaction():
             await self.db.set_status(row.id, "closed", self.now())
             await self.db.add_announcement(
                 row.id, "set_aside", {"channel_id": row.channel_id, "lang": row.language}, self.now()
             )
 
-    async def _repair(self, table: LiveTable) -> bool:
+    async def _repair(self, table: TableSnapshot) -> TableSnapshot | None:
+        """The repaired table, or None when it needed no repair."""
         if table.status != "playing" or (table.deal is not None and not table.deal.finished):
-            return False
+            return None
         async with self.lock(table.id):
             if table.last_bummerl is not None:
                 log.warning("table %s: its Bummerl ended but the table was still playing; marked finished", table.id)
                 async with self.db.transaction():
                     await self.db.set_status(table.id, "finished", self.now())
-                await self._refresh(table)
-                return True
+                return await self._refresh(table)
             log.warning("table %s: its last deal ended but no next deal was stored; dealing it now", table.id)
             async with self.db.transaction():
                 dealt = await self._deal_next(table)
-            dealt.apply(table)
-            await self._refresh(table)
-        return True
+            return await self._refresh(dealt.applied_to(table))
 
-    async def table_at_deal_end(self, table_id: int, deal_no: int) -> LiveTable:
+    async def table_at_deal_end(self, table_id: int, deal_no: int) -> TableSnapshot:
         """The table as it stood when deal ``deal_no`` ended, rebuilt from storage (for a result owed since
         before a restart). Works for closed tables too."""
         row = await self.db.get_table(table_id)
         if row is None:
             raise UserError("error.table_gone")
-        return rebuild(row, await self.db.seats_of(table_id), await self.db.load_record(table_id), up_to_deal=deal_no)
+        return restore(row, await self.db.seats_of(table_id), await self.db.load_record(table_id), up_to_deal=deal_no)
 
-    def table_in_channel(self, channel_id: int) -> LiveTable | None:
-        for table in self.tables.values():
+    def table_in_channel(self, channel_id: int) -> TableSnapshot | None:
+        for table in self._tables.values():
             if table.row.channel_id == channel_id and table.status != "closed":
                 return table
         return None
 
-    def table_of_user(self, user_id: int) -> LiveTable | None:
-        for table in self.tables.values():
+    def table_of_user(self, user_id: int) -> TableSnapshot | None:
+        for table in self._tables.values():
             if table.status != "closed" and table.seat_of(user_id) is not None:
                 return table
         return None
 
-    def snapshot(self, table_id: int) -> LiveTable | None:
+    def snapshot(self, table_id: int) -> TableSnapshot | None:
         """The open table as it stands, or None when there is no such open table."""
-        table = self.tables.get(table_id)
+        table = self._tables.get(table_id)
         return None if table is None or table.status == "closed" else table
 
-    def open_tables(self) -> list[LiveTable]:
-        return [table for table in self.tables.values() if table.status != "closed"]
+    def open_tables(self) -> list[TableSnapshot]:
+        return [table for table in self._tables.values() if table.status != "closed"]
 
-    def get(self, table_id: int) -> LiveTable:
-        table = self.tables.get(table_id)
+    def get(self, table_id: int) -> TableSnapshot:
+        table = self._tables.get(table_id)
         if table is None or table.status == "closed":
             raise UserError("error.table_gone")
         return table
 
-    async def _refresh(self, table: LiveTable) -> None:
-        """Re-read the row and seats after a committed lifecycle change (the engine state is unaffected)."""
+    def _publish(self, table: TableSnapshot) -> TableSnapshot:
+        """Make ``table`` the table's current snapshot (only ever after its change was committed)."""
+        self._tables[table.id] = table
+        return table
+
+    async def _refresh(self, table: TableSnapshot) -> TableSnapshot:
+        """Publish ``table`` with its row and seats read back after a committed change (the engine state is
+        unaffected)."""
         row = await self.db.get_table(table.id)
         assert row is not None
-        seats = await self.db.seats_of(table.id)
-        by_seat: list[SeatRow | None] = [None] * 4
-        for seat in seats:
-            by_seat[seat.seat] = seat
-        table.row, table.rules, table.seats = row, rules_of(row), by_seat
+        seats = seats_by_number(await self.db.seats_of(table.id))
+        return self._publish(replace(table, row=row, rules=rules_of(row), seats=seats))
 
     def _forget(self, table_id: int) -> None:
         """A closed table leaves memory, its lock too (whoever still waits on it finds the table gone)."""
-        self.tables.pop(table_id, None)
+        self._tables.pop(table_id, None)
         self._locks.pop(table_id, None)
 
-    async def _notice(self, table: LiveTable, key: str, *, mention: int | None = None, **values: object) -> None:
+    async def _notice(self, table: TableSnapshot, key: str, *, mention: int | None = None, **values: object) -> None:
         """Owe a notice in the table's channel (inside the caller's transaction)."""
         payload = {"channel_id": table.row.channel_id, "lang": table.row.language, "key": key, "values": values}
         if mention is not None:
@@ -222,7 +223,7 @@ class TableService:
         deck: str,
         turn_seconds: int,
         language: str,
-    ) -> LiveTable:
+    ) -> TableSnapshot:
         if preset not in engine.PRESETS:
             raise UserError("error.bad_preset", preset=preset)
         if deck not in DECK_STYLES:
@@ -251,7 +252,7 @@ class TableService:
             raise UserError("error.already_seated", channel=0) from err
         return await self._load(row)
 
-    async def take_seat(self, table_id: int, user_id: int, name: str, seat: int | None) -> LiveTable:
+    async def take_seat(self, table_id: int, user_id: int, name: str, seat: int | None) -> TableSnapshot:
         async with self.lock(table_id):
             table = self.get(table_id)
             if table.status != "lobby":
@@ -275,10 +276,9 @@ class TableService:
                     await self.db.bump_version(table.id, self.now())
             except (SeatTaken, AlreadySeated):
                 raise UserError("error.seat_taken") from None
-            await self._refresh(table)
-            return table
+            return await self._refresh(table)
 
-    async def add_ai(self, table_id: int, user_id: int, seat: int | None) -> LiveTable:
+    async def add_ai(self, table_id: int, user_id: int, seat: int | None) -> TableSnapshot:
         async with self.lock(table_id):
             table = self.get(table_id)
             if table.status != "lobby":
@@ -292,10 +292,9 @@ class TableService:
             async with self.db.transaction():
                 await self.db.set_ai_seat(table.id, target, AI_NAMES[target])
                 await self.db.bump_version(table.id, self.now())
-            await self._refresh(table)
-            return table
+            return await self._refresh(table)
 
-    async def leave(self, table_id: int, user_id: int) -> tuple[LiveTable, SeatRow]:
+    async def leave(self, table_id: int, user_id: int) -> tuple[TableSnapshot, SeatRow]:
         """In the lobby the seat empties; during a game the AI takes the seat over for good. A leaving host
         hands the role to the next person at the table; when nobody is left, the table closes. Returns the
         table and the seat as it was when they left (its hand message is theirs to retire)."""
@@ -320,12 +319,12 @@ class TableService:
                     assert heir.user_id is not None
                     await self.db.set_host(table.id, heir.user_id, self.now())
                     await self._notice(table, "notice.new_host", name=heir.display_name)
-            await self._refresh(table)
+            table = await self._refresh(table)
             if table.status == "closed":
                 self._forget(table.id)
             return table, occupant
 
-    async def start(self, table_id: int, user_id: int) -> LiveTable:
+    async def start(self, table_id: int, user_id: int) -> TableSnapshot:
         """The host starts: empty seats get AI players, and the first deal is dealt."""
         async with self.lock(table_id):
             table = self.get(table_id)
@@ -339,11 +338,9 @@ class TableService:
                         await self.db.set_ai_seat(table.id, seat, AI_NAMES[seat])
                 await self.db.set_status(table.id, "playing", self.now())
                 dealt = await self._deal_next(table)
-            dealt.apply(table)
-            await self._refresh(table)
-            return table
+            return await self._refresh(dealt.applied_to(table))
 
-    async def rematch(self, table_id: int, user_id: int, version: int | None = None) -> LiveTable:
+    async def rematch(self, table_id: int, user_id: int, version: int | None = None) -> TableSnapshot:
         """After a Bummerl: the same seats play on; the dealer rotation simply continues."""
         async with self.lock(table_id):
             table = self.get(table_id)
@@ -356,13 +353,11 @@ class TableService:
             async with self.db.transaction():
                 await self.db.set_status(table.id, "playing", self.now())
                 dealt = await self._deal_next(table)
-            dealt.apply(table)
-            await self._refresh(table)
-            return table
+            return await self._refresh(dealt.applied_to(table))
 
     async def close(
         self, table_id: int, *, reason_key: str = "notice.closed_by", finished_at_version: int | None = None
-    ) -> LiveTable:
+    ) -> TableSnapshot:
         """Close the table. ``finished_at_version``: only a finished table at exactly that position (the
         Close button after a Bummerl); without it (the host's confirmed stop, the sweeper) any open table."""
         async with self.lock(table_id):
@@ -375,11 +370,11 @@ class TableService:
             async with self.db.transaction():
                 await self.db.set_status(table.id, "closed", self.now())
                 await self._notice(table, reason_key)
-            await self._refresh(table)
+            table = await self._refresh(table)
             self._forget(table.id)
             return table
 
-    async def _deal_next(self, table: LiveTable) -> Dealt:
+    async def _deal_next(self, table: TableSnapshot) -> Dealt:
         """Store the next deal inside the caller's transaction; the caller applies the result to memory only
         after the commit."""
         seed = self.new_seed()
@@ -417,12 +412,12 @@ class TableService:
                 new_state, events = engine.apply(deal, seat, action)
             except engine.RulesError as err:
                 raise UserError(f"rules.{err.code}", message=err.message) from None
-            # The commit and the memory update that follows it must not be torn apart by a cancellation.
+            # The commit and the snapshot published after it must not be torn apart by a cancellation.
             return await asyncio.shield(self._commit_action(table, seat, action, user_id, new_state, events))
 
     async def _commit_action(
         self,
-        table: LiveTable,
+        table: TableSnapshot,
         seat: int,
         action: Action,
         user_id: int | None,
@@ -449,26 +444,29 @@ class TableService:
                     ahead = replace(table, match=match)  # the next deal's dealer follows the new match state
                     dealt = await self._deal_next(ahead)
         log.info("accepted table=%d deal=%d seq=%d action=%s", table.id, table.deal_no, seq, text)
-        deal_end = None
-        if finished is not None:
-            deal_end = replace(
-                table, seats=list(table.seats), deal=finished, match=match, last_bummerl=bummerl, log=list(table.log)
-            )
-            log_events(deal_end, events)
-        table.deal, table.match = new_state, match
-        if finished is not None:
-            table.last_bummerl = bummerl
-        log_events(table, events)
-        if dealt is not None:
-            dealt.apply(table)
-        if finished is not None or back:
-            await self._refresh(table)
+        played = replace(
+            table,
+            row=replace(table.row, version=new_version, updated_at=now),
+            deal=new_state,
+            match=match,
+            log=log_events(table.log, events),
+            last_bummerl=bummerl if finished is not None else table.last_bummerl,
+        )
+        # The table as it stood when the deal ended (before the next deal), for its result message.
+        deal_end = None if finished is None else replace(played, row=table.row)
+        after = played if dealt is None else dealt.applied_to(played)
+        if finished is not None or back:  # seats, status or the version of a new deal changed: read them back
+            try:
+                after = await self._refresh(after)
+            except BaseException:
+                self._publish(after)  # the change is stored: what is held must not stay behind it
+                raise
         else:  # the common case, a card or a bid: only the version moved (no need to read it back)
-            table.row = replace(table.row, version=new_version, updated_at=now)
-        return Outcome(table, seat, action, events, finished, bummerl, dealt is not None, deal_end)
+            self._publish(after)
+        return Outcome(after, seat, action, events, finished, bummerl, dealt is not None, deal_end)
 
     async def _store_finished_deal(
-        self, table: LiveTable, deal: engine.DealState
+        self, table: TableSnapshot, deal: engine.DealState
     ) -> tuple[engine.MatchState, BummerlWon | None]:
         """Inside the action's transaction: the result, the statistics, the Bummerl and tally, and what the
         end of the deal must announce (its result message, the last edit of its hand messages)."""
@@ -561,20 +559,20 @@ class TableService:
 
     # --- idle players ------------------------------------------------------------------------------
 
-    async def mark_warned(self, table_id: int, seat: int, version: int) -> bool:
-        """The idle player is warned (once per turn); False when the turn has moved on."""
+    async def mark_warned(self, table_id: int, seat: int, version: int) -> TableSnapshot | None:
+        """The idle player is warned (once per turn); None when the turn has moved on."""
 
-        async def warn(table: LiveTable, occupant: SeatRow) -> None:
+        async def warn(table: TableSnapshot, occupant: SeatRow) -> None:
             await self.db.set_warned(table_id, seat, True)
             seconds = round(table.row.turn_seconds / 3)
             await self._notice(table, "notice.idle_warning", mention=occupant.user_id, seconds=seconds)
 
         return await self._while_idle(table_id, seat, version, warn)
 
-    async def take_over(self, table_id: int, seat: int, version: int) -> bool:
-        """The idle player's seat is played by the AI until they click again."""
+    async def take_over(self, table_id: int, seat: int, version: int) -> TableSnapshot | None:
+        """The idle player's seat is played by the AI until they click again; None when the turn has moved on."""
 
-        async def replace_by_ai(table: LiveTable, occupant: SeatRow) -> None:
+        async def replace_by_ai(table: TableSnapshot, occupant: SeatRow) -> None:
             await self.db.set_takeover(table_id, seat, True)
             await self._notice(table, "notice.taken_over", name=occupant.display_name)
 
@@ -585,33 +583,32 @@ class TableService:
         table_id: int,
         seat: int,
         version: int,
-        write: Callable[[LiveTable, SeatRow], Awaitable[None]],
-    ) -> bool:
-        """Store ``write`` for a person still to act at ``version``; False (nothing written) when the turn
+        write: Callable[[TableSnapshot, SeatRow], Awaitable[None]],
+    ) -> TableSnapshot | None:
+        """Store ``write`` for a person still to act at ``version``; None (nothing written) when the turn
         has moved on or the seat holds nobody."""
         async with self.lock(table_id):
-            table = self.tables.get(table_id)
+            table = self._tables.get(table_id)
             occupant = None if table is None else table.seats[seat]
             if table is None or table.version != version or occupant is None or occupant.user_id is None:
-                return False
+                return None
             async with self.db.transaction():
                 await write(table, occupant)
-            await self._refresh(table)
-            return True
+            return await self._refresh(table)
 
-    async def reclaim(self, table_id: int, user_id: int) -> bool:
-        """A player the AI stood in for clicked one of their buttons: they play again themselves."""
+    async def reclaim(self, table_id: int, user_id: int) -> TableSnapshot | None:
+        """A player the AI stood in for clicked one of their buttons: they play again themselves (None when
+        the AI did not stand in for them)."""
         async with self.lock(table_id):
-            table = self.tables.get(table_id)
+            table = self._tables.get(table_id)
             seat = None if table is None else table.seat_of(user_id)
             occupant = None if table is None or seat is None else table.seats[seat]
             if table is None or seat is None or occupant is None or not occupant.ai_takeover:
-                return False
+                return None
             async with self.db.transaction():
                 await self.db.set_takeover(table_id, seat, False)
                 await self.db.set_warned(table_id, seat, False)
-            await self._refresh(table)
-            return True
+            return await self._refresh(table)
 
     async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> dict[str, object]:
         """The table's record in the export format. A running deal's hands stay hidden unless
@@ -645,60 +642,69 @@ class TableService:
 
     # --- messages ------------------------------------------------------------------------------------
 
-    async def set_table_message(self, table: LiveTable, message_id: int) -> None:
-        async with self.lock(table.id):
-            async with self.db.transaction():
-                await self.db.set_table_message(table.id, message_id)
-            table.row = replace(table.row, table_message_id=message_id)
-
-    async def forget_dm(self, table_id: int, seat: int, message_id: int) -> None:
-        """The seat's hand message is gone: the next send puts up a new one."""
+    async def set_table_message(self, table_id: int, message_id: int) -> TableSnapshot | None:
+        """Remember the table's message (of a closed table too; only an open one has a snapshot to return)."""
         async with self.lock(table_id):
-            table = self.tables.get(table_id)
+            async with self.db.transaction():
+                await self.db.set_table_message(table_id, message_id)
+            table = self._tables.get(table_id)
+            if table is None:
+                return None
+            return self._publish(replace(table, row=replace(table.row, table_message_id=message_id)))
+
+    async def forget_dm(self, table_id: int, seat: int, message_id: int) -> TableSnapshot | None:
+        """The seat's hand message is gone: the next send puts up a new one. None if nothing changed."""
+        async with self.lock(table_id):
+            table = self._tables.get(table_id)
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.dm_message_id != message_id:
-                return
+                return None
             async with self.db.transaction():
                 await self.db.set_dm_message(table_id, seat, None, None)
-            table.seats[seat] = replace(occupant, dm_channel_id=None, dm_message_id=None)
+            return self._publish(_with_seat(table, replace(occupant, dm_channel_id=None, dm_message_id=None)))
 
     async def set_dm(
         self, table_id: int, seat: int, user_id: int, deal_no: int, channel_id: int, message_id: int
-    ) -> bool:
-        """Remember the seat's hand message for deal ``deal_no``; False when ``user_id`` no longer holds the
+    ) -> TableSnapshot | None:
+        """Remember the seat's hand message for deal ``deal_no``; None when ``user_id`` no longer holds the
         seat or that deal is over (the caller then retires the message)."""
         async with self.lock(table_id):
-            table = self.tables.get(table_id)
+            table = self._tables.get(table_id)
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.user_id != user_id or table.deal_no != deal_no:
-                return False
+                return None
             await self.db.set_dm_message(table_id, seat, channel_id, message_id)
-            table.seats[seat] = replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id)
-            return True
+            return self._publish(_with_seat(table, replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id)))
 
-    async def set_dms_closed(self, table_id: int, seat: int, user_id: int) -> bool:
+    async def set_dms_closed(self, table_id: int, seat: int, user_id: int) -> TableSnapshot | None:
         """The player's DMs are closed (at the deal's first send or on any later edit): their hand is shown
-        ephemerally in the channel from now on, and the channel is told once. False if nothing changed."""
+        ephemerally in the channel from now on, and the channel is told once. None if nothing changed."""
         async with self.lock(table_id):
-            table = self.tables.get(table_id)
+            table = self._tables.get(table_id)
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.user_id != user_id or occupant.dms_closed:
-                return False
+                return None
             async with self.db.transaction():
                 await self.db.set_dms_closed(table_id, seat, True)
                 await self.db.set_dm_message(table_id, seat, None, None)
                 await self._notice(table, "notice.dms_closed", mention=user_id)
-            await self._refresh(table)
-            return True
+            return await self._refresh(table)
+
+
+def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:
+    seats = list(table.seats)
+    seats[occupant.seat] = occupant
+    return replace(table, seats=seats_by_number(s for s in seats if s is not None))
 
 
 class Dealt(NamedTuple):
-    """A deal stored inside a transaction, to be put in memory after the commit."""
+    """A deal stored inside a transaction, to be published only after the commit."""
 
     state: engine.DealState
     deal_no: int
     dealer: int
 
-    def apply(self, table: LiveTable) -> None:
-        table.deal, table.deal_no = self.state, self.deal_no
-        table.add_log("log.new_deal", dealer=self.dealer)
+    def applied_to(self, table: TableSnapshot) -> TableSnapshot:
+        return replace(
+            table, deal=self.state, deal_no=self.deal_no, log=logged(table.log, "log.new_deal", dealer=self.dealer)
+        )

@@ -1,9 +1,11 @@
-"""A table held in memory: its stored row and seats, and the engine state rebuilt from the record."""
+"""A table as the service publishes it: an immutable snapshot of its stored row and seats and of the engine
+state replayed from its record. Every change makes a new snapshot; none is ever changed in place."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import engine
 from bot.db import SeatRow, TableRecord, TableRow
@@ -13,16 +15,22 @@ from engine.events import Event
 
 LOG_LINES = 8  # public log lines kept for the table message
 
+LogLine = tuple[str, dict[str, object]]  # (catalogue key, values)
+Seats = tuple[SeatRow | None, SeatRow | None, SeatRow | None, SeatRow | None]
 
-@dataclass
-class LiveTable:
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """One open table at one moment: its stored row and seats (N, E, S, W), its rules, the Bummerl so far, the
+    running (or last) deal and the public log. Compared by value; ``dataclasses.replace`` makes the next."""
+
     row: TableRow
-    seats: list[SeatRow | None]
+    seats: Seats
     rules: Ruleset
     match: MatchState
     deal: DealState | None = None
     deal_no: int = -1
-    log: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (catalogue key, values)
+    log: tuple[LogLine, ...] = ()
     last_bummerl: ev.BummerlWon | None = None  # the Bummerl that the latest finished deal ended, if any
 
     @property
@@ -44,7 +52,8 @@ class LiveTable:
         return None
 
     def names(self) -> tuple[str, str, str, str]:
-        return tuple(s.display_name if s else "—" for s in self.seats)  # type: ignore[return-value]
+        a, b, c, d = (s.display_name if s else "—" for s in self.seats)
+        return a, b, c, d
 
     def humans(self) -> list[SeatRow]:
         return [s for s in self.seats if s is not None and s.user_id is not None]
@@ -56,59 +65,77 @@ class LiveTable:
         seat = self.seats[self.deal.to_act]
         return seat is None or seat.user_id is None or seat.ai_takeover
 
-    def add_log(self, key: str, **values: object) -> None:
-        self.log.append((key, values))
-        del self.log[:-LOG_LINES]
+
+def seats_by_number(seats: Iterable[SeatRow]) -> Seats:
+    by_seat: list[SeatRow | None] = [None] * 4
+    for seat in seats:
+        by_seat[seat.seat] = seat
+    return by_seat[0], by_seat[1], by_seat[2], by_seat[3]
 
 
 def rules_of(row: TableRow) -> Ruleset:
     return engine.ruleset_from_json(json.loads(row.rules_json))
 
 
-def rebuild(row: TableRow, seats: list[SeatRow], record: TableRecord, *, up_to_deal: int | None = None) -> LiveTable:
-    """Replay the stored record (up to and including deal ``up_to_deal``, by default all of it).
+def restore(
+    row: TableRow, seats: Iterable[SeatRow], record: TableRecord, *, up_to_deal: int | None = None
+) -> TableSnapshot:
+    """The table replayed from its stored record by the engine (up to and including deal ``up_to_deal``, by
+    default all of it).
 
     Every accepted action was legal when stored; a record that no longer replays (a rule tightened, a manual
     edit) raises the engine's error, and the caller sets that one table aside.
     """
     rules = rules_of(row)
-    by_seat: list[SeatRow | None] = [None] * 4
-    for seat in seats:
-        by_seat[seat.seat] = seat
-    table = LiveTable(row, by_seat, rules, engine.new_match(rules, record.first_dealer))
-    for deal in record.deals:
-        if up_to_deal is not None and deal.deal_no > up_to_deal:
+    game = engine.GameRecord(
+        rules,
+        record.first_dealer,
+        tuple(engine.DealRecord(deal.hands, deal.actions) for deal in record.deals),
+    )
+    match = engine.new_match(rules, record.first_dealer)
+    deal: DealState | None = None
+    deal_no = -1
+    log: tuple[LogLine, ...] = ()
+    last_bummerl: ev.BummerlWon | None = None
+    for step in engine.replay_steps(game):
+        number = record.deals[step.deal].deal_no
+        if up_to_deal is not None and number > up_to_deal:
             break
-        state = engine.new_deal(rules, table.match.next_dealer, deal.hands)
-        for text in deal.actions:
-            seat, action = engine.parse_action(text)
-            state, events = engine.apply(state, seat, action)
-            log_events(table, events)
-        table.deal, table.deal_no = state, deal.deal_no
-        if state.result is not None:
-            table.match, table.last_bummerl = engine.score_deal(table.match, state.result)
-    return table
+        if step.action is None:
+            log = logged(log, "log.new_deal", dealer=step.state.dealer)
+        else:
+            log = log_events(log, step.events)
+        if step.state.finished:
+            last_bummerl = step.bummerl
+        match, deal, deal_no = step.match, step.state, number
+    return TableSnapshot(row, seats_by_number(seats), rules, match, deal, deal_no, log, last_bummerl)
 
 
-def log_events(table: LiveTable, events: tuple[Event, ...] | list[Event]) -> None:
-    """Turn engine events into the public log lines of the table message (catalogue keys + values)."""
+def logged(log: tuple[LogLine, ...], key: str, **values: object) -> tuple[LogLine, ...]:
+    """``log`` with one more line, the oldest dropped beyond LOG_LINES."""
+    return (*log, (key, values))[-LOG_LINES:]
+
+
+def log_events(log: tuple[LogLine, ...], events: Sequence[Event]) -> tuple[LogLine, ...]:
+    """``log`` with the public log lines of the table message (catalogue keys + values) for engine events."""
     for event in events:
         match event:
             case ev.TrumpChosen(seat, suit, card):
-                table.add_log("log.aufschlag" if card else "log.trump", seat=seat, suit=suit, card=card)
+                log = logged(log, "log.aufschlag" if card else "log.trump", seat=seat, suit=suit, card=card)
             case ev.BidMade(seat, contract):
-                table.add_log("log.bid", seat=seat, contract=contract.id)
+                log = logged(log, "log.bid", seat=seat, contract=contract.id)
             case ev.Passed(seat, phase):
-                table.add_log("log.pass" if phase == "auction" else "log.no_double", seat=seat)
+                log = logged(log, "log.pass" if phase == "auction" else "log.no_double", seat=seat)
             case ev.AuctionWon(seat, contract):
-                table.add_log("log.contract", seat=seat, contract=contract.id)
+                log = logged(log, "log.contract", seat=seat, contract=contract.id)
             case ev.Doubled(seat, word, multiplier):
-                table.add_log("log.double", seat=seat, word=word, multiplier=multiplier)
+                log = logged(log, "log.double", seat=seat, word=word, multiplier=multiplier)
             case ev.MarriageAnnounced(seat, suit, value, _):
-                table.add_log("log.marriage", seat=seat, suit=suit, value=value)
+                log = logged(log, "log.marriage", seat=seat, suit=suit, value=value)
             case ev.TrickWon(seat, _, _, trick_no):
-                table.add_log("log.trick", seat=seat, trick=trick_no)
+                log = logged(log, "log.trick", seat=seat, trick=trick_no)
             case ev.DealScored(winner, _, _, game_points, _):
-                table.add_log("log.scored", team=winner, points=game_points)
+                log = logged(log, "log.scored", team=winner, points=game_points)
             case _:
                 pass
+    return log

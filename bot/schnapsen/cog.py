@@ -23,7 +23,7 @@ from discord.ext import commands
 import engine
 from bot.db import GuildSettings, pair_key
 from bot.game.errors import UserError
-from bot.game.table import LiveTable
+from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.i18n.translator import CHOICE_KEYS
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS
@@ -125,13 +125,13 @@ class SchnapsenCog(
         except KeyError:  # a rules code without its own text: the engine's sentence is plain English
             return str(err.values.get("message", t(lang, "error.generic")))
 
-    def table_here(self, interaction: Interaction) -> LiveTable:
+    def table_here(self, interaction: Interaction) -> TableSnapshot:
         table = self.service.table_in_channel(interaction.channel_id or 0)
         if table is None:
             raise UserError("error.no_table_here")
         return table
 
-    def may_manage(self, interaction: Interaction, table: LiveTable) -> bool:
+    def may_manage(self, interaction: Interaction, table: TableSnapshot) -> bool:
         permissions = interaction.permissions
         return interaction.user.id == table.row.host_id or bool(permissions and permissions.manage_guild)
 
@@ -209,7 +209,7 @@ class SchnapsenCog(
         async def work(lang: str) -> None:
             table = self.table_here(interaction)
             await self.thinking(interaction)
-            await self.service.take_seat(
+            table = await self.service.take_seat(
                 table.id,
                 interaction.user.id,
                 interaction.user.display_name,
@@ -235,7 +235,7 @@ class SchnapsenCog(
 
         await self.guarded(interaction, work)
 
-    async def _leave(self, table: LiveTable, user_id: int) -> None:
+    async def _leave(self, table: TableSnapshot, user_id: int) -> None:
         table, before = await self.service.leave(table.id, user_id)
         if before.dm_channel_id is not None and before.dm_message_id is not None:
             self.runtime.retire_hand(table, user_id, (before.dm_channel_id, before.dm_message_id))
@@ -251,7 +251,7 @@ class SchnapsenCog(
 
         await self.guarded(interaction, work)
 
-    async def _start(self, table: LiveTable, user_id: int) -> None:
+    async def _start(self, table: TableSnapshot, user_id: int) -> None:
         table = await self.service.start(table.id, user_id)
         self.runtime.after_change(table)
 
@@ -265,7 +265,7 @@ class SchnapsenCog(
 
         await self.guarded(interaction, work)
 
-    async def _show_hand(self, interaction: Interaction, table: LiveTable, lang: str) -> None:
+    async def _show_hand(self, interaction: Interaction, table: TableSnapshot, lang: str) -> None:
         seat = table.seat_of(interaction.user.id)
         if seat is None:
             raise UserError("error.not_seated_here")
@@ -531,7 +531,7 @@ class SchnapsenCog(
 
         await self.guarded(interaction, work, custom_id=str(button))
 
-    def check_place(self, interaction: Interaction, table: LiveTable, button: ButtonId) -> None:
+    def check_place(self, interaction: Interaction, table: TableSnapshot, button: ButtonId) -> None:
         """A table's buttons act only where the table is: its own guild and channel, or (the hand's buttons)
         the player's DM with the bot."""
         if button.verb not in GAME_VERBS and button.verb not in TABLE_VERBS:
@@ -543,7 +543,7 @@ class SchnapsenCog(
             raise UserError("error.wrong_channel")
 
     async def _game_action(
-        self, interaction: Interaction, table: LiveTable, button: ButtonId, lang: str
+        self, interaction: Interaction, table: TableSnapshot, button: ButtonId, lang: str
     ) -> None:
         action = action_of(button)
         if action is None:
@@ -564,7 +564,7 @@ class SchnapsenCog(
             await interaction.edit_original_response(**payload.edit_kwargs())
 
     async def _table_button(
-        self, interaction: Interaction, table: LiveTable, button: ButtonId, lang: str
+        self, interaction: Interaction, table: TableSnapshot, button: ButtonId, lang: str
     ) -> None:
         user = interaction.user
         match button.verb:

@@ -15,7 +15,7 @@ import discord
 
 import engine
 from bot import render
-from bot.game.table import LiveTable
+from bot.game.table import TableSnapshot
 from bot.i18n import t
 from engine import Contract, PlayerView
 
@@ -88,22 +88,22 @@ def contract_name(lang: str, contract: Contract | str) -> str:
     return t(lang, f"contract.{contract.id if isinstance(contract, Contract) else contract}")
 
 
-def suit_label(table: LiveTable, lang: str, suit: str) -> str:
+def suit_label(table: TableSnapshot, lang: str, suit: str) -> str:
     return render.suit_name(suit, table.row.deck, lang)
 
 
-def seat_name(table: LiveTable, seat: int) -> str:
+def seat_name(table: TableSnapshot, seat: int) -> str:
     occupant = table.seats[seat]
     if occupant is None:
         return "—"
     return occupant.display_name + (" 🤖" if occupant.user_id is None else "")
 
 
-def team_names(table: LiveTable, team: int) -> str:
+def team_names(table: TableSnapshot, team: int) -> str:
     return f"{seat_name(table, team)} & {seat_name(table, team + 2)}"
 
 
-def log_line(table: LiveTable, lang: str, key: str, values: dict[str, object]) -> str:
+def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object]) -> str:
     shown: dict[str, object] = dict(values)
     if isinstance(values.get("seat"), int):
         shown["name"] = seat_name(table, values["seat"])  # type: ignore[arg-type]
@@ -122,7 +122,7 @@ def log_line(table: LiveTable, lang: str, key: str, values: dict[str, object]) -
     return t(lang, key, **shown)
 
 
-def action_label(table: LiveTable, lang: str, action: engine.Action) -> str:
+def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
     deck = table.row.deck
     match action:
         case engine.ChooseTrump(suit):
@@ -142,7 +142,7 @@ def action_label(table: LiveTable, lang: str, action: engine.Action) -> str:
     raise TypeError(action)
 
 
-def action_emoji(table: LiveTable, action: engine.Action) -> str | None:
+def action_emoji(table: TableSnapshot, action: engine.Action) -> str | None:
     emoji = SUIT_EMOJI[table.row.deck]
     match action:
         case engine.ChooseTrump(suit):
@@ -155,7 +155,7 @@ def action_emoji(table: LiveTable, action: engine.Action) -> str | None:
 # --- status ----------------------------------------------------------------------------------------------
 
 
-def status_line(table: LiveTable, lang: str) -> str:
+def status_line(table: TableSnapshot, lang: str) -> str:
     if table.status == "lobby":
         return t(lang, "status.lobby")
     if table.status == "closed":
@@ -169,7 +169,7 @@ def status_line(table: LiveTable, lang: str) -> str:
     return t(lang, f"status.{deal.phase}", name=name)
 
 
-def contract_text(table: LiveTable, lang: str, view: PlayerView) -> str:
+def contract_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     if view.contract is None:
         return t(lang, "table.no_contract")
     text = t(
@@ -185,7 +185,7 @@ def contract_text(table: LiveTable, lang: str, view: PlayerView) -> str:
     return text
 
 
-def trump_text(table: LiveTable, lang: str, view: PlayerView) -> str:
+def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     if view.trump is None:
         return t(lang, "table.no_trump_yet")
     text = f"{SUIT_EMOJI[table.row.deck][view.trump]} {suit_label(table, lang, view.trump)}"
@@ -204,7 +204,7 @@ def trump_text(table: LiveTable, lang: str, view: PlayerView) -> str:
     return text
 
 
-def score_text(table: LiveTable, lang: str) -> str:
+def score_text(table: TableSnapshot, lang: str) -> str:
     shown = engine.displayed_score(table.rules, table.match.score)
     key = "table.score_down" if table.rules.score_display == "count_down" else "table.score_up"
     lines = [t(lang, key, team=team_names(table, team), points=shown[team]) for team in (0, 1)]
@@ -214,14 +214,14 @@ def score_text(table: LiveTable, lang: str) -> str:
     return "\n".join(lines)
 
 
-def tricks_text(table: LiveTable, lang: str, view: PlayerView) -> str:
+def tricks_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     text = t(lang, "table.tricks", a=view.team_tricks[0], b=view.team_tricks[1])
     if view.team_points is not None:
         text += "\n" + t(lang, "table.card_points", a=view.team_points[0], b=view.team_points[1])
     return text
 
 
-def table_scene(table: LiveTable, lang: str, view: PlayerView, viewer: int | None) -> render.TableScene:
+def table_scene(table: TableSnapshot, lang: str, view: PlayerView, viewer: int | None) -> render.TableScene:
     first: list[tuple[str, ...] | None] = [None, None]
     for trick in view.tricks:
         team = trick.winner & 1
@@ -252,7 +252,7 @@ def table_scene(table: LiveTable, lang: str, view: PlayerView, viewer: int | Non
 # --- the table message -------------------------------------------------------------------------------------
 
 
-async def table_payload(table: LiveTable, lang: str) -> Payload:
+async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     embed = discord.Embed(
         title=t(lang, "table.title", id=table.id),
         description=status_line(table, lang),
@@ -311,7 +311,7 @@ def _button(
     )
 
 
-def lobby_view(table: LiveTable, lang: str) -> discord.ui.View:
+def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for seat in range(4):
         occupant = table.seats[seat]
@@ -335,7 +335,7 @@ def lobby_view(table: LiveTable, lang: str) -> discord.ui.View:
     return view
 
 
-def table_view(table: LiveTable, lang: str) -> discord.ui.View:
+def table_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if table.status == "playing":
         view.add_item(
@@ -357,7 +357,7 @@ def table_view(table: LiveTable, lang: str) -> discord.ui.View:
 
 
 async def hand_payload(
-    table: LiveTable, seat: int, lang: str, where: str, deal: engine.DealState | None = None
+    table: TableSnapshot, seat: int, lang: str, where: str, deal: engine.DealState | None = None
 ) -> Payload:
     """The seat's private message: their hand as an image, the trick and the contract as text, and their
     buttons when it is their turn. ``deal`` defaults to the running deal (a finished one for its last word)."""
@@ -398,7 +398,7 @@ async def hand_payload(
     return payload
 
 
-def hand_signature(table: LiveTable, seat: int) -> tuple[object, ...]:
+def hand_signature(table: TableSnapshot, seat: int) -> tuple[object, ...]:
     """Everything a seat's DM shows, so that it is edited only when one of these changed: every edit of
     every DM on every click would cost four requests a click and run into Discord's global rate limit."""
     deal, occupant = table.deal, table.seats[seat]
@@ -421,7 +421,7 @@ def hand_signature(table: LiveTable, seat: int) -> tuple[object, ...]:
     )
 
 
-def trick_text(table: LiveTable, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
+def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
     """The trick in words: the one to play to on your turn, else the last one completed. The table message
     shows every card live; a DM changes only when something of its owner's changes (see ``hand_signature``)."""
     if view.trick and my_turn:
@@ -440,7 +440,7 @@ def trick_text(table: LiveTable, lang: str, view: PlayerView, my_turn: bool) -> 
 
 
 def hand_view(
-    table: LiveTable, seat: int, lang: str, view: PlayerView, my_turn: bool
+    table: TableSnapshot, seat: int, lang: str, view: PlayerView, my_turn: bool
 ) -> discord.ui.View | None:
     buttons = discord.ui.View(timeout=None)
     occupant = table.seats[seat]
@@ -499,7 +499,7 @@ def hand_view(
 # --- results -----------------------------------------------------------------------------------------------
 
 
-def why_text(table: LiveTable, lang: str, deal: engine.DealState) -> str:
+def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
     """Why the deal ended, in the reader's language, worked out from the final position."""
     result, contract, declarer = deal.result, deal.contract, deal.declarer
     assert result is not None and contract is not None and declarer is not None
@@ -538,7 +538,7 @@ def why_text(table: LiveTable, lang: str, deal: engine.DealState) -> str:
 
 
 async def result_payload(
-    table: LiveTable, lang: str, deal: engine.DealState, bummerl: Any, tally: tuple[int, int] | None
+    table: TableSnapshot, lang: str, deal: engine.DealState, bummerl: Any, tally: tuple[int, int] | None
 ) -> Payload:
     result = deal.result
     assert result is not None and deal.contract is not None and deal.declarer is not None

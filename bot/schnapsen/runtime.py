@@ -1,504 +1,80 @@
-"""Keeping Discord in step with the tables: the table message, each player's private hand, what a stored change
-owes (results, last words of finished hands, notices), AI moves, idle players and abandoned tables.
+"""Keeping Discord in step with the tables, after the service has stored a change: ``Runtime`` owns the
+messages (`messages.py`: the table message, the hands, the outbox, languages) and the drivers (`drivers.py`:
+AI moves, idle timers, the watchdog, the sweeper), and is what the cog and the client call.
 
-Everything here runs after the service has stored the change, as supervised jobs (`coalesce.py`): a failing
-Discord call, a failing write or a failing AI decision is logged at ERROR with the table id and retried with
-a growing pause until it succeeds. A watchdog restarts any table that has someone to act and nothing
-scheduled, so a table resumes by itself once the fault clears.
+Everything runs as supervised jobs (`coalesce.py`) that read the table's snapshot when they run: a failing
+Discord call, write or AI decision is logged at ERROR with the table id and retried with a growing pause
+until it succeeds, and the watchdog restarts any table that has someone to act and nothing scheduled.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
-import json
-import logging
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-import discord
-
-import engine
-from bot.db import OutboxEntry
-from bot.game.errors import UserError
 from bot.game.service import Outcome
-from bot.game.table import LiveTable
-from bot.i18n import t
+from bot.game.table import TableSnapshot
 
-from . import presenter
-from .coalesce import Coalescer
+from .drivers import Drivers
+from .messages import Messages
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
 
-log = logging.getLogger(__name__)
-DMS_CLOSED = 50007
-NO_MENTIONS = discord.AllowedMentions.none()
-REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
-REMEMBERED_DEAL_ENDS = 256  # finished deals kept for their result messages (else rebuilt from storage)
-
 
 class Runtime:
     def __init__(self, bot: SchnapsenBot) -> None:
-        self.bot = bot
-        self.service = bot.service
-        self.settings = bot.settings
-        retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
-        self.edits = Coalescer(bot.settings.edit_interval, **retry)  # message edits, rate limited per message
-        self.jobs = Coalescer(0.0, **retry)  # drivers, hand sends and announcements
-        self.user_langs: OrderedDict[int, str] = OrderedDict()
-        self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
-        self._hand_shown: dict[int, tuple[object, ...]] = {}  # DM message id -> what it shows (signature)
-        self._messages_of: dict[int, set[int]] = {}  # table id -> its hand message ids in the caches above
-        self._wake: dict[int, asyncio.Event] = {}  # table id -> set when its driver should look again
-        self._turn_clock: dict[int, tuple[int, float]] = {}  # table id -> (version, when that turn began)
-        self._deal_ends: OrderedDict[tuple[int, int], LiveTable] = OrderedDict()
-        self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
+        self.messages = Messages(bot)
+        self.drivers = Drivers(bot, self.messages, self.after_change)
 
-    # --- languages -----------------------------------------------------------------------------------
-
-    def table_lang(self, table: LiveTable) -> str:
-        return table.row.language
-
-    def user_lang(self, table: LiveTable, user_id: int | None) -> str:
-        return self.user_langs.get(user_id or 0, self.table_lang(table))
-
-    def remember_lang(self, user_id: int, lang: str) -> None:
-        self.user_langs[user_id] = lang
-        self.user_langs.move_to_end(user_id)
-        while len(self.user_langs) > REMEMBERED_LANGUAGES:
-            self.user_langs.popitem(last=False)
-
-    # --- messages --------------------------------------------------------------------------------------
-
-    def channel(self, channel_id: int) -> discord.PartialMessageable:
-        return self.bot.get_partial_messageable(channel_id)
-
-    def dm_channel(self, channel_id: int) -> discord.PartialMessageable:
-        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
-
-    def where(self, table: LiveTable) -> str:
-        guild = self.bot.get_guild(table.row.guild_id)
-        channel = guild.get_channel(table.row.channel_id) if guild else None
-        return f"{guild.name if guild else table.row.guild_id} · #{channel.name if channel else table.row.channel_id}"
-
-    def refresh_table_message(self, table: LiveTable) -> None:
-        """Show the table as it stands now (posting the table message when it has none or it was deleted)."""
-
-        async def edit() -> None:
-            payload = await presenter.table_payload(table, self.table_lang(table))
-            if table.row.table_message_id is not None:
-                message = self.channel(table.row.channel_id).get_partial_message(table.row.table_message_id)
-                try:
-                    await message.edit(**payload.edit_kwargs())
-                    return
-                except discord.NotFound:  # somebody deleted it: put a new one up
-                    pass
-            sent = await self.channel(table.row.channel_id).send(
-                allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
-            )
-            await self.service.set_table_message(table, sent.id)
-
-        self.edits.request(("table message", table.id), edit)
-
-    def refresh_hand(self, table: LiveTable, seat: int) -> None:
-        """Edit the seat's DM for the running deal (a 50007 switches them to the ephemeral hand at once)."""
-        occupant = table.seats[seat]
-        if occupant is None or occupant.user_id is None:
-            return
-        if occupant.dm_channel_id is None or occupant.dm_message_id is None:
-            return
-        channel_id, message_id, user_id, deal_no = (
-            occupant.dm_channel_id,
-            occupant.dm_message_id,
-            occupant.user_id,
-            table.deal_no,
-        )
-
-        async def edit() -> None:
-            now_there = table.seats[seat]
-            if table.deal_no != deal_no or now_there is None or now_there.dm_message_id != message_id:
-                return  # that message no longer shows the running deal: its last word is in the outbox
-            lang = self.user_lang(table, user_id)
-            payload = await presenter.hand_payload(table, seat, lang, self.where(table))
-            digest = hash(payload.images.get("hand.png"))
-            unchanged = self._hand_images.get(message_id) == digest
-            try:
-                await self.dm_channel(channel_id).get_partial_message(message_id).edit(
-                    **payload.edit_kwargs(keep_attachments=unchanged)
-                )
-            except discord.Forbidden as err:
-                self._forget_hand(message_id)
-                if err.code != DMS_CLOSED:
-                    raise
-                await self._dms_closed(table, seat, user_id)
-                return
-            except discord.NotFound:  # the message is gone: send the hand again
-                self._forget_hand(message_id)
-                await self.service.forget_dm(table.id, seat, message_id)
-                self.send_hands(table)
-                return
-            except Exception:
-                self._forget_hand(message_id)  # so that the next change edits it again instead of trusting it
-                raise
-            self._hand_images[message_id] = digest
-            self._messages_of.setdefault(table.id, set()).add(message_id)
-
-        self.edits.request(("hand", table.id, message_id), edit)
-
-    def refresh_hand_if_changed(self, table: LiveTable, seat: int) -> None:
-        """Edit the seat's DM only when something it shows changed since it was last sent or edited."""
-        occupant = table.seats[seat]
-        if occupant is None or occupant.dm_message_id is None:
-            return
-        signature = presenter.hand_signature(table, seat)
-        if self._hand_shown.get(occupant.dm_message_id) != signature:
-            self._hand_shown[occupant.dm_message_id] = signature
-            self._messages_of.setdefault(table.id, set()).add(occupant.dm_message_id)
-            self.refresh_hand(table, seat)
-
-    def _forget_hand(self, message_id: int) -> None:
-        self._hand_images.pop(message_id, None)
-        self._hand_shown.pop(message_id, None)
-
-    def retire_hand(self, table: LiveTable, user_id: int, message: tuple[int, int]) -> None:
-        """A player left: their hand message says so and loses its buttons (an AI plays the seat now)."""
-        channel_id, message_id = message
-
-        async def edit() -> None:
-            lang = self.user_lang(table, user_id)
-            embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.where(table)))
-            embed.description = t(lang, "hand.left")
-            with contextlib.suppress(discord.NotFound, discord.Forbidden):  # gone or blocked: nothing to take back
-                await self.dm_channel(channel_id).get_partial_message(message_id).edit(
-                    embeds=[embed], attachments=[], view=None
-                )
-            self._forget_hand(message_id)
-
-        self.edits.request(("hand", table.id, message_id), edit)
-
-    def send_hands(self, table: LiveTable) -> None:
-        """One DM per player per deal, edited in place for the rest of the deal: send it to every person at
-        the table who has none for the running deal yet, until it arrives. Safe to request on every change."""
-
-        async def send() -> None:
-            if table.status != "playing" or table.deal is None:
-                return
-            failures = []
-            for occupant in table.humans():
-                if occupant.dms_closed or occupant.dm_message_id is not None:
-                    continue
-                try:
-                    await self._send_hand(table, occupant.seat)
-                except Exception as err:  # the others still get theirs; this one is retried
-                    failures.append(err)
-            if failures:
-                raise failures[0]
-
-        self.jobs.request(("send hands", table.id), send)
-
-    async def _send_hand(self, table: LiveTable, seat: int) -> None:
-        occupant = table.seats[seat]
-        assert occupant is not None and occupant.user_id is not None
-        user_id, deal_no = occupant.user_id, table.deal_no
-        shown = presenter.hand_signature(table, seat)  # what the payload below shows
-        payload = await presenter.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
-        now_there = table.seats[seat]
-        if now_there is None or now_there.user_id != user_id or table.deal_no != deal_no:
-            return  # they left, or the deal ended, while it was drawn: the next request sees the new state
-        attempt = (table.id, deal_no, seat)
-        # A send repeated after a lost answer may get back the message an earlier attempt created (same
-        # nonce), showing that attempt's older position: then it is edited to the present, not trusted.
-        repeated = attempt in self._sends_tried
-        self._sends_tried.add(attempt)
-        try:
-            channel = await self.bot.create_dm(discord.Object(user_id))
-            # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
-            message = await channel.send(
-                nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
-            )
-        except discord.Forbidden as err:
-            if err.code != DMS_CLOSED:
-                raise
-            self._sends_tried.discard(attempt)
-            await self._dms_closed(table, seat, user_id)
-            return
-        if not repeated:
-            self._hand_images[message.id] = hash(payload.images.get("hand.png"))
-            self._hand_shown[message.id] = shown
-        self._messages_of.setdefault(table.id, set()).add(message.id)
-        # The attempt counts as tried until its message is stored: a send repeated after the store failed
-        # gets back this message (same nonce), still showing the position it was sent at.
-        stored = await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
-        self._sends_tried.discard(attempt)
-        if not stored:
-            if table.deal_no == deal_no:  # they left meanwhile
-                self.retire_hand(table, user_id, (message.channel.id, message.id))
-            return
-        self.refresh_hand_if_changed(table, seat)  # the position may have moved on while we sent
-
-    async def _dms_closed(self, table: LiveTable, seat: int, user_id: int) -> None:
-        """Exactly as at a deal's first send: the player's hand lives in the channel from now on."""
-        if await self.service.set_dms_closed(table.id, seat, user_id):
-            log.info("table %s: DMs of seat %s are closed; their hand is shown in the channel", table.id, seat)
-            self.deliver(table.id)
-            self.refresh_table_message(table)
-
-    # --- what a stored change owes ---------------------------------------------------------------------
-
-    def deliver(self, table_id: int) -> None:
-        """Deliver what the table's stored changes owe, oldest first, until every item has arrived."""
-        self.jobs.request(("outbox", table_id), lambda: self._deliver(table_id))
-
-    async def _deliver(self, table_id: int) -> None:
-        for entry in await self.service.pending_announcements(table_id):
-            try:
-                await self._deliver_one(entry)
-            except (discord.NotFound, discord.Forbidden) as err:
-                # The channel or message is gone, or the bot may not post there: retrying cannot help.
-                log.error("table %s: announcement %s (%s) cannot be delivered: %s", table_id, entry.id, entry.kind, err)
-            await self.service.announcement_delivered(entry.id)
-
-    async def _deliver_one(self, entry: OutboxEntry) -> None:
-        payload = entry.payload
-        match entry.kind:
-            case "result":
-                table = await self._deal_end(entry.table_id, payload["deal_no"])
-                deal = table.deal
-                assert deal is not None
-                tally = tuple(payload["tally"]) if payload.get("tally") else None
-                message = await presenter.result_payload(table, payload["lang"], deal, table.last_bummerl, tally)
-                await self.channel(payload["channel_id"]).send(
-                    nonce=f"r{entry.table_id}.{payload['deal_no']}",
-                    allowed_mentions=NO_MENTIONS,
-                    **message.send_kwargs(),
-                )
-            case "final_hand":
-                table = await self._deal_end(entry.table_id, payload["deal_no"])
-                seat, message_id = payload["seat"], payload["message_id"]
-                lang = self.user_lang(table, payload["user_id"])
-                message = await presenter.hand_payload(table, seat, lang, self.where(table), table.deal)
-                self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
-                unchanged = self._hand_images.get(message_id) == hash(message.images.get("hand.png"))
-                await self.dm_channel(payload["channel_id"]).get_partial_message(message_id).edit(
-                    **message.edit_kwargs(keep_attachments=unchanged)
-                )
-                self._forget_hand(message_id)  # a finished deal's message is never edited again
-            case "notice":
-                values = dict(payload.get("values", {}))
-                mention = payload.get("mention")
-                if mention is not None:
-                    values["mention"] = f"<@{mention}>"
-                allowed = (
-                    discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(mention)])
-                    if mention is not None
-                    else NO_MENTIONS
-                )
-                await self.channel(payload["channel_id"]).send(
-                    t(payload["lang"], payload["key"], **values), nonce=f"n{entry.id}", allowed_mentions=allowed
-                )
-            case "set_aside":
-                try:
-                    record = await self.service.export_record(entry.table_id)
-                except Exception:  # the record itself cannot be read: say so without it
-                    log.error("table %s: its record cannot be exported", entry.table_id, exc_info=True)
-                    files = []
-                else:
-                    data = json.dumps(record, indent=2, ensure_ascii=False).encode()
-                    files = [discord.File(io.BytesIO(data), filename=f"schnapsen-table-{entry.table_id}.json")]
-                await self.channel(payload["channel_id"]).send(
-                    t(payload["lang"], "notice.set_aside", id=entry.table_id),
-                    files=files,
-                    nonce=f"s{entry.table_id}",
-                    allowed_mentions=NO_MENTIONS,
-                )
-
-    async def _deal_end(self, table_id: int, deal_no: int) -> LiveTable:
-        """The table as it stood when the deal ended: remembered from the action, else rebuilt from storage."""
-        remembered = self._deal_ends.get((table_id, deal_no))
-        if remembered is not None:
-            return remembered
-        table = await self.service.table_at_deal_end(table_id, deal_no)
-        self._remember_deal_end(table_id, deal_no, table)
-        return table
-
-    def _remember_deal_end(self, table_id: int, deal_no: int, table: LiveTable) -> None:
-        self._deal_ends[(table_id, deal_no)] = table
-        while len(self._deal_ends) > REMEMBERED_DEAL_ENDS:
-            self._deal_ends.popitem(last=False)
-
-    # --- after every change ----------------------------------------------------------------------------
-
-    def after_change(self, table: LiveTable, outcome: Outcome | None = None) -> None:
+    def after_change(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
         """Announce a stored change: what it owes, the table message and the hands; then drive the table."""
-        if outcome is not None and outcome.deal_end is not None:
-            self._remember_deal_end(table.id, outcome.deal_end.deal_no, outcome.deal_end)
-        self.deliver(table.id)
-        self.refresh_table_message(table)
-        for seat in range(4):
-            self.refresh_hand_if_changed(table, seat)
-        self.send_hands(table)  # a new deal's hands, or one whose send was cut short
-        self.drive(table)
+        table = self.messages.current(table)  # a newer change may have been published since ``table``
+        self.messages.show(table, outcome)
+        self.drivers.drive(table)
         if table.status == "closed":
             self.forget(table.id)
 
-    def resume(self, table: LiveTable) -> None:
+    def resume(self, table: TableSnapshot) -> None:
         """After a restart: show every table as it stands and pick up where it stopped."""
-        if table.status == "playing" and table.deal is not None:
-            for occupant in table.humans():
-                # A hand not stored as sent may have been sent before the stop: a send now gets that message
-                # back (same nonce), showing the position of then, so it is edited rather than trusted.
-                if occupant.dm_message_id is None and not occupant.dms_closed:
-                    self._sends_tried.add((table.id, table.deal_no, occupant.seat))
+        self.messages.expect_resent_hands(table)
         self.after_change(table)
 
     def forget(self, table_id: int) -> None:
         """A closed table leaves memory: its timers, caches and retries (what it still owes is delivered)."""
-        self.jobs.cancel(("drive", table_id))
-        self._wake.pop(table_id, None)
-        self._turn_clock.pop(table_id, None)
-        for message_id in self._messages_of.pop(table_id, set()):
-            self._forget_hand(message_id)
-        for key in [key for key in self._deal_ends if key[0] == table_id]:
-            del self._deal_ends[key]
-        self._sends_tried = {attempt for attempt in self._sends_tried if attempt[0] != table_id}
+        self.drivers.forget(table_id)
+        self.messages.forget(table_id)
 
-    # --- AI moves and idle players ----------------------------------------------------------------------
+    def deliver(self, table_id: int) -> None:
+        self.messages.deliver(table_id)
 
-    def drive(self, table: LiveTable) -> None:
-        """Make sure the one job that moves this table on runs: an AI move, or the idle timer of a person."""
-        if table.status != "playing":
-            return
-        self._wake.setdefault(table.id, asyncio.Event()).set()
-        self.jobs.request(("drive", table.id), lambda: self._drive(table))
+    def refresh_table_message(self, table: TableSnapshot) -> None:
+        self.messages.refresh_table_message(table)
 
-    def turn_clock_reset(self, table: LiveTable) -> None:
-        """A player took their seat back: their turn time starts afresh."""
-        self._turn_clock.pop(table.id, None)
+    def retire_hand(self, table: TableSnapshot, user_id: int, message: tuple[int, int]) -> None:
+        self.messages.retire_hand(table, user_id, message)
 
-    @staticmethod
-    def awaits_a_move(table: LiveTable) -> bool:
-        """Someone is to act at a running deal with people at the table (with nobody left to play with, the
-        table stands still until the sweeper closes it)."""
-        deal = table.deal
-        return (
-            table.status == "playing"
-            and deal is not None
-            and not deal.finished
-            and deal.to_act is not None
-            and bool(table.humans())
-        )
+    def where(self, table: TableSnapshot) -> str:
+        return self.messages.where(table)
 
-    async def _drive(self, table: LiveTable) -> None:
-        wake = self._wake.setdefault(table.id, asyncio.Event())
-        wake.clear()
-        if not self.awaits_a_move(table):
-            return
-        if table.is_ai_turn():
-            await self._ai_move(table, wake)
-        else:
-            await self._idle_timer(table, wake)
+    def remember_lang(self, user_id: int, lang: str) -> None:
+        self.messages.remember_lang(user_id, lang)
 
-    async def _woken(self, wake: asyncio.Event, seconds: float) -> bool:
-        """Wait ``seconds``; True when the table changed meanwhile (then the new request takes over)."""
-        try:
-            await asyncio.wait_for(wake.wait(), max(seconds, 0))
-        except TimeoutError:
-            return False
-        return True
-
-    async def _ai_move(self, table: LiveTable, wake: asyncio.Event) -> None:
-        version, deal = table.version, table.deal
-        assert deal is not None and deal.to_act is not None
-        seat = deal.to_act
-        guild = await self.service.guild_settings(table.row.guild_id)
-        if guild.ai_delay_ms and await self._woken(wake, guild.ai_delay_ms / 1000):
-            return
-        view = engine.view_for(deal, seat)
-        action = await self.bot.ai.decide(view, guild.ai_strength, seed=table.id * 1_000_003 + version)
-        try:
-            outcome = await self.service.act(table.id, seat, action, version, user_id=None)
-        except UserError as err:  # somebody acted first, or the table closed: whoever moved it drives it
-            log.debug("table %s: AI move dropped (%s)", table.id, err.key)
-            return
-        self.after_change(outcome.table, outcome)
-
-    async def _idle_timer(self, table: LiveTable, wake: asyncio.Event) -> None:
-        version, deal = table.version, table.deal
-        assert deal is not None and deal.to_act is not None
-        seat = deal.to_act
-        loop = asyncio.get_running_loop()
-        clock = self._turn_clock.get(table.id)
-        if clock is None or clock[0] != version:
-            clock = self._turn_clock[table.id] = (version, loop.time())
-        began, turn = clock[1], table.row.turn_seconds
-        occupant = table.seats[seat]
-        if occupant is None:
-            return
-        if not occupant.warned:
-            if await self._woken(wake, began + turn * 2 / 3 - loop.time()):
-                return
-            if not await self.service.mark_warned(table.id, seat, version):
-                return
-            self.deliver(table.id)
-        if await self._woken(wake, began + turn - loop.time()):
-            return
-        if await self.service.take_over(table.id, seat, version):
-            self.after_change(table)
-
-    # --- watchdog and closing ------------------------------------------------------------------------------
+    def turn_clock_reset(self, table: TableSnapshot) -> None:
+        self.drivers.turn_clock_reset(table.id)
 
     async def watch(self) -> None:
-        """Notice any table that should be moving and is not, and restart what it needs."""
-        for table in self.service.open_tables():
-            if table.status == "closed":
-                continue
-            if self.awaits_a_move(table) and not self.jobs.busy(("drive", table.id)):
-                to_act = table.deal.to_act  # type: ignore[union-attr]
-                log.error("table %s: seat %s is to act and nothing was scheduled; restarting", table.id, to_act)
-                self.drive(table)
-            missing_hand = table.status == "playing" and any(
-                s.dm_message_id is None and not s.dms_closed for s in table.humans()
-            )
-            if missing_hand and not self.jobs.busy(("send hands", table.id)):
-                log.error("table %s: a hand message is missing and no send was scheduled; sending", table.id)
-                self.send_hands(table)
-        # An announcement stored a moment ago is about to be delivered by whoever stored it: only one owed
-        # for a whole watchdog interval with no delivery scheduled is a stall.
-        owed_since = self.service.now() - self.settings.watchdog_interval
-        pending = await self.service.pending_announcements()
-        for table_id in sorted({entry.table_id for entry in pending if entry.created_at <= owed_since}):
-            if not self.jobs.busy(("outbox", table_id)):
-                log.error("table %s: announcements are owed and none was scheduled; delivering", table_id)
-                self.deliver(table_id)
+        await self.drivers.watch()
 
     async def sweep(self) -> None:
-        """Close lobbies that never start and tables everybody left (and finished ones left lying)."""
-        now = self.service.now()
-        for table in self.service.open_tables():
-            idle_for = now - table.row.updated_at
-            reason = None
-            if table.status in ("lobby", "finished") and idle_for >= self.settings.lobby_timeout:
-                reason = "notice.closed_idle_lobby" if table.status == "lobby" else "notice.closed_finished"
-            elif (
-                table.status == "playing"
-                and not table.humans()
-                and idle_for >= self.settings.abandoned_timeout
-            ):
-                reason = "notice.closed_abandoned"
-            if reason is not None:
-                try:
-                    closed = await self.service.close(table.id, reason_key=reason)
-                except UserError:
-                    continue  # closed meanwhile
-                self.after_change(closed)
+        await self.drivers.sweep()
 
     async def shutdown(self) -> None:
-        for key in self.jobs.running():
-            if isinstance(key, tuple) and key[0] == "drive":
-                self.jobs.cancel(key)
-        self.edits.close()
-        self.jobs.close()
-        await asyncio.gather(self.edits.drain(timeout=2.0), self.jobs.drain(timeout=2.0))
-
+        self.drivers.halt()
+        self.messages.edits.close()
+        self.messages.sends.close()
+        await asyncio.gather(
+            self.messages.edits.drain(timeout=2.0),
+            self.messages.sends.drain(timeout=2.0),
+            self.drivers.drives.drain(timeout=2.0),
+        )

@@ -15,7 +15,7 @@ import discord
 
 from bot.client import SchnapsenBot
 from bot.db import SeatRow, TableRecord, TableRow
-from bot.game.table import LiveTable
+from bot.game.table import TableSnapshot
 from bot.schnapsen.ids import GAME_VERBS, ButtonId
 from bot.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
@@ -136,6 +136,29 @@ def with_button(message: FakeMessage, custom_id: str, label: str = "?") -> FakeM
     return as_shown(message, [row])
 
 
+class CurrentTable:
+    """A table of the running bot as it stands NOW: every attribute is read from the service's current
+    snapshot (snapshots never change; the service publishes a new one after every change). For tests that
+    follow one table through a game; the bot itself only ever reads snapshots."""
+
+    def __init__(self, world: Table, table_id: int) -> None:
+        self._world = world
+        self.id = table_id
+
+    def now(self) -> TableSnapshot | None:
+        """The current snapshot, None once the table is closed."""
+        assert self._world.bot is not None, "the bot is not running"
+        return self._world.bot.service.snapshot(self.id)
+
+    def snapshot(self) -> TableSnapshot:
+        table = self.now()
+        assert table is not None, f"table {self.id} is closed"
+        return table
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.snapshot(), name)
+
+
 @dataclasses.dataclass(frozen=True)
 class Stored:
     """What the database holds for a table: compared before and after a refused click."""
@@ -176,8 +199,9 @@ class Table:
         self.bot = None
 
     @property
-    def live(self) -> LiveTable:
-        """The bot's in-memory table of this channel (to know whose turn it is, as the table message says)."""
+    def live(self) -> TableSnapshot:
+        """The bot's current snapshot of this channel's table (to know whose turn it is, as the table message
+        says)."""
         assert self.bot is not None
         table = self.bot.service.table_in_channel(self.channel.id)
         assert table is not None, "no open table in the channel"
@@ -235,7 +259,7 @@ class Table:
 
     # --- setting a table up ------------------------------------------------------------------------------
 
-    async def change_lobby(self, *, target: int | None = None, turn_seconds: int | None = None) -> LiveTable:
+    async def change_lobby(self, *, target: int | None = None, turn_seconds: int | None = None) -> TableSnapshot:
         """Store settings the commands do not offer (a short Bummerl, a turn of a second) for the lobby of this
         channel, and reload it from the database the way a restart restores it."""
         assert self.bot is not None
@@ -262,9 +286,10 @@ class Table:
         start: bool = True,
         target: int | None = None,
         turn_seconds: int | None = None,
-    ) -> LiveTable:
+    ) -> CurrentTable:
         """``host`` opens a table (North); each guest takes the next seat, None adds an AI player there.
-        ``target`` shortens the Bummerl (game points to win it) so that tests play whole ones quickly."""
+        ``target`` shortens the Bummerl (game points to win it) so that tests play whole ones quickly.
+        Returns the table as it will stand whenever it is read."""
         await self.command(host, "new")
         if target is not None or turn_seconds is not None:
             await self.change_lobby(target=target, turn_seconds=turn_seconds)
@@ -276,7 +301,7 @@ class Table:
                 click = await self.fake.click(guest, lobby, label=f"Sit {SEAT_NAMES[seat]}")
             await click.wait_response()
             await self.fake.wait_for(lambda seat=seat: self.live.seats[seat] is not None, what=f"seat {seat}")
-        table = self.live
+        table = CurrentTable(self, self.live.id)
         if start:
             click = await self.fake.click(host, await self.table_message(), label="Start")
             await click.wait_response()
@@ -297,7 +322,7 @@ class Table:
         self,
         players: Iterable[FakeUser],
         *,
-        until: Callable[[LiveTable], bool] | None = None,
+        until: Callable[[TableSnapshot], bool] | None = None,
         timeout: float = 20.0,
     ) -> int:
         """Play on as ``players`` until the Bummerl is over (or ``until(table)`` holds); returns the clicks.
@@ -305,28 +330,29 @@ class Table:
         Seed-independent: whoever's hand message shows an enabled button for the current position clicks
         the first one. A player whose DMs are closed asks for their hand with "My hand" on their turn.
         """
-        table = self.live
+        table = CurrentTable(self, self.live.id)
         people = {user.id: user for user in players}
         asked_for_hand: set[tuple[int, int]] = set()
         clicks = 0
         while True:
 
             def next_step() -> tuple[Any, ...] | None:
-                if table.status != "playing" or (until is not None and until(table)):
+                now = table.now()
+                if now is None or now.status != "playing" or (until is not None and until(now)):
                     return ("stop",)
                 for user in people.values():
                     message = self.hand_message(user)
-                    button = current_button(message, table.version)
+                    button = current_button(message, now.version)
                     if button is not None:
                         return ("click", user, message, button)
-                deal = table.deal
-                occupant = table.seats[deal.to_act] if deal is not None and deal.to_act is not None else None
+                deal = now.deal
+                occupant = now.seats[deal.to_act] if deal is not None and deal.to_act is not None else None
                 user = people.get(occupant.user_id or 0) if occupant is not None else None
                 if (
                     user is not None
                     and not user.dms_open
                     and not occupant.ai_takeover  # type: ignore[union-attr]
-                    and (user.id, table.version) not in asked_for_hand
+                    and (user.id, now.version) not in asked_for_hand
                 ):
                     return ("hand", user)
                 return None
@@ -349,7 +375,7 @@ class Table:
 
     async def click_and_settle(self, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
         """Click a game button that must be accepted, and wait until the position has moved on."""
-        table = self.live
+        table = CurrentTable(self, self.live.id)
         version = table.version
         click = await self.fake.click(user, message, custom_id)
         await click.wait_response()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.bot.harness import Table, current_button
+from tests.bot.harness import CurrentTable, Table, current_button
 from tests.fakediscord import FakeDiscord
 
 
@@ -136,7 +136,7 @@ async def test_a_hand_sent_before_a_restart_but_never_stored_is_brought_up_to_da
     await world.play([alice], until=lambda t: t.version > sent_at and t.deal is not None and t.deal.to_act == 0)
     await world.stop_bot()
     await world.start_bot()
-    table = world.live
+    table = CurrentTable(world, world.live.id)
     assert table.deal is not None and table.deal.to_act == 0
     dms = fake_discord.dm_messages(alice)
     assert len(dms) == 1

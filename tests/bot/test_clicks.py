@@ -6,16 +6,23 @@ from __future__ import annotations
 import dataclasses
 
 import engine
-from bot.game.table import LiveTable
 from bot.schnapsen import presenter
-from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, reply_to, with_button
+from tests.bot.harness import (
+    CurrentTable,
+    Table,
+    as_shown,
+    current_button,
+    ephemeral_reply,
+    reply_to,
+    with_button,
+)
 from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 NOT_VALID = "That button is not valid."
 OUT_OF_DATE = "That button is out of date"
 
 
-async def four_people_at_play(world: Table) -> tuple[LiveTable, list[FakeUser]]:
+async def four_people_at_play(world: Table) -> tuple[CurrentTable, list[FakeUser]]:
     """Four people, first deal, card play reached: nothing moves unless somebody clicks."""
     people = [world.add_player(name) for name in ("anna", "bert", "cilli", "dieter")]
     await world.start_bot()
@@ -25,7 +32,7 @@ async def four_people_at_play(world: Table) -> tuple[LiveTable, list[FakeUser]]:
 
 
 async def turn_dm(
-    world: Table, table: LiveTable, people: list[FakeUser]
+    world: Table, table: CurrentTable, people: list[FakeUser]
 ) -> tuple[FakeUser, FakeMessage, str]:
     """The person to act, their DM once it shows this position's buttons, and the first enabled button."""
     user = next(p for p in people if table.seat_of(p.id) == table.deal.to_act)
@@ -151,7 +158,7 @@ async def test_a_rate_limited_table_edit_still_shows_the_latest_state(
 
     await world.click_and_settle(user, dm, custom_id)
 
-    expected = (await presenter.table_payload(table, "en")).embeds[0].to_dict()
+    expected = (await presenter.table_payload(table.snapshot(), "en")).embeds[0].to_dict()
     await fake_discord.wait_for(
         lambda: table_message.embeds and table_message.embeds[0] == expected,
         what="the table message to show the position after the click",

@@ -15,8 +15,15 @@ from typing import Any
 import pytest
 
 from bot.client import SchnapsenBot
-from bot.game.table import LiveTable
-from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, reply_to, with_button
+from tests.bot.harness import (
+    CurrentTable,
+    Table,
+    as_shown,
+    current_button,
+    ephemeral_reply,
+    reply_to,
+    with_button,
+)
 from tests.bot.test_play import DMS_CLOSED_NOTICE
 from tests.fakediscord import FakeDiscord, FakeUser
 
@@ -30,7 +37,7 @@ def world(world: Table) -> Table:
     return world
 
 
-async def alice_and_three_ai(world: Table, **table_options: Any) -> tuple[FakeUser, SchnapsenBot, LiveTable]:
+async def alice_and_three_ai(world: Table, **table_options: Any) -> tuple[FakeUser, SchnapsenBot, CurrentTable]:
     """A bot without AI pauses and a table of alice (North) and three AI players."""
     alice = world.add_player("alice")
     bot = await world.start_bot()
@@ -60,12 +67,12 @@ def unsupervised_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
 async def settled(bot: SchnapsenBot) -> None:
     """Every announcement, edit and hand send that was asked for has run, and nothing is owed."""
     runtime = runtime_of(bot)
-    await runtime.jobs.drain(timeout=10)
-    await runtime.edits.drain(timeout=10)
+    await runtime.messages.sends.drain(timeout=10)
+    await runtime.messages.edits.drain(timeout=10)
     assert await bot.service.pending_announcements() == []
 
 
-async def a_table_closed_mid_deal(world: Table) -> tuple[SchnapsenBot, LiveTable]:
+async def a_table_closed_mid_deal(world: Table) -> tuple[SchnapsenBot, CurrentTable]:
     """alice and three AI players play a few actions, then alice closes the table."""
     alice, bot, table = await alice_and_three_ai(world, target=5)
     await world.play([alice], until=lambda t: len(t.log) >= 3)
@@ -80,7 +87,7 @@ async def stop_table(world: Table, host: FakeUser, table_id: int) -> None:
     stop = await world.command(host, "stop")
     confirm = await world.fake.click(host, stop.original, label="Yes, close the table")
     await confirm.wait_response()
-    await world.fake.wait_for(lambda: table_id not in service.tables, what="the table to close")
+    await world.fake.wait_for(lambda: service.snapshot(table_id) is None, what="the table to close")
 
 
 def results_of(world: Table, table_id: int, deal_no: int) -> int:
@@ -188,19 +195,19 @@ async def test_a_stalled_table_is_noticed_by_the_watchdog_and_moves_on(
     runtime = runtime_of(bot)
     table = await world.open_table(alice, [None, None, None], start=False, target=2)
     lost, wakers = asyncio.Event(), []
-    drive = runtime.drive
+    drive = runtime.drivers.drive
 
     def lose(table: Any) -> None:  # a scheduling bug: the table's driver is never started
         lost.set()
         wakers.append(asyncio.ensure_future(fake_discord.changed()))
 
-    runtime.drive = lose
+    runtime.drivers.drive = lose
     start = await fake_discord.click(alice, await world.table_message(), label="Start")
     await start.wait_response()
     await fake_discord.wait_for(lambda: table.status == "playing", what="the game to start")
     await world.play([alice], until=lambda t: lost.is_set() and t.is_ai_turn())
     version = table.version
-    runtime.drive = drive
+    runtime.drivers.drive = drive
     await runtime.watch()
     await fake_discord.wait_for(lambda: table.version > version, what="the AI seat to move")
     assert any("nothing was scheduled" in e for e in table_errors(caplog, table.id))
@@ -236,7 +243,8 @@ async def test_a_table_stored_between_a_deals_end_and_the_next_deal_is_repaired_
     fake_discord.nonce_window = 0.0
 
     bot = await world.start_bot()
-    repaired = bot.service.tables[table.id]
+    repaired = bot.service.snapshot(table.id)
+    assert repaired is not None
     assert repaired.deal_no == missing and repaired.deal is not None and not repaired.deal.finished
     await world.play([alice], timeout=30)
     assert world.live.status == "finished"
@@ -253,7 +261,8 @@ async def test_a_finished_bummerl_stored_as_playing_is_marked_finished_on_start(
         await world.bot.db._execute("UPDATE game_tables SET status = 'playing' WHERE id = ?", (table.id,))
     await world.stop_bot()
     bot = await world.start_bot()
-    assert bot.service.tables[table.id].status == "finished"
+    restored = bot.service.snapshot(table.id)
+    assert restored is not None and restored.status == "finished"
     rematch = await fake_discord.click(
         alice, await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch"
     )
@@ -273,7 +282,7 @@ async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_se
     opened = await fake_discord.slash(bob, other_channel, "schnapsen", "new")
     await reply_to(opened)
     assert world.bot is not None
-    healthy_id = next(t.id for t in world.bot.service.tables.values() if t.row.channel_id == other_channel.id)
+    healthy_id = next(t.id for t in world.bot.service.open_tables() if t.row.channel_id == other_channel.id)
     async with world.bot.db.transaction():  # a manual edit (or a rule tightened since): the record is illegal
         await world.bot.db._execute(
             "UPDATE actions SET action = 'N play XX' WHERE table_id = ? AND seq = 1", (broken.id,)
@@ -281,7 +290,7 @@ async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_se
     await world.stop_bot()
 
     bot = await world.start_bot()
-    assert broken.id not in bot.service.tables and healthy_id in bot.service.tables
+    assert bot.service.snapshot(broken.id) is None and bot.service.snapshot(healthy_id) is not None
     notice = await fake_discord.wait_for(
         lambda: next((m for m in world.channel.messages if f"Table {broken.id} could not be restored" in m.content), None),
         what="the set-aside notice",
@@ -293,7 +302,8 @@ async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_se
     # The other table is served, and the first channel can open a new table.
     sit = await fake_discord.click(alice, other_channel.last_message, label="Sit East")
     await sit.wait_response()
-    await fake_discord.wait_for(lambda: bot.service.tables[healthy_id].seats[1] is not None, what="alice's seat")
+    healthy = CurrentTable(world, healthy_id)
+    await fake_discord.wait_for(lambda: healthy.seats[1] is not None, what="alice's seat")
     carl = world.add_player("carl")
     await world.command(carl, "new")
     assert world.live.id not in (broken.id, healthy_id)
@@ -322,7 +332,7 @@ async def test_closing_dms_mid_deal_switches_to_the_ephemeral_hand_at_once(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
     alice, bob = world.add_player("alice"), world.add_player("bob")
-    bot = await world.start_bot()
+    await world.start_bot()
     await world.no_ai_delay()
     table = await world.open_table(alice, [bob, None, None], target=3)
     await world.play([alice, bob], until=lambda t: len(t.log) >= 2)
@@ -333,7 +343,7 @@ async def test_closing_dms_mid_deal_switches_to_the_ephemeral_hand_at_once(
         timeout=30,
     )
     assert table.deal_no == deal_no, "the switch comes with the first edit that fails, not at the next deal"
-    seat = bot.service.tables[table.id].seats[1]
+    seat = table.seats[1]
     assert seat is not None and seat.dms_closed
     await world.play([alice, bob], timeout=30)
     assert table.status == "finished"
@@ -409,10 +419,12 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
     await settled(bot)
     runtime = runtime_of(bot)
     assert table.id not in bot.service._locks
-    assert not [key for key in runtime.jobs.running() + runtime.edits.running() if key[1] == table.id]
-    assert table.id not in runtime._wake and table.id not in runtime._turn_clock
-    assert table.id not in runtime._messages_of
-    assert not [key for key in runtime._deal_ends if key[0] == table.id]
+    messages, drivers = runtime.messages, runtime.drivers
+    queues = (messages.sends, messages.edits, drivers.drives)
+    assert not [key for queue in queues for key in queue.running() if key[1] == table.id]
+    assert table.id not in drivers._wake and table.id not in drivers._turn_clock
+    assert table.id not in messages._messages_of
+    assert not [key for key in messages._deal_ends if key[0] == table.id]
 
 
 @contextlib.contextmanager

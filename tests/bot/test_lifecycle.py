@@ -3,11 +3,13 @@ sweeper that closes tables nobody uses."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bot.client import SchnapsenBot
 from tests.bot.harness import Table, ephemeral_reply
@@ -110,7 +112,8 @@ async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(
     runtime = bot.get_cog("schnapsen").runtime  # type: ignore[union-attr]
 
     await runtime.sweep()
-    assert bot.service.table_in_channel(world.channel.id) is table, "a fresh lobby stays open"
+    open_now = bot.service.table_in_channel(world.channel.id)
+    assert open_now is not None and open_now.id == table.id, "a fresh lobby stays open"
 
     bot.service.clock = lambda: time.time() + world.settings.lobby_timeout + 1
     await runtime.sweep()
@@ -119,8 +122,9 @@ async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(
         lambda: "The table was closed because the game never started." in world.channel_texts(),
         what="the closing notice",
     )
-    assert (await world.stored(table.id)).row.status == "closed"
-    table_message = fake_discord.messages[table.row.table_message_id]
+    stored = await world.stored(table.id)
+    assert stored.row.status == "closed"
+    table_message = fake_discord.messages[stored.row.table_message_id]
     await fake_discord.wait_for(
         lambda: "This table is closed." in table_message.visible_text, what="the table message to say so"
     )
@@ -148,3 +152,34 @@ async def test_a_game_everybody_left_closes_at_once(fake_discord: FakeDiscord, w
         ),
         what="alice's hand message to say she left",
     )
+
+
+async def test_a_table_closed_while_its_message_is_posted_shows_one_message_saying_so(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """The host opens a table and leaves at once: the table closes while its first message is on its way.
+    The channel then shows that one message, edited to say the table is closed, not a second one."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    store_message = bot.service.set_table_message
+    posted, stored = asyncio.Event(), asyncio.Event()
+
+    async def set_table_message(*args: Any) -> Any:  # the message is posted; storing its id waits
+        posted.set()
+        await stored.wait()
+        return await store_message(*args)
+
+    bot.service.set_table_message = set_table_message  # type: ignore[method-assign]
+    await world.command(alice, "new")
+    await asyncio.wait_for(posted.wait(), 10)
+    await world.command(alice, "leave")
+    assert bot.service.table_in_channel(world.channel.id) is None, "the last person left: closed"
+    stored.set()
+
+    def closed_message() -> Any:
+        shown = [m for m in world.channel.messages if m.embeds]
+        return shown[0] if shown and "This table is closed." in shown[0].visible_text else None
+
+    await fake_discord.wait_for(closed_message, what="the table message to say the table is closed")
+    await world.bot.get_cog("schnapsen").runtime.messages.edits.drain(timeout=10)  # type: ignore[union-attr]
+    assert len([m for m in world.channel.messages if m.embeds]) == 1, "one table message, not two"

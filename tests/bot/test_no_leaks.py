@@ -7,26 +7,25 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
 import engine
 from bot import render
 from bot.db import SeatRow, TableRow
-from bot.game.table import LiveTable, log_events
+from bot.game.table import TableSnapshot, log_events, seats_by_number
 from bot.schnapsen import presenter
 
 
-def table_for(rules: engine.Ruleset, deck: str, lang: str) -> LiveTable:
+def table_for(rules: engine.Ruleset, deck: str, lang: str) -> TableSnapshot:
     row = TableRow(
         id=3, guild_id=1, channel_id=2, host_id=11, status="playing", rules_json=json.dumps(rules.preset),
         deck=deck, turn_seconds=90, language=lang, table_message_id=None, version=0, first_dealer=0,
         created_at=0, updated_at=0,
     )  # fmt: skip
-    seats: list[SeatRow | None] = [
-        SeatRow(3, seat, 11 + seat, f"P{seat}", False, None, None, False, False) for seat in range(4)
-    ]
-    return LiveTable(row, seats, rules, engine.new_match(rules, 0))
+    seats = seats_by_number(SeatRow(3, seat, 11 + seat, f"P{seat}", False, None, None, False, False) for seat in range(4))
+    return TableSnapshot(row, seats, rules, engine.new_match(rules, 0))
 
 
 def words(payload: presenter.Payload) -> str:
@@ -52,8 +51,7 @@ def test_messages_never_name_a_hidden_card(monkeypatch: pytest.MonkeyPatch, deck
     checked = 0
     for seed in range(40):
         rules = engine.STARGAMES if seed % 3 == 0 else engine.STANDARD
-        table = table_for(rules, deck, lang)
-        table.deal = engine.new_deal(rules, seed % 4, engine.deal_hands(seed, seed % 4))
+        table = replace(table_for(rules, deck, lang), deal=engine.new_deal(rules, seed % 4, engine.deal_hands(seed, seed % 4)))
         while True:
             deal = table.deal
             held = [set(hand) for hand in deal.hands]
@@ -71,8 +69,8 @@ def test_messages_never_name_a_hidden_card(monkeypatch: pytest.MonkeyPatch, deck
             # Steer towards contracts: bid now and then, so every kind of deal is seen.
             bids = [a for a in actions if isinstance(a, engine.Bid)]
             action = rng.choice(bids) if bids and rng.random() < 0.3 else rng.choice(actions)
-            table.deal, events = engine.apply(deal, deal.to_act, action)
-            log_events(table, events)
+            after, events = engine.apply(deal, deal.to_act, action)
+            table = replace(table, deal=after, log=log_events(table.log, events))
     assert checked > 500
 
 

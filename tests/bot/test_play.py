@@ -124,7 +124,7 @@ async def test_a_restart_mid_deal_loses_nothing(fake_discord: FakeDiscord, world
             and current_button(world.hand_message(alice), t.version) is not None
         ),
     )
-    table_id, version = table.id, table.version
+    table_id, version, deal = table.id, table.version, table.deal
     old_dm = world.hand_message(alice)
     assert old_dm is not None
     button = current_button(old_dm, version)
@@ -133,8 +133,9 @@ async def test_a_restart_mid_deal_loses_nothing(fake_discord: FakeDiscord, world
 
     await world.stop_bot()
     restarted = await world.start_bot()
-    restored = restarted.service.tables[table_id]
-    assert restored.version == version and restored.deal == table.deal
+    restored = restarted.service.snapshot(table_id)
+    assert restored is not None
+    assert restored.version == version and restored.deal == deal
     assert await world.stored(table_id) == stored
 
     # The DM the first bot instance sent still works with the new instance.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bot.harness import Table
+from tests.bot.harness import CurrentTable, Table
 from tests.fakediscord import FakeDiscord, FakeMessage
 
 
@@ -35,7 +35,7 @@ async def test_one_person_and_three_ai_play_a_bummerl(fake_discord: FakeDiscord,
     await start.wait_response()
     bot = world.bot
     assert bot is not None
-    table = next(iter(bot.service.tables.values()))
+    table = CurrentTable(world, bot.service.open_tables()[0].id)
     await fake_discord.wait_for(lambda: table.status == "playing")
     clicks = 0
     while table.status == "playing":

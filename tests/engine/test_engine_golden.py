@@ -13,8 +13,19 @@ from typing import Any
 
 import pytest
 
-from engine import displayed_score, parse_action, parse_record, replay, replay_report
+from engine import (
+    ReplayStopped,
+    apply,
+    displayed_score,
+    new_deal,
+    parse_action,
+    parse_record,
+    replay,
+    replay_report,
+    replay_steps,
+)
 from engine.cards import CARD_POINTS
+from engine.events import BummerlWon
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REPO = Path(__file__).resolve().parents[2]
@@ -237,3 +248,40 @@ def test_replay_command_never_prints_a_traceback_for_a_missing_file(tmp_path: Pa
     )
     assert done.returncode == 2
     assert json.loads(done.stdout)["ok"] is False
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_replay_steps_walk_the_record_one_action_at_a_time(path: Path) -> None:
+    """``replay_steps`` is the replay itself, step by step: one start per deal, one step per action, each
+    with the events ``apply`` gave; its last states and match are those of ``replay``."""
+    record = parse_record(load(path)["record"])
+    steps = list(replay_steps(record))
+    replayed = replay(record)
+    assert [step.state for step in steps if step.action is None] == [
+        new_deal(record.rules, state.dealer, deal.hands) for state, deal in zip(replayed.deals, record.deals, strict=True)
+    ]
+    assert len(steps) == sum(1 + len(deal.actions) for deal in record.deals)
+    state = None
+    for step in steps:
+        if step.action is None:
+            state = step.state
+            continue
+        seat, action = parse_action(record.deals[step.deal].actions[step.action])
+        state, events = apply(state, seat, action)
+        assert (step.state, step.events) == (state, events)
+    assert steps[-1].match == replayed.match
+    assert [step.bummerl for step in steps if step.bummerl is not None] == [
+        BummerlWon(b.winner, b.kind, b.count, b.score) for b in replayed.match.bummerls
+    ]
+
+
+def test_replay_steps_stop_at_an_illegal_action_and_say_where() -> None:
+    record = load(GOLDEN / "s01_rules_example.json")["record"]
+    bad = parse_record(truncated(record, 0, 3, ["N play HA"]))
+    seen = []
+    with pytest.raises(ReplayStopped) as stopped:
+        for step in replay_steps(bad):
+            seen.append(step.action)
+    assert seen == [None, 0, 1, 2]
+    assert (stopped.value.at.deal, stopped.value.at.index, stopped.value.at.action) == (0, 3, "N play HA")
+    assert stopped.value.code == stopped.value.at.error.code == replay(bad).error.error.code  # type: ignore[union-attr]

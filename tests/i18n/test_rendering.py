@@ -15,7 +15,7 @@ import pytest
 import engine
 from bot import render
 from bot.db import SeatRow, TableRow
-from bot.game.table import LiveTable, log_events
+from bot.game.table import TableSnapshot, log_events, logged, seats_by_number
 from bot.i18n import LANGUAGES, catalogue
 from bot.schnapsen import presenter
 from bot.schnapsen.cog import SchnapsenCog
@@ -66,17 +66,17 @@ def no_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(render, name, lambda *args, **kwargs: b"png")
 
 
-def new_table(lang: str, deck: str, rules: engine.Ruleset) -> LiveTable:
+def new_table(lang: str, deck: str, rules: engine.Ruleset) -> TableSnapshot:
     row = TableRow(
         id=7, guild_id=1, channel_id=2, host_id=101, status="playing",
         rules_json=json.dumps(engine.ruleset_to_json(rules)), deck=deck, turn_seconds=90, language=lang,
         table_message_id=None, version=0, first_dealer=0, created_at=0, updated_at=0,
     )  # fmt: skip
-    seats: list[SeatRow | None] = [
+    seats = seats_by_number(
         SeatRow(7, seat, user_id, name, idle, None, None, False, False)
         for seat, (user_id, name, idle) in enumerate(PLAYERS)
-    ]
-    return LiveTable(row, seats, rules, engine.new_match(rules, 0))
+    )
+    return TableSnapshot(row, seats, rules, engine.new_match(rules, 0))
 
 
 def check_embed(embed: discord.Embed) -> None:
@@ -108,47 +108,53 @@ def random_move(state: engine.DealState, rng: random.Random) -> engine.Action:
     return rng.choice(legal)
 
 
-def check_action_labels(table: LiveTable, lang: str, state: engine.DealState) -> None:
+def check_action_labels(table: TableSnapshot, lang: str, state: engine.DealState) -> None:
     for action in engine.legal_actions(state):
         label = presenter.action_label(table, lang, action)
         assert 0 < len(label) <= 80, label
 
 
-async def show_everything(table: LiveTable, lang: str) -> None:
+async def show_everything(table: TableSnapshot, lang: str) -> None:
     check_payload(await presenter.table_payload(table, lang))
     for seat in range(4):
         check_payload(await presenter.hand_payload(table, seat, lang, "Wirtshaus · #schnapsen"))
 
 
-async def play_a_bummerl(table: LiveTable, lang: str, rng: random.Random) -> set[str]:
+async def play_a_bummerl(
+    table: TableSnapshot, lang: str, rng: random.Random
+) -> tuple[TableSnapshot, set[str]]:
     """Deal and play random legal moves until a team wins the Bummerl; show every position. Returns the
-    contracts played."""
+    table at the end and the contracts played."""
     contracts = set()
     while True:
         dealer = table.match.next_dealer
-        table.deal = engine.new_deal(table.rules, dealer, engine.deal_hands(rng.randrange(2**32), dealer))
-        table.deal_no += 1
-        table.add_log("log.new_deal", dealer=dealer)
-        state = table.deal
+        state = engine.new_deal(table.rules, dealer, engine.deal_hands(rng.randrange(2**32), dealer))
+        table = replace(
+            table, deal=state, deal_no=table.deal_no + 1, log=logged(table.log, "log.new_deal", dealer=dealer)
+        )
         while not state.finished:
             await show_everything(table, lang)
             check_action_labels(table, lang, state)
             assert state.to_act is not None
             state, events = engine.apply(state, state.to_act, random_move(state, rng))
-            table.deal = state
-            table.row = replace(table.row, version=table.row.version + 1)
-            log_events(table, events)
+            table = replace(
+                table,
+                deal=state,
+                row=replace(table.row, version=table.row.version + 1),
+                log=log_events(table.log, events),
+            )
         assert state.result is not None and state.contract is not None
         contracts.add(state.contract.id)
-        table.match, bummerl = engine.score_deal(table.match, state.result)
+        match, bummerl = engine.score_deal(table.match, state.result)
+        table = replace(table, match=match)
         check_payload(
             await presenter.result_payload(table, lang, state, bummerl, (3, 1) if bummerl else None)
         )
         await show_everything(table, lang)
         if bummerl is not None:
-            table.row = replace(table.row, status="finished")
+            table = replace(table, row=replace(table.row, status="finished"))
             await show_everything(table, lang)
-            return contracts
+            return table, contracts
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -157,14 +163,15 @@ async def play_a_bummerl(table: LiveTable, lang: str, rng: random.Random) -> set
 )
 async def test_a_whole_bummerl_reads_in_every_language(lang, deck, rules, used_keys, no_pixels):
     table = new_table(lang, deck, rules)
-    table.row = replace(table.row, status="lobby")
+    table = replace(table, row=replace(table.row, status="lobby"))
     check_payload(await presenter.table_payload(table, lang))
     rng = random.Random(f"{lang}{deck}")
     contracts: set[str] = set()
     for _ in range(2):  # a Bummerl, then the rematch
-        table.row = replace(table.row, status="playing")
-        contracts |= await play_a_bummerl(table, lang, rng)
-    table.row = replace(table.row, status="closed")
+        table = replace(table, row=replace(table.row, status="playing"))
+        table, played = await play_a_bummerl(table, lang, rng)
+        contracts |= played
+    table = replace(table, row=replace(table.row, status="closed"))
     check_payload(await presenter.table_payload(table, lang))
 
     keys = {key for used_lang, key in used_keys if used_lang == lang}
@@ -189,14 +196,13 @@ async def test_a_whole_bummerl_reads_in_every_language(lang, deck, rules, used_k
 async def test_real_images_carry_the_language(lang):
     """One position drawn for real per language, so the words inside images exist too."""
     table = new_table(lang, "doppeldeutsch", engine.STANDARD)
-    table.deal = engine.new_deal(table.rules, 0, engine.deal_hands(5, 0))
-    state = table.deal
+    state = engine.new_deal(table.rules, 0, engine.deal_hands(5, 0))
+    table = replace(table, deal=state)
     rng = random.Random(lang)
     while not state.finished:
         assert state.to_act is not None
         state, events = engine.apply(state, state.to_act, rng.choice(engine.legal_actions(state)))
-        log_events(table, events)
-        table.deal = state
+        table = replace(table, deal=state, log=log_events(table.log, events))
         if state.phase == engine.PLAY and len(state.tricks) == 2:
             break
     payload = await presenter.hand_payload(table, 0, lang, "Wirtshaus · #schnapsen")

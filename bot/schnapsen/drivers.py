@@ -1,0 +1,182 @@
+"""What moves a table on by itself: AI moves, the idle timer of a person to act, the watchdog that restarts
+a table nothing is moving, and the sweeper that closes abandoned tables.
+
+Each table has one supervised driver job (`coalesce.py`) that reads the table's current snapshot when it
+runs: a failing AI decision or write is logged at ERROR with the table id and retried with a growing pause.
+Every change goes through the service; what it then owes Discord is handed to ``after_change``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import engine
+from bot.game.errors import UserError
+from bot.game.service import Outcome
+from bot.game.table import TableSnapshot
+
+from .coalesce import Coalescer
+from .messages import Messages
+
+if TYPE_CHECKING:
+    from bot.client import SchnapsenBot
+
+log = logging.getLogger(__name__)
+
+AfterChange = Callable[[TableSnapshot, Outcome | None], None]
+
+
+class Drivers:
+    def __init__(self, bot: SchnapsenBot, messages: Messages, after_change: AfterChange) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self.settings = bot.settings
+        self.messages = messages
+        self.after_change = after_change
+        self.drives = Coalescer(0.0, first_retry=bot.settings.retry_first, max_retry=bot.settings.retry_max)
+        self._wake: dict[int, asyncio.Event] = {}  # table id -> set when its driver should look again
+        self._turn_clock: dict[int, tuple[int, float]] = {}  # table id -> (version, when that turn began)
+
+    def drive(self, table: TableSnapshot) -> None:
+        """Make sure the one job that moves this table on runs: an AI move, or the idle timer of a person."""
+        if table.status != "playing":
+            return
+        self._wake.setdefault(table.id, asyncio.Event()).set()
+        self.drives.request(("drive", table.id), lambda: self._drive(table.id))
+
+    def turn_clock_reset(self, table_id: int) -> None:
+        """A player took their seat back: their turn time starts afresh."""
+        self._turn_clock.pop(table_id, None)
+
+    def forget(self, table_id: int) -> None:
+        """A closed table's driver and timers go."""
+        self.drives.cancel(("drive", table_id))
+        self._wake.pop(table_id, None)
+        self._turn_clock.pop(table_id, None)
+
+    @staticmethod
+    def awaits_a_move(table: TableSnapshot) -> bool:
+        """Someone is to act at a running deal with people at the table (with nobody left to play with, the
+        table stands still until the sweeper closes it)."""
+        deal = table.deal
+        return (
+            table.status == "playing"
+            and deal is not None
+            and not deal.finished
+            and deal.to_act is not None
+            and bool(table.humans())
+        )
+
+    async def _drive(self, table_id: int) -> None:
+        wake = self._wake.setdefault(table_id, asyncio.Event())
+        wake.clear()
+        table = self.service.snapshot(table_id)
+        if table is None or not self.awaits_a_move(table):
+            return
+        if table.is_ai_turn():
+            await self._ai_move(table, wake)
+        else:
+            await self._idle_timer(table, wake)
+
+    async def _woken(self, wake: asyncio.Event, seconds: float) -> bool:
+        """Wait ``seconds``; True when the table changed meanwhile (then the new request takes over)."""
+        try:
+            await asyncio.wait_for(wake.wait(), max(seconds, 0))
+        except TimeoutError:
+            return False
+        return True
+
+    async def _ai_move(self, table: TableSnapshot, wake: asyncio.Event) -> None:
+        version, deal = table.version, table.deal
+        assert deal is not None and deal.to_act is not None
+        seat = deal.to_act
+        guild = await self.service.guild_settings(table.row.guild_id)
+        if guild.ai_delay_ms and await self._woken(wake, guild.ai_delay_ms / 1000):
+            return
+        view = engine.view_for(deal, seat)
+        action = await self.bot.ai.decide(view, guild.ai_strength, seed=table.id * 1_000_003 + version)
+        try:
+            outcome = await self.service.act(table.id, seat, action, version, user_id=None)
+        except UserError as err:  # somebody acted first, or the table closed: whoever moved it drives it
+            log.debug("table %s: AI move dropped (%s)", table.id, err.key)
+            return
+        self.after_change(outcome.table, outcome)
+
+    async def _idle_timer(self, table: TableSnapshot, wake: asyncio.Event) -> None:
+        version, deal = table.version, table.deal
+        assert deal is not None and deal.to_act is not None
+        seat = deal.to_act
+        loop = asyncio.get_running_loop()
+        clock = self._turn_clock.get(table.id)
+        if clock is None or clock[0] != version:
+            clock = self._turn_clock[table.id] = (version, loop.time())
+        began, turn = clock[1], table.row.turn_seconds
+        occupant = table.seats[seat]
+        if occupant is None:
+            return
+        if not occupant.warned:
+            if await self._woken(wake, began + turn * 2 / 3 - loop.time()):
+                return
+            if await self.service.mark_warned(table.id, seat, version) is None:
+                return
+            self.messages.deliver(table.id)
+        if await self._woken(wake, began + turn - loop.time()):
+            return
+        if (taken_over := await self.service.take_over(table.id, seat, version)) is not None:
+            self.after_change(taken_over, None)
+
+    # --- the watchdog and the sweeper ----------------------------------------------------------------------
+
+    async def watch(self) -> None:
+        """Notice any table that should be moving and is not, and restart what it needs."""
+        for table in self.service.open_tables():
+            if self.awaits_a_move(table) and not self.drives.busy(("drive", table.id)):
+                to_act = table.deal.to_act  # type: ignore[union-attr]
+                log.error(
+                    "table %s: seat %s is to act and nothing was scheduled; restarting", table.id, to_act
+                )
+                self.drive(table)
+            missing_hand = table.status == "playing" and any(
+                s.dm_message_id is None and not s.dms_closed for s in table.humans()
+            )
+            if missing_hand and not self.messages.sending_hands(table.id):
+                log.error("table %s: a hand message is missing and no send was scheduled; sending", table.id)
+                self.messages.send_hands(table)
+        # An announcement stored a moment ago is about to be delivered by whoever stored it: only one owed
+        # for a whole watchdog interval with no delivery scheduled is a stall.
+        owed_since = self.service.now() - self.settings.watchdog_interval
+        pending = await self.service.pending_announcements()
+        for table_id in sorted({entry.table_id for entry in pending if entry.created_at <= owed_since}):
+            if not self.messages.delivering(table_id):
+                log.error("table %s: announcements are owed and none was scheduled; delivering", table_id)
+                self.messages.deliver(table_id)
+
+    async def sweep(self) -> None:
+        """Close lobbies that never start and tables everybody left (and finished ones left lying)."""
+        now = self.service.now()
+        for table in self.service.open_tables():
+            idle_for = now - table.row.updated_at
+            reason = None
+            if table.status in ("lobby", "finished") and idle_for >= self.settings.lobby_timeout:
+                reason = "notice.closed_idle_lobby" if table.status == "lobby" else "notice.closed_finished"
+            elif (
+                table.status == "playing"
+                and not table.humans()
+                and idle_for >= self.settings.abandoned_timeout
+            ):
+                reason = "notice.closed_abandoned"
+            if reason is not None:
+                try:
+                    closed = await self.service.close(table.id, reason_key=reason)
+                except UserError:
+                    continue  # closed meanwhile
+                self.after_change(closed, None)
+
+    def halt(self) -> None:
+        """Shutting down: no table is moved any more, and a failed drive is not retried."""
+        for key in self.drives.running():
+            self.drives.cancel(key)
+        self.drives.close()

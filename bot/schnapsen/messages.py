@@ -1,0 +1,392 @@
+"""Keeping Discord's messages in step with the tables: the table message, each player's private hand (a DM,
+or ephemeral in the channel when their DMs are closed), delivery of what a stored change owes (results, last
+words of finished hands, notices) and the languages people were last seen using.
+
+Every job here runs after the service stored the change, as a supervised job (`coalesce.py`), and reads the
+table's snapshot when it runs: the service's current one, or for a closed table the last one it was given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.db import OutboxEntry
+from bot.game.service import Outcome
+from bot.game.table import TableSnapshot
+from bot.i18n import t
+
+from . import presenter
+from .coalesce import Coalescer
+
+if TYPE_CHECKING:
+    from bot.client import SchnapsenBot
+
+log = logging.getLogger(__name__)
+DMS_CLOSED = 50007
+NO_MENTIONS = discord.AllowedMentions.none()
+REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
+REMEMBERED_DEAL_ENDS = 256  # finished deals kept for their result messages (else rebuilt from storage)
+
+
+class Messages:
+    def __init__(self, bot: SchnapsenBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
+        self.edits = Coalescer(bot.settings.edit_interval, **retry)  # message edits, rate limited per message
+        self.sends = Coalescer(0.0, **retry)  # hand sends and deliveries of the outbox
+        self.user_langs: OrderedDict[int, str] = OrderedDict()
+        self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
+        self._hand_shown: dict[int, tuple[object, ...]] = {}  # DM message id -> what it shows (signature)
+        self._messages_of: dict[int, set[int]] = {}  # table id -> its hand message ids in the caches above
+        self._deal_ends: OrderedDict[tuple[int, int], TableSnapshot] = OrderedDict()
+        self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
+        self._posted_as_it_closed: dict[int, int] = {}  # table id -> table message no snapshot knows yet
+
+    def current(self, table: TableSnapshot) -> TableSnapshot:
+        """The table as it stands now: the service's snapshot, or (the table closed) the one given."""
+        return self.service.snapshot(table.id) or table
+
+    # --- languages -----------------------------------------------------------------------------------
+
+    def user_lang(self, table: TableSnapshot, user_id: int | None) -> str:
+        return self.user_langs.get(user_id or 0, table.row.language)
+
+    def remember_lang(self, user_id: int, lang: str) -> None:
+        self.user_langs[user_id] = lang
+        self.user_langs.move_to_end(user_id)
+        while len(self.user_langs) > REMEMBERED_LANGUAGES:
+            self.user_langs.popitem(last=False)
+
+    # --- after a change --------------------------------------------------------------------------------
+
+    def show(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
+        """Deliver what a stored change owes and show the table as it stands: its message and the hands."""
+        if outcome is not None and outcome.deal_end is not None:
+            self._remember_deal_end(table.id, outcome.deal_end.deal_no, outcome.deal_end)
+        self.deliver(table.id)
+        self.refresh_table_message(table)
+        for seat in range(4):
+            self.refresh_hand_if_changed(table, seat)
+        self.send_hands(table)  # a new deal's hands, or one whose send was cut short
+
+    def expect_resent_hands(self, table: TableSnapshot) -> None:
+        """After a restart: a hand not stored as sent may have been sent before the stop; a send now gets that
+        message back (same nonce), showing the position of then, so it is edited rather than trusted."""
+        if table.status == "playing" and table.deal is not None:
+            for occupant in table.humans():
+                if occupant.dm_message_id is None and not occupant.dms_closed:
+                    self._sends_tried.add((table.id, table.deal_no, occupant.seat))
+
+    def forget(self, table_id: int) -> None:
+        """A closed table's caches and retries go (what it still owes is delivered)."""
+        for message_id in self._messages_of.pop(table_id, set()):
+            self._forget_hand(message_id)
+        for key in [key for key in self._deal_ends if key[0] == table_id]:
+            del self._deal_ends[key]
+        self._sends_tried = {attempt for attempt in self._sends_tried if attempt[0] != table_id}
+
+    # --- the table message -------------------------------------------------------------------------------
+
+    def channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id)
+
+    def dm_channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+
+    def where(self, table: TableSnapshot) -> str:
+        guild = self.bot.get_guild(table.row.guild_id)
+        channel = guild.get_channel(table.row.channel_id) if guild else None
+        return f"{guild.name if guild else table.row.guild_id} · #{channel.name if channel else table.row.channel_id}"
+
+    def refresh_table_message(self, table: TableSnapshot) -> None:
+        """Show the table as it stands now (posting the table message when it has none or it was deleted)."""
+
+        async def edit() -> None:
+            now = self.current(table)
+            payload = await presenter.table_payload(now, now.row.language)
+            message_id = now.row.table_message_id or self._posted_as_it_closed.get(now.id)
+            if message_id is not None:
+                message = self.channel(now.row.channel_id).get_partial_message(message_id)
+                try:
+                    await message.edit(**payload.edit_kwargs())
+                    self._posted_as_it_closed.pop(now.id, None)
+                    return
+                except discord.NotFound:  # somebody deleted it: put a new one up
+                    pass
+            sent = await self.channel(now.row.channel_id).send(
+                allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
+            )
+            stored = await self.service.set_table_message(now.id, sent.id)
+            if stored is None and now.status != "closed":
+                # The table closed while its message was posted: the closed snapshot, which the edit queued
+                # after this one shows, was published before the message existed.
+                self._posted_as_it_closed[now.id] = sent.id
+
+        self.edits.request(("table message", table.id), edit)
+
+    # --- the hands ---------------------------------------------------------------------------------------
+
+    def refresh_hand(self, table: TableSnapshot, seat: int) -> None:
+        """Edit the seat's DM for the running deal (a 50007 switches them to the ephemeral hand at once)."""
+        occupant = table.seats[seat]
+        if occupant is None or occupant.user_id is None:
+            return
+        if occupant.dm_channel_id is None or occupant.dm_message_id is None:
+            return
+        channel_id, message_id, user_id, deal_no = (
+            occupant.dm_channel_id,
+            occupant.dm_message_id,
+            occupant.user_id,
+            table.deal_no,
+        )
+
+        async def edit() -> None:
+            now = self.current(table)
+            now_there = now.seats[seat]
+            if now.deal_no != deal_no or now_there is None or now_there.dm_message_id != message_id:
+                return  # that message no longer shows the running deal: its last word is in the outbox
+            lang = self.user_lang(now, user_id)
+            payload = await presenter.hand_payload(now, seat, lang, self.where(now))
+            digest = hash(payload.images.get("hand.png"))
+            unchanged = self._hand_images.get(message_id) == digest
+            try:
+                await (
+                    self.dm_channel(channel_id)
+                    .get_partial_message(message_id)
+                    .edit(**payload.edit_kwargs(keep_attachments=unchanged))
+                )
+            except discord.Forbidden as err:
+                self._forget_hand(message_id)
+                if err.code != DMS_CLOSED:
+                    raise
+                await self._dms_closed(now, seat, user_id)
+                return
+            except discord.NotFound:  # the message is gone: send the hand again
+                self._forget_hand(message_id)
+                await self.service.forget_dm(now.id, seat, message_id)
+                self.send_hands(now)
+                return
+            except Exception:
+                self._forget_hand(message_id)  # so that the next change edits it again instead of trusting it
+                raise
+            self._hand_images[message_id] = digest
+            self._messages_of.setdefault(now.id, set()).add(message_id)
+
+        self.edits.request(("hand", table.id, message_id), edit)
+
+    def refresh_hand_if_changed(self, table: TableSnapshot, seat: int) -> None:
+        """Edit the seat's DM only when something it shows changed since it was last sent or edited."""
+        occupant = table.seats[seat]
+        if occupant is None or occupant.dm_message_id is None:
+            return
+        signature = presenter.hand_signature(table, seat)
+        if self._hand_shown.get(occupant.dm_message_id) != signature:
+            self._hand_shown[occupant.dm_message_id] = signature
+            self._messages_of.setdefault(table.id, set()).add(occupant.dm_message_id)
+            self.refresh_hand(table, seat)
+
+    def _forget_hand(self, message_id: int) -> None:
+        self._hand_images.pop(message_id, None)
+        self._hand_shown.pop(message_id, None)
+
+    def retire_hand(self, table: TableSnapshot, user_id: int, message: tuple[int, int]) -> None:
+        """A player left: their hand message says so and loses its buttons (an AI plays the seat now)."""
+        channel_id, message_id = message
+
+        async def edit() -> None:
+            lang = self.user_lang(table, user_id)
+            embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.where(table)))
+            embed.description = t(lang, "hand.left")
+            with contextlib.suppress(
+                discord.NotFound, discord.Forbidden
+            ):  # gone or blocked: nothing to take back
+                await (
+                    self.dm_channel(channel_id)
+                    .get_partial_message(message_id)
+                    .edit(embeds=[embed], attachments=[], view=None)
+                )
+            self._forget_hand(message_id)
+
+        self.edits.request(("hand", table.id, message_id), edit)
+
+    def send_hands(self, table: TableSnapshot) -> None:
+        """One DM per player per deal, edited in place for the rest of the deal: send it to every person at
+        the table who has none for the running deal yet, until it arrives. Safe to request on every change."""
+
+        async def send() -> None:
+            now = self.current(table)
+            if now.status != "playing" or now.deal is None:
+                return
+            failures = []
+            for occupant in now.humans():
+                if occupant.dms_closed or occupant.dm_message_id is not None:
+                    continue
+                try:
+                    await self._send_hand(now, occupant.seat)
+                except Exception as err:  # the others still get theirs; this one is retried
+                    failures.append(err)
+            if failures:
+                raise failures[0]
+
+        self.sends.request(("send hands", table.id), send)
+
+    def sending_hands(self, table_id: int) -> bool:
+        return self.sends.busy(("send hands", table_id))
+
+    async def _send_hand(self, table: TableSnapshot, seat: int) -> None:
+        occupant = table.seats[seat]
+        assert occupant is not None and occupant.user_id is not None
+        user_id, deal_no = occupant.user_id, table.deal_no
+        shown = presenter.hand_signature(table, seat)  # what the payload below shows
+        payload = await presenter.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
+        now = self.current(table)
+        now_there = now.seats[seat]
+        if now_there is None or now_there.user_id != user_id or now.deal_no != deal_no:
+            return  # they left, or the deal ended, while it was drawn: the next request sees the new state
+        attempt = (table.id, deal_no, seat)
+        # A send repeated after a lost answer may get back the message an earlier attempt created (same
+        # nonce), showing that attempt's older position: then it is edited to the present, not trusted.
+        repeated = attempt in self._sends_tried
+        self._sends_tried.add(attempt)
+        try:
+            channel = await self.bot.create_dm(discord.Object(user_id))
+            # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
+            message = await channel.send(
+                nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
+            )
+        except discord.Forbidden as err:
+            if err.code != DMS_CLOSED:
+                raise
+            self._sends_tried.discard(attempt)
+            await self._dms_closed(table, seat, user_id)
+            return
+        if not repeated:
+            self._hand_images[message.id] = hash(payload.images.get("hand.png"))
+            self._hand_shown[message.id] = shown
+        self._messages_of.setdefault(table.id, set()).add(message.id)
+        # The attempt counts as tried until its message is stored: a send repeated after the store failed
+        # gets back this message (same nonce), still showing the position it was sent at.
+        stored = await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        self._sends_tried.discard(attempt)
+        if stored is None:
+            if self.current(table).deal_no == deal_no:  # they left meanwhile
+                self.retire_hand(table, user_id, (message.channel.id, message.id))
+            return
+        self.refresh_hand_if_changed(stored, seat)  # the position may have moved on while we sent
+
+    async def _dms_closed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
+        """Exactly as at a deal's first send: the player's hand lives in the channel from now on."""
+        if (changed := await self.service.set_dms_closed(table.id, seat, user_id)) is not None:
+            log.info(
+                "table %s: DMs of seat %s are closed; their hand is shown in the channel", table.id, seat
+            )
+            self.deliver(table.id)
+            self.refresh_table_message(changed)
+
+    # --- what a stored change owes ---------------------------------------------------------------------
+
+    def deliver(self, table_id: int) -> None:
+        """Deliver what the table's stored changes owe, oldest first, until every item has arrived."""
+        self.sends.request(("outbox", table_id), lambda: self._deliver(table_id))
+
+    def delivering(self, table_id: int) -> bool:
+        return self.sends.busy(("outbox", table_id))
+
+    async def _deliver(self, table_id: int) -> None:
+        for entry in await self.service.pending_announcements(table_id):
+            try:
+                await self._deliver_one(entry)
+            except (discord.NotFound, discord.Forbidden) as err:
+                # The channel or message is gone, or the bot may not post there: retrying cannot help.
+                log.error(
+                    "table %s: announcement %s (%s) cannot be delivered: %s",
+                    table_id,
+                    entry.id,
+                    entry.kind,
+                    err,
+                )
+            await self.service.announcement_delivered(entry.id)
+
+    async def _deliver_one(self, entry: OutboxEntry) -> None:
+        payload = entry.payload
+        match entry.kind:
+            case "result":
+                table = await self._deal_end(entry.table_id, payload["deal_no"])
+                deal = table.deal
+                assert deal is not None
+                tally = tuple(payload["tally"]) if payload.get("tally") else None
+                message = await presenter.result_payload(
+                    table, payload["lang"], deal, table.last_bummerl, tally
+                )
+                await self.channel(payload["channel_id"]).send(
+                    nonce=f"r{entry.table_id}.{payload['deal_no']}",
+                    allowed_mentions=NO_MENTIONS,
+                    **message.send_kwargs(),
+                )
+            case "final_hand":
+                table = await self._deal_end(entry.table_id, payload["deal_no"])
+                seat, message_id = payload["seat"], payload["message_id"]
+                lang = self.user_lang(table, payload["user_id"])
+                message = await presenter.hand_payload(table, seat, lang, self.where(table), table.deal)
+                self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
+                unchanged = self._hand_images.get(message_id) == hash(message.images.get("hand.png"))
+                await (
+                    self.dm_channel(payload["channel_id"])
+                    .get_partial_message(message_id)
+                    .edit(**message.edit_kwargs(keep_attachments=unchanged))
+                )
+                self._forget_hand(message_id)  # a finished deal's message is never edited again
+            case "notice":
+                values = dict(payload.get("values", {}))
+                mention = payload.get("mention")
+                if mention is not None:
+                    values["mention"] = f"<@{mention}>"
+                allowed = (
+                    discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(mention)])
+                    if mention is not None
+                    else NO_MENTIONS
+                )
+                await self.channel(payload["channel_id"]).send(
+                    t(payload["lang"], payload["key"], **values),
+                    nonce=f"n{entry.id}",
+                    allowed_mentions=allowed,
+                )
+            case "set_aside":
+                try:
+                    record = await self.service.export_record(entry.table_id)
+                except Exception:  # the record itself cannot be read: say so without it
+                    log.error("table %s: its record cannot be exported", entry.table_id, exc_info=True)
+                    files = []
+                else:
+                    data = json.dumps(record, indent=2, ensure_ascii=False).encode()
+                    files = [
+                        discord.File(io.BytesIO(data), filename=f"schnapsen-table-{entry.table_id}.json")
+                    ]
+                await self.channel(payload["channel_id"]).send(
+                    t(payload["lang"], "notice.set_aside", id=entry.table_id),
+                    files=files,
+                    nonce=f"s{entry.table_id}",
+                    allowed_mentions=NO_MENTIONS,
+                )
+
+    async def _deal_end(self, table_id: int, deal_no: int) -> TableSnapshot:
+        """The table as it stood when the deal ended: remembered from the action, else rebuilt from storage."""
+        remembered = self._deal_ends.get((table_id, deal_no))
+        if remembered is not None:
+            return remembered
+        table = await self.service.table_at_deal_end(table_id, deal_no)
+        self._remember_deal_end(table_id, deal_no, table)
+        return table
+
+    def _remember_deal_end(self, table_id: int, deal_no: int, table: TableSnapshot) -> None:
+        self._deal_ends[(table_id, deal_no)] = table
+        while len(self._deal_ends) > REMEMBERED_DEAL_ENDS:
+            self._deal_ends.popitem(last=False)
