@@ -26,7 +26,7 @@ from bot.game.service import Outcome
 from bot.game.table import LiveTable
 from bot.i18n import t
 
-from . import presenter
+from . import payloads, texts
 from .coalesce import Coalescer
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class Runtime:
         """Show the table as it stands now (posting the table message when it has none or it was deleted)."""
 
         async def edit() -> None:
-            payload = await presenter.table_payload(table, self.table_lang(table))
+            payload = await payloads.table_payload(table, self.table_lang(table))
             if table.row.table_message_id is not None:
                 message = self.channel(table.row.channel_id).get_partial_message(table.row.table_message_id)
                 try:
@@ -121,7 +121,7 @@ class Runtime:
             if table.deal_no != deal_no or now_there is None or now_there.dm_message_id != message_id:
                 return  # that message no longer shows the running deal: its last word is in the outbox
             lang = self.user_lang(table, user_id)
-            payload = await presenter.hand_payload(table, seat, lang, self.where(table))
+            payload = await payloads.hand_payload(table, seat, lang, self.where(table))
             digest = hash(payload.images.get("hand.png"))
             unchanged = self._hand_images.get(message_id) == digest
             try:
@@ -152,7 +152,7 @@ class Runtime:
         occupant = table.seats[seat]
         if occupant is None or occupant.dm_message_id is None:
             return
-        signature = presenter.hand_signature(table, seat)
+        signature = texts.hand_signature(table, seat)
         if self._hand_shown.get(occupant.dm_message_id) != signature:
             self._hand_shown[occupant.dm_message_id] = signature
             self._messages_of.setdefault(table.id, set()).add(occupant.dm_message_id)
@@ -202,8 +202,8 @@ class Runtime:
         occupant = table.seats[seat]
         assert occupant is not None and occupant.user_id is not None
         user_id, deal_no = occupant.user_id, table.deal_no
-        shown = presenter.hand_signature(table, seat)  # what the payload below shows
-        payload = await presenter.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
+        shown = texts.hand_signature(table, seat)  # what the payload below shows
+        payload = await payloads.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
         now_there = table.seats[seat]
         if now_there is None or now_there.user_id != user_id or table.deal_no != deal_no:
             return  # they left, or the deal ended, while it was drawn: the next request sees the new state
@@ -268,7 +268,7 @@ class Runtime:
                 deal = table.deal
                 assert deal is not None
                 tally = tuple(payload["tally"]) if payload.get("tally") else None
-                message = await presenter.result_payload(table, payload["lang"], deal, table.last_bummerl, tally)
+                message = await payloads.result_payload(table, payload["lang"], deal, table.last_bummerl, tally)
                 await self.channel(payload["channel_id"]).send(
                     nonce=f"r{entry.table_id}.{payload['deal_no']}",
                     allowed_mentions=NO_MENTIONS,
@@ -278,7 +278,7 @@ class Runtime:
                 table = await self._deal_end(entry.table_id, payload["deal_no"])
                 seat, message_id = payload["seat"], payload["message_id"]
                 lang = self.user_lang(table, payload["user_id"])
-                message = await presenter.hand_payload(table, seat, lang, self.where(table), table.deal)
+                message = await payloads.hand_payload(table, seat, lang, self.where(table), table.deal)
                 self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
                 unchanged = self._hand_images.get(message_id) == hash(message.images.get("hand.png"))
                 await self.dm_channel(payload["channel_id"]).get_partial_message(message_id).edit(

@@ -7,7 +7,7 @@ import dataclasses
 
 import engine
 from bot.game.table import LiveTable
-from bot.schnapsen import presenter
+from bot.schnapsen import payloads
 from tests.bot.harness import Table, as_shown, current_button, ephemeral_reply, reply_to, with_button
 from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
@@ -151,7 +151,7 @@ async def test_a_rate_limited_table_edit_still_shows_the_latest_state(
 
     await world.click_and_settle(user, dm, custom_id)
 
-    expected = (await presenter.table_payload(table, "en")).embeds[0].to_dict()
+    expected = (await payloads.table_payload(table, "en")).embeds[0].to_dict()
     await fake_discord.wait_for(
         lambda: table_message.embeds and table_message.embeds[0] == expected,
         what="the table message to show the position after the click",
