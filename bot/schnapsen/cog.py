@@ -28,7 +28,7 @@ from bot.game.service import TableService
 from bot.game.table import LiveTable
 from bot.i18n import language_for_locale, t
 
-from . import payloads, texts
+from . import payloads
 from .checks import Throttle, may_manage
 from .components import COMPONENTS, leave_table, show_hand
 from .replies import answer, language_of, report_error, thinking
@@ -58,10 +58,6 @@ SEAT_CHOICES = named_choices("N", "E", "S", "W")
 SORT_CHOICES = named_choices("bummerl", "winrate", "points")
 LANGUAGE_CHOICES = named_choices("en", "de", "nl", "tr")
 AI_CHOICES = named_choices("pimc", "greedy")
-
-
-def pair_label(pair: tuple[int, int]) -> str:
-    return " & ".join("🤖" if user_id == 0 else f"<@{user_id}>" for user_id in pair)
 
 
 class SchnapsenCog(
@@ -251,77 +247,23 @@ class SchnapsenCog(
     async def score(self, interaction: Interaction) -> None:
         lang = language_of(interaction)
         await thinking(interaction)
-        embed = discord.Embed(title=t(lang, "score.title"), colour=0xF9A825)
         table = self.service.table_in_channel(interaction.channel_id or 0)
-        if table is not None and table.status != "lobby":
-            embed.add_field(
-                name=t(lang, "table.score"), value=texts.score_text(table, lang), inline=False
-            )
-            seats = table.seats
-            if all(seats):
-                pairs = [
-                    pair_key(seats[0].user_id, seats[2].user_id),
-                    pair_key(seats[1].user_id, seats[3].user_id),
-                ]  # type: ignore[union-attr]
-                wins = await self.service.tally_between(table.row.guild_id, pairs[0], pairs[1])
-                embed.add_field(
-                    name=t(lang, "result.tally_title"),
-                    value=t(
-                        lang,
-                        "result.tally",
-                        a=texts.team_names(table, 0),
-                        b=texts.team_names(table, 1),
-                        x=wins[0],
-                        y=wins[1],
-                    ),
-                    inline=False,
-                )
+        wins, tallies = None, None
+        if table is not None and table.status != "lobby" and all(table.seats):
+            seats = [seat.user_id if seat else None for seat in table.seats]
+            teams = pair_key(seats[0], seats[2]), pair_key(seats[1], seats[3])
+            wins = await self.service.tally_between(table.row.guild_id, *teams)
         caller_seat = table.seat_of(interaction.user.id) if table is not None else None
         if table is not None and caller_seat is not None:
             partner = table.seats[(caller_seat + 2) % 4]
             mine = pair_key(interaction.user.id, partner.user_id if partner else None)
             tallies = await self.service.tallies_of_pair(table.row.guild_id, mine)
-            lines = [
-                t(
-                    lang,
-                    "score.tally_line",
-                    pair=pair_label(tally.pair),
-                    opponents=pair_label(tally.opponents),
-                    x=tally.wins,
-                    y=tally.losses,
-                )
-                for tally in tallies[:10]
-            ]
-            if lines:
-                embed.add_field(name=t(lang, "score.your_tallies"), value="\n".join(lines), inline=False)
-        if not embed.fields:
-            embed.description = t(lang, "score.nothing_yet")
-        await answer(interaction, embed=embed)
+        await answer(interaction, embed=payloads.score_embed(table, lang, wins, tallies))
 
     @app_commands.command(name="rules", description=_("The contracts and who may bid them"))
     async def rules(self, interaction: Interaction) -> None:
-        lang = language_of(interaction)
         table = self.service.table_in_channel(interaction.channel_id or 0)
-        rules = table.rules if table else engine.STANDARD
-        embed = discord.Embed(
-            title=t(lang, "rules.title"), description=t(lang, "rules.intro"), colour=0x2E7D32
-        )
-        for contract in engine.Contract:
-            if contract is engine.Contract.ASS_BETTLER and not rules.ass_bettler:
-                continue
-            embed.add_field(
-                name=t(
-                    lang,
-                    "rules.contract_value",
-                    contract=texts.contract_name(lang, contract),
-                    value=t(lang, "rules.normal_value")
-                    if contract is engine.Contract.NORMAL
-                    else rules.contract_value(contract),
-                ),
-                value=t(lang, f"rules.who.{contract.id}"),
-                inline=False,
-            )
-        embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
+        embed = payloads.rules_embed(table.rules if table else engine.STANDARD, language_of(interaction))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="leaderboard", description=_("This server's best players"))

@@ -16,6 +16,7 @@ import discord
 
 import engine
 from bot import render
+from bot.db import Tally
 from bot.game.table import LiveTable
 from bot.i18n import t
 from engine import PlayerView
@@ -28,6 +29,7 @@ from .texts import (
     contract_name,
     contract_text,
     log_line,
+    pair_label,
     score_text,
     seat_name,
     status_line,
@@ -398,6 +400,70 @@ async def result_payload(
     png = await rendered(render.render_result, scene)
     embed.set_image(url="attachment://result.png")
     return Payload([embed], {"result.png": png}, {"result.png": render.result_alt_text(scene)})
+
+
+# --- answers to commands -----------------------------------------------------------------------------------
+
+
+def score_embed(
+    table: LiveTable | None, lang: str, wins: tuple[int, int] | None, tallies: list[Tally] | None
+) -> discord.Embed:
+    """``/schnapsen score``: the table's Bummerl score, the tally between its two pairs (``wins``, when four
+    sit there), and the caller's pair's tallies (``tallies``, when they sit there)."""
+    embed = discord.Embed(title=t(lang, "score.title"), colour=0xF9A825)
+    if table is not None and table.status != "lobby":
+        embed.add_field(name=t(lang, "table.score"), value=score_text(table, lang), inline=False)
+        if wins is not None:
+            embed.add_field(
+                name=t(lang, "result.tally_title"),
+                value=t(
+                    lang,
+                    "result.tally",
+                    a=team_names(table, 0),
+                    b=team_names(table, 1),
+                    x=wins[0],
+                    y=wins[1],
+                ),
+                inline=False,
+            )
+    lines = [
+        t(
+            lang,
+            "score.tally_line",
+            pair=pair_label(tally.pair),
+            opponents=pair_label(tally.opponents),
+            x=tally.wins,
+            y=tally.losses,
+        )
+        for tally in (tallies or [])[:10]
+    ]
+    if lines:
+        embed.add_field(name=t(lang, "score.your_tallies"), value="\n".join(lines), inline=False)
+    if not embed.fields:
+        embed.description = t(lang, "score.nothing_yet")
+    return embed
+
+
+def rules_embed(rules: engine.Ruleset, lang: str) -> discord.Embed:
+    """``/schnapsen rules``: the contracts with their values under ``rules``, and who may bid each."""
+    embed = discord.Embed(title=t(lang, "rules.title"), description=t(lang, "rules.intro"), colour=0x2E7D32)
+    for contract in engine.Contract:
+        if contract is engine.Contract.ASS_BETTLER and not rules.ass_bettler:
+            continue
+        embed.add_field(
+            name=t(
+                lang,
+                "rules.contract_value",
+                contract=contract_name(lang, contract),
+                value=t(lang, "rules.normal_value")
+                if contract is engine.Contract.NORMAL
+                else rules.contract_value(contract),
+            ),
+            value=t(lang, f"rules.who.{contract.id}"),
+            inline=False,
+        )
+    embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
+    return embed
 
 
 # --- the leaderboard ---------------------------------------------------------------------------------------

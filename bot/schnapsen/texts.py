@@ -39,6 +39,11 @@ def team_names(table: LiveTable, team: int) -> str:
     return f"{seat_name(table, team)} & {seat_name(table, team + 2)}"
 
 
+def pair_label(pair: tuple[int, int]) -> str:
+    """A pair of a tally: its people mentioned, an AI seat (user id 0) as a robot."""
+    return " & ".join("🤖" if user_id == 0 else f"<@{user_id}>" for user_id in pair)
+
+
 def log_line(table: LiveTable, lang: str, key: str, values: dict[str, object]) -> str:
     shown: dict[str, object] = dict(values)
     if isinstance(values.get("seat"), int):
