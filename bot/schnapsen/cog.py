@@ -13,7 +13,7 @@ import io
 import json
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -147,15 +147,15 @@ class SchnapsenCog(
 
     # --- what every command passes: the checks before, the one error path after --------------------------
 
-    # discord.py types these with the client as a type variable of the method; ours is SchnapsenBot.
-    async def interaction_check(self, interaction: Interaction, /) -> bool:  # type: ignore[override]
+    # discord.py's hooks take any client's interaction; the commands themselves see SchnapsenBot's.
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         """Remember the user's language (for their DMs), and throttle commands like clicks."""
         self.runtime.remember_lang(interaction.user.id, language_of(interaction))
         self.bot.throttle.check(interaction)
         return True
 
-    async def cog_app_command_error(  # type: ignore[override]
-        self, interaction: Interaction, error: app_commands.AppCommandError
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         await report_error(interaction, error)
 

@@ -53,8 +53,8 @@ class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
 
     lang: str  # the clicking user's language
 
-    # discord.py types these with the client as a type variable of the method; ours is SchnapsenBot.
-    async def interaction_check(self, interaction: Interaction, /) -> bool:  # type: ignore[override]
+    # discord.py's hooks take any client's interaction; ``check`` and ``clicked`` see SchnapsenBot's.
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         self.lang = language_of(interaction)
         interaction.client.runtime.remember_lang(interaction.user.id, self.lang)
         try:
@@ -68,7 +68,7 @@ class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
     def check(self, interaction: Interaction) -> None:
         """The family's own checks: raise ``UserError`` to refuse the click."""
 
-    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
             await self.clicked(interaction)
         except Exception as error:

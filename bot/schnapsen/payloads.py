@@ -80,7 +80,7 @@ class Payload:
             discord.File(
                 io.BytesIO(png),
                 filename=name,
-                description=self.alt.get(name)[:1000] if self.alt.get(name) else None,
+                description=(self.alt.get(name) or "")[:1000] or None,
             )
             for name, png in self.images.items()
         ]
@@ -285,14 +285,14 @@ def hand_view(
         # Every card is shown; the illegal ones disabled, so a player sees why nothing else is allowed.
         legal = set(view.legal)
         for card in view.hand:
-            action = engine.PlayCard(card)
+            play = engine.PlayCard(card)
             buttons.add_item(
                 components.GameActionButton(
-                    action_id(table.id, table.version, action),
-                    action_label(table, lang, action),
+                    action_id(table.id, table.version, play),
+                    action_label(table, lang, play),
                     discord.ButtonStyle.primary,
-                    disabled=action not in legal,
-                    emoji=action_emoji(table, action),
+                    disabled=play not in legal,
+                    emoji=action_emoji(table, play),
                     row=0,
                 )
             )

@@ -117,8 +117,8 @@ def contract_text(table: LiveTable, lang: str, view: PlayerView) -> str:
         lang,
         "table.contract_by",
         contract=contract_name(lang, view.contract),
-        name=seat_name(table, view.declarer),
-    )  # type: ignore[arg-type]
+        name=seat_name(table, view.declarer),  # type: ignore[arg-type]  # a contract has its declarer
+    )
     if view.multiplier > 1:
         text += f" ×{view.multiplier}"
     if view.sitting_out is not None:
