@@ -1,51 +1,292 @@
-"""Buttons that survive restarts: DynamicItems parse their custom id and hand the click to the cog."""
+"""The buttons: one DynamicItem class per family, each with its own template, so that every button keeps
+working on messages sent before a restart (discord.py builds the item from its custom id's match).
+
+A click is a straight line: the family's template matches the custom id and ``from_custom_id`` builds the item
+from the match; ``interaction_check`` throttles the user, finds the table and checks that this button may be
+used here, by this user; ``callback`` acknowledges, asks the service, and hands the stored change (the table
+as the service shows it now) to the runtime, which brings every message up to date.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import discord
 
-from .ids import LEADERBOARD_PATTERN, PATTERN, ButtonId
+import engine
+from bot.game.errors import UserError
+from bot.game.table import TableSnapshot
+from bot.i18n import t
+
+from . import payloads  # payloads builds its views from these buttons: both import the module, not names
+from .checks import check_place, may_manage
+from .ids import (
+    GAME_VERBS,
+    HAND_VERBS,
+    HOST_VERBS,
+    LEADERBOARD_PATTERN,
+    PATTERN,
+    SEAT_VERBS,
+    UNKNOWN_VERB_PATTERN,
+    ButtonId,
+    action_of,
+    template,
+)
+from .replies import acknowledge, answer, language_of, report_error, thinking
 
 if TYPE_CHECKING:
-    from .cog import SchnapsenCog
+    from bot.client import SchnapsenBot
+
+    Interaction = discord.Interaction[SchnapsenBot]
+
+Button = discord.ui.Button[Any]
 
 
-def _cog(interaction: discord.Interaction[Any]) -> SchnapsenCog:
-    cog = interaction.client.get_cog("schnapsen")  # type: ignore[attr-defined]
-    assert cog is not None
-    return cog  # type: ignore[no-any-return]
+class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
+    """What every button shares: the throttle before its family's checks, and the one error path.
+
+    discord.py calls no ``on_error`` for a DynamicItem: it takes a check that raises for a silent refusal and
+    logs what a callback raises itself. So both end in ``on_error`` here, which answers the user. Only the
+    subclasses are registered (``COMPONENTS``); this class's template is never dispatched.
+    """
+
+    lang: str  # the clicking user's language
+
+    # discord.py's hooks take any client's interaction; ``check`` and ``clicked`` see SchnapsenBot's.
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        self.lang = language_of(interaction)
+        interaction.client.runtime.remember_lang(interaction.user.id, self.lang)
+        try:
+            interaction.client.throttle.check(interaction)
+            self.check(interaction)
+        except Exception as error:
+            await self.on_error(interaction, error)
+            return False
+        return True
+
+    def check(self, interaction: Interaction) -> None:
+        """The family's own checks: raise ``UserError`` to refuse the click."""
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await self.clicked(interaction)
+        except Exception as error:
+            await self.on_error(interaction, error)
+
+    async def clicked(self, interaction: Interaction) -> None:
+        raise NotImplementedError
+
+    async def on_error(self, interaction: Interaction, error: Exception) -> None:
+        await report_error(interaction, error, custom_id=self.custom_id)
 
 
-class GameButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=PATTERN):
-    def __init__(self, button_id: ButtonId) -> None:
-        super().__init__(discord.ui.Button(label="·", custom_id=str(button_id)))
-        self.button_id = button_id
+class TableButton(ShellButton, template=PATTERN):
+    """A button of one table, ``bs:<table>:<version>:<verb>:<arg>``: it acts only where its table is."""
+
+    table: TableSnapshot  # found by the check
+
+    def __init__(
+        self,
+        button: ButtonId,
+        label: str = "·",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        *,
+        disabled: bool = False,
+        emoji: str | None = None,
+        row: int | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80], custom_id=str(button), style=style, disabled=disabled, emoji=emoji
+            ),
+            row=row,
+        )
+        self.button = button
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /
-    ) -> GameButton:
-        button_id = ButtonId.parse(item.custom_id or "")
-        assert button_id is not None  # the template matched, so parsing does too
-        return cls(button_id)
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(ButtonId.of(match))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _cog(interaction).on_game_button(interaction, self.button_id)
+    @property
+    def works_in_dm(self) -> bool:
+        """Whether the button acts in the player's DM with the bot too (else only in its table's channel)."""
+        return False
+
+    def find_table(self, interaction: Interaction) -> TableSnapshot:
+        table = interaction.client.service.snapshot(self.button.table)
+        if table is None:
+            raise UserError("error.table_gone")
+        return table
+
+    def check(self, interaction: Interaction) -> None:
+        self.table = self.find_table(interaction)
+        check_place(interaction, self.table, works_in_dm=self.works_in_dm)
 
 
-class LeaderboardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=LEADERBOARD_PATTERN):
+class GameActionButton(TableButton, template=template(GAME_VERBS)):
+    """A move (trump, Aufschlagen, bid, pass, double, card, marriage) on the player's hand: in their DM, or
+    ephemeral in the channel. The version in its id is the position it was made for."""
+
+    action: engine.Action
+    seat: int
+
+    @property
+    def works_in_dm(self) -> bool:
+        return True
+
+    def check(self, interaction: Interaction) -> None:
+        super().check(interaction)
+        action = action_of(self.button)
+        if action is None:
+            raise UserError("error.bad_button")
+        seat = self.table.seat_of(interaction.user.id)
+        if seat is None:
+            raise UserError("error.not_a_player")
+        self.action, self.seat = action, seat
+
+    async def clicked(self, interaction: Interaction) -> None:
+        service, runtime = interaction.client.service, interaction.client.runtime
+        table_id, user_id = self.table.id, interaction.user.id
+        from_ephemeral = bool(interaction.message and interaction.message.flags.ephemeral)
+        await acknowledge(interaction)
+        if await service.reclaim(table_id, user_id):
+            runtime.turn_clock_reset(self.table)
+        outcome = await service.act(table_id, self.seat, self.action, self.button.version, user_id=user_id)
+        runtime.after_change(outcome.table, outcome)
+        if from_ephemeral:
+            payload = await payloads.hand_payload(
+                outcome.table, self.seat, self.lang, runtime.where(outcome.table)
+            )
+            await interaction.edit_original_response(**payload.edit_kwargs())
+
+
+class SeatButton(TableButton, template=template(SEAT_VERBS)):
+    """The lobby's Sit (``arg`` the seat), Add AI, Leave and Start."""
+
+    def check(self, interaction: Interaction) -> None:
+        super().check(interaction)
+        if self.button.verb == "sit" and self.button.arg not in ("0", "1", "2", "3"):
+            raise UserError("error.bad_button")
+
+    async def clicked(self, interaction: Interaction) -> None:
+        client, user, lang = interaction.client, interaction.user, self.lang
+        table_id = self.table.id
+        match self.button.verb:
+            case "sit":
+                seat = int(self.button.arg)
+                client.runtime.refresh_table_message(
+                    await client.service.take_seat(table_id, user.id, user.display_name, seat)
+                )
+                await answer(interaction, t(lang, "reply.seated", seat=t(lang, f"seat.{seat}")))
+            case "ai":
+                client.runtime.refresh_table_message(await client.service.add_ai(table_id, user.id, None))
+                await acknowledge(interaction)
+            case "leave":
+                await leave_table(client, table_id, user.id)
+                await answer(interaction, t(lang, "reply.left"))
+            case "start":
+                await acknowledge(interaction)
+                client.runtime.after_change(await client.service.start(table_id, user.id))
+
+
+class HostButton(TableButton, template=template(HOST_VERBS)):
+    """After a Bummerl: Rematch, and Close (by a player or a manager, only while it is over, at the position
+    the button was made for); and the confirmation of ``/schnapsen stop`` (host or manager, at any time)."""
+
+    def check(self, interaction: Interaction) -> None:
+        super().check(interaction)
+        match self.button.verb:
+            case "close":
+                if self.table.seat_of(interaction.user.id) is None and not may_manage(
+                    interaction, self.table
+                ):
+                    raise UserError("error.not_a_player")
+            case "stop":
+                if not may_manage(interaction, self.table):
+                    raise UserError("error.host_or_manager_only")
+
+    async def clicked(self, interaction: Interaction) -> None:
+        service, table_id, version = interaction.client.service, self.table.id, self.button.version
+        await acknowledge(interaction)
+        match self.button.verb:
+            case "rematch":
+                changed = await service.rematch(table_id, interaction.user.id, version)
+            case "close":
+                changed = await service.close(table_id, finished_at_version=version)
+            case _:  # stop
+                changed = await service.close(table_id)
+        interaction.client.runtime.after_change(changed)
+
+
+class HandButton(TableButton, template=template(HAND_VERBS)):
+    """ "My hand" on the table message (the hand, ephemerally) and "I'm back" on a hand the AI plays for."""
+
+    @property
+    def works_in_dm(self) -> bool:
+        return self.button.verb == "back"
+
+    async def clicked(self, interaction: Interaction) -> None:
+        client = interaction.client
+        if self.button.verb == "hand":
+            await show_hand(interaction, self.table, self.lang)
+            return
+        reclaimed = await client.service.reclaim(self.table.id, interaction.user.id)
+        await answer(interaction, t(self.lang, "reply.back" if reclaimed else "reply.not_taken_over"))
+        current = client.service.snapshot(self.table.id)
+        if reclaimed and current is not None:
+            client.runtime.turn_clock_reset(current)
+            client.runtime.after_change(current)
+
+
+class UnknownVerbButton(TableButton, template=UNKNOWN_VERB_PATTERN):
+    """A table button whose verb no family knows (forged): refused once its table is found."""
+
+    def check(self, interaction: Interaction) -> None:
+        self.find_table(interaction)
+        raise UserError("error.bad_button")
+
+
+class LeaderboardButton(ShellButton, template=LEADERBOARD_PATTERN):
+    """A page of the leaderboard, ``bslb:<sort>:<page>``: turning pages edits the message it is on."""
+
     def __init__(self, sort: str, page: int, label: str = "·", disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(label=label, custom_id=f"bslb:{sort}:{page}", disabled=disabled))
         self.sort, self.page = sort, page
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str], /
-    ) -> LeaderboardButton:
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
         return cls(match["sort"], int(match["page"]))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _cog(interaction).on_leaderboard_button(interaction, self.sort, self.page)
+    async def clicked(self, interaction: Interaction) -> None:
+        await acknowledge(interaction)  # the page is read from storage: acknowledge first
+        embed, view = await payloads.leaderboard_page(interaction, self.lang, self.sort, self.page)
+        await interaction.edit_original_response(embed=embed, view=view)
+
+
+COMPONENTS = (GameActionButton, SeatButton, HostButton, HandButton, UnknownVerbButton, LeaderboardButton)
+
+
+# --- what a command and a button both do ---------------------------------------------------------------
+
+
+async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -> None:
+    """The user's hand at ``table``, ephemerally (for players whose DMs are closed, or who lost theirs)."""
+    seat = table.seat_of(interaction.user.id)
+    if seat is None:
+        raise UserError("error.not_seated_here")
+    await thinking(interaction)
+    payload = await payloads.hand_payload(table, seat, lang, interaction.client.runtime.where(table))
+    await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
+
+
+async def leave_table(client: SchnapsenBot, table_id: int, user_id: int) -> None:
+    """The user leaves: their hand message says so, and an AI plays their seat from now on."""
+    table, before = await client.service.leave(table_id, user_id)
+    if before.dm_channel_id is not None and before.dm_message_id is not None:
+        client.runtime.retire_hand(table, user_id, (before.dm_channel_id, before.dm_message_id))
+    client.runtime.after_change(table)

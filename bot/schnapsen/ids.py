@@ -11,14 +11,30 @@ from dataclasses import dataclass
 
 import engine
 
-PATTERN = (
-    r"bs:(?P<table>[0-9]{1,18}):(?P<version>[0-9]{1,18}):(?P<verb>[a-z]{1,8}):(?P<arg>[A-Za-z0-9_]{0,24})"
-)
+TABLE_AND_VERSION = r"bs:(?P<table>[0-9]{1,18}):(?P<version>[0-9]{1,18})"
+ARG = r"(?P<arg>[A-Za-z0-9_]{0,24})"
+PATTERN = rf"{TABLE_AND_VERSION}:(?P<verb>[a-z]{{1,8}}):{ARG}"  # every table button's id
 LEADERBOARD_PATTERN = r"bslb:(?P<sort>bummerl|winrate|points):(?P<page>[0-9]{1,6})"
 
-# verb -> what it does; game verbs carry the position version, the others use 0.
+# The verbs of each family of buttons (one DynamicItem class each, see components.py). Game verbs carry the
+# position version; the others carry 0, except Rematch and Close, which are made for one finished position.
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
-TABLE_VERBS = ("hand", "sit", "leave", "ai", "start", "rematch", "close", "back", "stop")
+SEAT_VERBS = ("sit", "ai", "leave", "start")
+HOST_VERBS = ("rematch", "close", "stop")
+HAND_VERBS = ("hand", "back")
+TABLE_VERBS = (*SEAT_VERBS, *HOST_VERBS, *HAND_VERBS)
+
+
+def template(verbs: tuple[str, ...]) -> str:
+    """The id pattern of one family: a table button whose verb is one of ``verbs``."""
+    return rf"{TABLE_AND_VERSION}:(?P<verb>{'|'.join(verbs)}):{ARG}"
+
+
+# A table button with a verb of no family (forged, or from a future version): matched only so that it is
+# answered. discord.py runs every template that matches, so this one must exclude the known verbs.
+UNKNOWN_VERB_PATTERN = (
+    rf"{TABLE_AND_VERSION}:(?!(?:{'|'.join((*GAME_VERBS, *TABLE_VERBS))}):)(?P<verb>[a-z]{{1,8}}):{ARG}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +48,14 @@ class ButtonId:
         return f"bs:{self.table}:{self.version}:{self.verb}:{self.arg}"
 
     @classmethod
+    def of(cls, match: re.Match[str]) -> ButtonId:
+        """The id a table button's template matched."""
+        return cls(int(match["table"]), int(match["version"]), match["verb"], match["arg"])
+
+    @classmethod
     def parse(cls, custom_id: str) -> ButtonId | None:
         found = re.fullmatch(PATTERN, custom_id)
-        if found is None:
-            return None
-        return cls(int(found["table"]), int(found["version"]), found["verb"], found["arg"])
+        return None if found is None else cls.of(found)
 
 
 def action_id(table: int, version: int, action: engine.Action) -> ButtonId:

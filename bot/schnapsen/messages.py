@@ -22,7 +22,7 @@ from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 
-from . import presenter
+from . import payloads, texts
 from .coalesce import Coalescer
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ class Messages:
 
         async def edit() -> None:
             now = self.current(table)
-            payload = await presenter.table_payload(now, now.row.language)
+            payload = await payloads.table_payload(now, now.row.language)
             message_id = now.row.table_message_id or self._posted_as_it_closed.get(now.id)
             if message_id is not None:
                 message = self.channel(now.row.channel_id).get_partial_message(message_id)
@@ -154,7 +154,7 @@ class Messages:
             if now.deal_no != deal_no or now_there is None or now_there.dm_message_id != message_id:
                 return  # that message no longer shows the running deal: its last word is in the outbox
             lang = self.user_lang(now, user_id)
-            payload = await presenter.hand_payload(now, seat, lang, self.where(now))
+            payload = await payloads.hand_payload(now, seat, lang, self.where(now))
             digest = hash(payload.images.get("hand.png"))
             unchanged = self._hand_images.get(message_id) == digest
             try:
@@ -187,7 +187,7 @@ class Messages:
         occupant = table.seats[seat]
         if occupant is None or occupant.dm_message_id is None:
             return
-        signature = presenter.hand_signature(table, seat)
+        signature = texts.hand_signature(table, seat)
         if self._hand_shown.get(occupant.dm_message_id) != signature:
             self._hand_shown[occupant.dm_message_id] = signature
             self._messages_of.setdefault(table.id, set()).add(occupant.dm_message_id)
@@ -245,8 +245,8 @@ class Messages:
         occupant = table.seats[seat]
         assert occupant is not None and occupant.user_id is not None
         user_id, deal_no = occupant.user_id, table.deal_no
-        shown = presenter.hand_signature(table, seat)  # what the payload below shows
-        payload = await presenter.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
+        shown = texts.hand_signature(table, seat)  # what the payload below shows
+        payload = await payloads.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
         now = self.current(table)
         now_there = now.seats[seat]
         if now_there is None or now_there.user_id != user_id or now.deal_no != deal_no:
@@ -323,7 +323,7 @@ class Messages:
                 deal = table.deal
                 assert deal is not None
                 tally = tuple(payload["tally"]) if payload.get("tally") else None
-                message = await presenter.result_payload(
+                message = await payloads.result_payload(
                     table, payload["lang"], deal, table.last_bummerl, tally
                 )
                 await self.channel(payload["channel_id"]).send(
@@ -335,7 +335,7 @@ class Messages:
                 table = await self._deal_end(entry.table_id, payload["deal_no"])
                 seat, message_id = payload["seat"], payload["message_id"]
                 lang = self.user_lang(table, payload["user_id"])
-                message = await presenter.hand_payload(table, seat, lang, self.where(table), table.deal)
+                message = await payloads.hand_payload(table, seat, lang, self.where(table), table.deal)
                 self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
                 unchanged = self._hand_images.get(message_id) == hash(message.images.get("hand.png"))
                 await (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import engine
-from bot.schnapsen import presenter
+from bot.schnapsen import payloads
 from tests.bot.harness import (
     CurrentTable,
     Table,
@@ -158,7 +158,7 @@ async def test_a_rate_limited_table_edit_still_shows_the_latest_state(
 
     await world.click_and_settle(user, dm, custom_id)
 
-    expected = (await presenter.table_payload(table.snapshot(), "en")).embeds[0].to_dict()
+    expected = (await payloads.table_payload(table.snapshot(), "en")).embeds[0].to_dict()
     await fake_discord.wait_for(
         lambda: table_message.embeds and table_message.embeds[0] == expected,
         what="the table message to show the position after the click",

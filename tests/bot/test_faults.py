@@ -46,13 +46,18 @@ async def alice_and_three_ai(world: Table, **table_options: Any) -> tuple[FakeUs
 
 
 def runtime_of(bot: SchnapsenBot) -> Any:
-    cog = bot.get_cog("schnapsen")
-    assert cog is not None
-    return cog.runtime  # type: ignore[attr-defined]
+    return bot.runtime
 
 
 def table_errors(caplog: pytest.LogCaptureFixture, table_id: int) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and f"table {table_id}" in r.getMessage()]
+
+
+def game_cog(bot: SchnapsenBot) -> Any:
+    """The game's cog (its module is loaded afresh with each bot, so it is no instance of an imported class)."""
+    cog = bot.get_cog("schnapsen")
+    assert cog is not None
+    return cog
 
 
 def unsupervised_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -496,11 +501,11 @@ async def test_a_tables_button_used_from_another_channel_changes_nothing(
 async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDiscord, world: Table) -> None:
     bot, table = await a_table_closed_mid_deal(world)
     assert await world.action_count(table.id) > 0
-    await bot._prune_old_action_logs()
+    await game_cog(bot).prune_old_action_logs()
     assert await world.action_count(table.id) > 0, "closed just now: kept"
     async with bot.db.transaction():  # closed 91 days ago
         await bot.db._execute("UPDATE game_tables SET updated_at = updated_at - 91 * 86400 WHERE id = ?", (table.id,))
-    await bot._prune_old_action_logs()
+    await game_cog(bot).prune_old_action_logs()
     assert await world.action_count(table.id) == 0
     assert (await world.stored(table.id)).row.status == "closed"
 

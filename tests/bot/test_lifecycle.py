@@ -109,7 +109,7 @@ async def test_a_lobby_that_never_starts_is_closed_by_the_sweeper(
     host = world.add_player("anna")
     bot = await world.start_bot()
     table = await world.open_table(host, start=False)
-    runtime = bot.get_cog("schnapsen").runtime  # type: ignore[union-attr]
+    runtime = bot.runtime
 
     await runtime.sweep()
     open_now = bot.service.table_in_channel(world.channel.id)

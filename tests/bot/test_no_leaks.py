@@ -15,7 +15,7 @@ import engine
 from bot import render
 from bot.db import SeatRow, TableRow
 from bot.game.table import TableSnapshot, log_events, seats_by_number
-from bot.schnapsen import presenter
+from bot.schnapsen import payloads
 
 
 def table_for(rules: engine.Ruleset, deck: str, lang: str) -> TableSnapshot:
@@ -28,7 +28,7 @@ def table_for(rules: engine.Ruleset, deck: str, lang: str) -> TableSnapshot:
     return TableSnapshot(row, seats, rules, engine.new_match(rules, 0))
 
 
-def words(payload: presenter.Payload) -> str:
+def words(payload: payloads.Payload) -> str:
     parts: list[str] = [payload.content or "", *payload.alt.values()]
     for embed in payload.embeds:
         data = embed.to_dict()
@@ -56,10 +56,10 @@ def test_messages_never_name_a_hidden_card(monkeypatch: pytest.MonkeyPatch, deck
             deal = table.deal
             held = [set(hand) for hand in deal.hands]
             public = {deal.aufschlag_card} if deal.aufschlag_card else set()
-            shown = words(asyncio.run(presenter.table_payload(table, lang)))
+            shown = words(asyncio.run(payloads.table_payload(table, lang)))
             assert not named(shown, set().union(*held) - public, deck, lang), "the table message leaks"
             for seat in range(4):
-                private = words(asyncio.run(presenter.hand_payload(table, seat, lang, "here")))
+                private = words(asyncio.run(payloads.hand_payload(table, seat, lang, "here")))
                 others = set().union(*(held[s] for s in range(4) if s != seat)) - public
                 assert not named(private, others, deck, lang), f"seat {seat}'s hand message leaks"
             checked += 1

@@ -1,4 +1,4 @@
-"""The bot's messages in every language, built by the real presenter for whole Bummerl of random play, and
+"""The bot's messages in every language, built by the real texts and payloads for whole Bummerl of random play, and
 the /schnapsen rules embed through the real command: no text is missing, every limit of Discord holds."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bot import render
 from bot.db import SeatRow, TableRow
 from bot.game.table import TableSnapshot, log_events, logged, seats_by_number
 from bot.i18n import LANGUAGES, catalogue
-from bot.schnapsen import presenter
+from bot.schnapsen import payloads, texts
 from bot.schnapsen.cog import SchnapsenCog
 from bot.settings import Settings
 
@@ -46,16 +46,18 @@ LIMITS = {
 
 @pytest.fixture
 def used_keys(monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, str]]:
-    """Every (lang, key) the presenter asks for; a key the language lacks fails at once, not via English."""
+    """Every (lang, key) the texts and payloads ask for; a key the language lacks fails at once, not via
+    English."""
     used: set[tuple[str, str]] = set()
-    real_t = presenter.t
+    real_t = texts.t
 
     def checked_t(lang: str, key: str, /, **values: object) -> str:
         assert key in catalogue(lang), f"{lang} has no text for {key!r}"
         used.add((lang, key))
         return real_t(lang, key, **values)
 
-    monkeypatch.setattr(presenter, "t", checked_t)
+    monkeypatch.setattr(texts, "t", checked_t)
+    monkeypatch.setattr(payloads, "t", checked_t)
     return used
 
 
@@ -89,15 +91,16 @@ def check_embed(embed: discord.Embed) -> None:
     assert len(embed) <= LIMITS["total"]
 
 
-def check_payload(payload: presenter.Payload) -> None:
+def check_payload(payload: payloads.Payload) -> None:
     for embed in payload.embeds:
         check_embed(embed)
     for alt in payload.alt.values():
         assert alt
     if payload.view is not None:
         for item in payload.view.children:
-            assert isinstance(item, discord.ui.Button)
-            assert item.label and len(item.label) <= 80, item.label
+            button = item.item if isinstance(item, discord.ui.DynamicItem) else item  # the buttons are dynamic
+            assert isinstance(button, discord.ui.Button)
+            assert button.label and len(button.label) <= 80, button.label
 
 
 def random_move(state: engine.DealState, rng: random.Random) -> engine.Action:
@@ -110,14 +113,14 @@ def random_move(state: engine.DealState, rng: random.Random) -> engine.Action:
 
 def check_action_labels(table: TableSnapshot, lang: str, state: engine.DealState) -> None:
     for action in engine.legal_actions(state):
-        label = presenter.action_label(table, lang, action)
+        label = texts.action_label(table, lang, action)
         assert 0 < len(label) <= 80, label
 
 
 async def show_everything(table: TableSnapshot, lang: str) -> None:
-    check_payload(await presenter.table_payload(table, lang))
+    check_payload(await payloads.table_payload(table, lang))
     for seat in range(4):
-        check_payload(await presenter.hand_payload(table, seat, lang, "Wirtshaus · #schnapsen"))
+        check_payload(await payloads.hand_payload(table, seat, lang, "Wirtshaus · #schnapsen"))
 
 
 async def play_a_bummerl(
@@ -148,7 +151,7 @@ async def play_a_bummerl(
         match, bummerl = engine.score_deal(table.match, state.result)
         table = replace(table, match=match)
         check_payload(
-            await presenter.result_payload(table, lang, state, bummerl, (3, 1) if bummerl else None)
+            await payloads.result_payload(table, lang, state, bummerl, (3, 1) if bummerl else None)
         )
         await show_everything(table, lang)
         if bummerl is not None:
@@ -164,7 +167,7 @@ async def play_a_bummerl(
 async def test_a_whole_bummerl_reads_in_every_language(lang, deck, rules, used_keys, no_pixels):
     table = new_table(lang, deck, rules)
     table = replace(table, row=replace(table.row, status="lobby"))
-    check_payload(await presenter.table_payload(table, lang))
+    check_payload(await payloads.table_payload(table, lang))
     rng = random.Random(f"{lang}{deck}")
     contracts: set[str] = set()
     for _ in range(2):  # a Bummerl, then the rematch
@@ -172,7 +175,7 @@ async def test_a_whole_bummerl_reads_in_every_language(lang, deck, rules, used_k
         table, played = await play_a_bummerl(table, lang, rng)
         contracts |= played
     table = replace(table, row=replace(table.row, status="closed"))
-    check_payload(await presenter.table_payload(table, lang))
+    check_payload(await payloads.table_payload(table, lang))
 
     keys = {key for used_lang, key in used_keys if used_lang == lang}
     phases = {"trump", "auction", "doubling", "play"}
@@ -205,7 +208,7 @@ async def test_real_images_carry_the_language(lang):
         table = replace(table, deal=state, log=log_events(table.log, events))
         if state.phase == engine.PLAY and len(state.tricks) == 2:
             break
-    payload = await presenter.hand_payload(table, 0, lang, "Wirtshaus · #schnapsen")
+    payload = await payloads.hand_payload(table, 0, lang, "Wirtshaus · #schnapsen")
     assert payload.images["hand.png"].startswith(b"\x89PNG")
     assert render.card_name(state.hands[0][0], "doppeldeutsch", lang) in payload.alt["hand.png"]
 

@@ -11,8 +11,8 @@ from discord import app_commands
 from discord.app_commands import TranslationContext, TranslationContextLocation, locale_str
 
 from bot.i18n import catalogue
-from bot.i18n.translator import CatalogueTranslator, key_for
 from bot.schnapsen.cog import SchnapsenCog
+from bot.schnapsen.translator import CatalogueTranslator, key_for
 from bot.settings import Settings
 
 TRANSLATED = {"de": discord.Locale.german, "nl": discord.Locale.dutch, "tr": discord.Locale.turkish}

@@ -1,5 +1,6 @@
-"""What people see: the table message, the private hand (DM or ephemeral), results. Built from the engine's
-views only, so nothing hidden can leak into a message. Images are rendered off the event loop."""
+"""What people see, as Discord messages: the table message, the private hand (DM or ephemeral), results and
+leaderboard pages; embeds made of the texts of ``texts.py``, views made of the buttons of ``components.py``,
+and the images, rendered off the event loop."""
 
 from __future__ import annotations
 
@@ -9,22 +10,42 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 import engine
 from bot import render
+from bot.db import Tally
 from bot.game.table import TableSnapshot
 from bot.i18n import t
-from engine import Contract, PlayerView
+from bot.vocabulary import LEADERBOARD_SORTS
+from engine import PlayerView
 
+from . import components  # its buttons answer with these payloads: both import the module, not names
 from .ids import ButtonId, action_id
+from .texts import (
+    action_emoji,
+    action_label,
+    contract_name,
+    contract_text,
+    log_line,
+    pair_label,
+    score_text,
+    seat_name,
+    status_line,
+    team_names,
+    trick_text,
+    tricks_text,
+    trump_text,
+    why_text,
+)
 
-SUIT_EMOJI = {
-    "french": {"H": "♥️", "D": "♦️", "C": "♣️", "S": "♠️"},
-    "doppeldeutsch": {"H": "❤️", "D": "🔔", "C": "🌰", "S": "🍃"},
-}
+if TYPE_CHECKING:
+    from bot.client import SchnapsenBot
+
+    Interaction = discord.Interaction[SchnapsenBot]
+
 # Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
 # few malloc arenas (each thread that allocates gets one, which inflated memory with the default executor).
 RENDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="render")
@@ -60,7 +81,7 @@ class Payload:
             discord.File(
                 io.BytesIO(png),
                 filename=name,
-                description=self.alt.get(name)[:1000] if self.alt.get(name) else None,
+                description=(self.alt.get(name) or "")[:1000] or None,
             )
             for name, png in self.images.items()
         ]
@@ -79,146 +100,6 @@ class Payload:
         if not keep_attachments:
             kwargs["attachments"] = self.files()
         return kwargs
-
-
-# --- names ---------------------------------------------------------------------------------------------
-
-
-def contract_name(lang: str, contract: Contract | str) -> str:
-    return t(lang, f"contract.{contract.id if isinstance(contract, Contract) else contract}")
-
-
-def suit_label(table: TableSnapshot, lang: str, suit: str) -> str:
-    return render.suit_name(suit, table.row.deck, lang)
-
-
-def seat_name(table: TableSnapshot, seat: int) -> str:
-    occupant = table.seats[seat]
-    if occupant is None:
-        return "—"
-    return occupant.display_name + (" 🤖" if occupant.user_id is None else "")
-
-
-def team_names(table: TableSnapshot, team: int) -> str:
-    return f"{seat_name(table, team)} & {seat_name(table, team + 2)}"
-
-
-def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object]) -> str:
-    shown: dict[str, object] = dict(values)
-    if isinstance(values.get("seat"), int):
-        shown["name"] = seat_name(table, values["seat"])  # type: ignore[arg-type]
-    if isinstance(values.get("dealer"), int):
-        shown["name"] = seat_name(table, values["dealer"])  # type: ignore[arg-type]
-    if values.get("suit"):
-        shown["suit"] = suit_label(table, lang, str(values["suit"]))
-    if values.get("card"):
-        shown["card"] = render.card_name(str(values["card"]), table.row.deck, lang)
-    if values.get("contract"):
-        shown["contract"] = contract_name(lang, str(values["contract"]))
-    if values.get("word"):
-        shown["word"] = t(lang, f"double.{values['word']}")
-    if isinstance(values.get("team"), int):
-        shown["team"] = team_names(table, values["team"])  # type: ignore[arg-type]
-    return t(lang, key, **shown)
-
-
-def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
-    deck = table.row.deck
-    match action:
-        case engine.ChooseTrump(suit):
-            return suit_label(table, lang, suit)
-        case engine.Aufschlagen():
-            return t(lang, "button.aufschlagen")
-        case engine.Bid(contract):
-            return contract_name(lang, contract)
-        case engine.Pass():
-            return t(lang, "button.pass")
-        case engine.Double(word):
-            return t(lang, f"double.{word}")
-        case engine.PlayCard(card, None):
-            return render.card_name(card, deck, lang)
-        case engine.PlayCard(card, value):
-            return t(lang, "button.marriage", card=render.card_name(card, deck, lang), value=value)
-    raise TypeError(action)
-
-
-def action_emoji(table: TableSnapshot, action: engine.Action) -> str | None:
-    emoji = SUIT_EMOJI[table.row.deck]
-    match action:
-        case engine.ChooseTrump(suit):
-            return emoji[suit]
-        case engine.PlayCard(card, _):
-            return emoji[card[0]]
-    return None
-
-
-# --- status ----------------------------------------------------------------------------------------------
-
-
-def status_line(table: TableSnapshot, lang: str) -> str:
-    if table.status == "lobby":
-        return t(lang, "status.lobby")
-    if table.status == "closed":
-        return t(lang, "status.closed")
-    deal = table.deal
-    if table.status == "finished" or deal is None:
-        return t(lang, "status.bummerl_over")
-    if deal.to_act is None:
-        return t(lang, "status.deal_over")
-    name = seat_name(table, deal.to_act)
-    return t(lang, f"status.{deal.phase}", name=name)
-
-
-def contract_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
-    if view.contract is None:
-        return t(lang, "table.no_contract")
-    text = t(
-        lang,
-        "table.contract_by",
-        contract=contract_name(lang, view.contract),
-        name=seat_name(table, view.declarer),
-    )  # type: ignore[arg-type]
-    if view.multiplier > 1:
-        text += f" ×{view.multiplier}"
-    if view.sitting_out is not None:
-        text += "\n" + t(lang, "table.sits_out", name=seat_name(table, view.sitting_out))
-    return text
-
-
-def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
-    if view.trump is None:
-        return t(lang, "table.no_trump_yet")
-    text = f"{SUIT_EMOJI[table.row.deck][view.trump]} {suit_label(table, lang, view.trump)}"
-    if view.contract is not None and view.contract not in (
-        Contract.NORMAL,
-        Contract.SCHNAPSER,
-        Contract.BAUERNSCHNAPSER,
-        Contract.KONTRASCHNAPSER,
-        Contract.KONTRABAUERNSCHNAPSER,
-    ):
-        text = t(lang, "table.no_trumps_in_contract")
-    if view.aufschlag_card:
-        text += "\n" + t(
-            lang, "table.aufschlag", card=render.card_name(view.aufschlag_card, table.row.deck, lang)
-        )
-    return text
-
-
-def score_text(table: TableSnapshot, lang: str) -> str:
-    shown = engine.displayed_score(table.rules, table.match.score)
-    key = "table.score_down" if table.rules.score_display == "count_down" else "table.score_up"
-    lines = [t(lang, key, team=team_names(table, team), points=shown[team]) for team in (0, 1)]
-    lost = [sum(b.count for b in table.match.bummerls if b.winner != team) for team in (0, 1)]
-    if any(lost):
-        lines.append(t(lang, "table.bummerl_lost", a=lost[0], b=lost[1]))
-    return "\n".join(lines)
-
-
-def tricks_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
-    text = t(lang, "table.tricks", a=view.team_tricks[0], b=view.team_tricks[1])
-    if view.team_points is not None:
-        text += "\n" + t(lang, "table.card_points", a=view.team_points[0], b=view.team_points[1])
-    return text
 
 
 def table_scene(table: TableSnapshot, lang: str, view: PlayerView, viewer: int | None) -> render.TableScene:
@@ -297,59 +178,48 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     return payload
 
 
-def _button(
-    label: str,
-    custom_id: ButtonId,
-    style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-    *,
-    disabled: bool = False,
-    emoji: str | None = None,
-    row: int | None = None,
-) -> discord.ui.Button[Any]:
-    return discord.ui.Button(
-        label=label[:80], custom_id=str(custom_id), style=style, disabled=disabled, emoji=emoji, row=row
-    )
-
-
 def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for seat in range(4):
         occupant = table.seats[seat]
         taken = occupant is not None and occupant.user_id is not None
+        sit = t(lang, "button.sit", seat=t(lang, f"seat.{seat}"))
         view.add_item(
-            _button(
-                t(lang, "button.sit", seat=t(lang, f"seat.{seat}")),
+            components.SeatButton(
                 ButtonId(table.id, 0, "sit", str(seat)),
+                sit,
                 discord.ButtonStyle.primary,
                 disabled=taken,
                 row=0,
             )
         )
-    view.add_item(_button(t(lang, "button.add_ai"), ButtonId(table.id, 0, "ai"), row=1))
-    view.add_item(
-        _button(t(lang, "button.leave"), ButtonId(table.id, 0, "leave"), discord.ButtonStyle.danger, row=1)
-    )
-    view.add_item(
-        _button(t(lang, "button.start"), ButtonId(table.id, 0, "start"), discord.ButtonStyle.success, row=1)
-    )
+    view.add_item(components.SeatButton(ButtonId(table.id, 0, "ai"), t(lang, "button.add_ai"), row=1))
+    leave, start = ButtonId(table.id, 0, "leave"), ButtonId(table.id, 0, "start")
+    view.add_item(components.SeatButton(leave, t(lang, "button.leave"), discord.ButtonStyle.danger, row=1))
+    view.add_item(components.SeatButton(start, t(lang, "button.start"), discord.ButtonStyle.success, row=1))
     return view
 
 
 def table_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if table.status == "playing":
-        view.add_item(
-            _button(t(lang, "button.my_hand"), ButtonId(table.id, 0, "hand"), discord.ButtonStyle.primary)
-        )
+        my_hand = ButtonId(table.id, 0, "hand")
+        view.add_item(components.HandButton(my_hand, t(lang, "button.my_hand"), discord.ButtonStyle.primary))
     elif table.status == "finished":
-        view.add_item(
-            _button(
-                t(lang, "button.rematch"), ButtonId(table.id, table.version, "rematch"), discord.ButtonStyle.success
-            )
+        rematch, close = (
+            ButtonId(table.id, table.version, "rematch"),
+            ButtonId(table.id, table.version, "close"),
         )
-        view.add_item(
-            _button(t(lang, "button.close"), ButtonId(table.id, table.version, "close"), discord.ButtonStyle.danger)
-        )
+        view.add_item(components.HostButton(rematch, t(lang, "button.rematch"), discord.ButtonStyle.success))
+        view.add_item(components.HostButton(close, t(lang, "button.close"), discord.ButtonStyle.danger))
+    return view
+
+
+def stop_view(table: TableSnapshot, lang: str) -> discord.ui.View:
+    """The confirmation of ``/schnapsen stop``, shown only to who asked."""
+    view = discord.ui.View(timeout=None)
+    stop = ButtonId(table.id, 0, "stop")
+    view.add_item(components.HostButton(stop, t(lang, "button.confirm_stop"), discord.ButtonStyle.danger))
     return view
 
 
@@ -398,47 +268,6 @@ async def hand_payload(
     return payload
 
 
-def hand_signature(table: TableSnapshot, seat: int) -> tuple[object, ...]:
-    """Everything a seat's DM shows, so that it is edited only when one of these changed: every edit of
-    every DM on every click would cost four requests a click and run into Discord's global rate limit."""
-    deal, occupant = table.deal, table.seats[seat]
-    if deal is None or occupant is None:
-        return ()
-    my_turn = deal.to_act == seat and not occupant.ai_takeover
-    return (
-        table.version if my_turn else None,  # the buttons carry the version
-        deal.phase,
-        my_turn,
-        deal.hands[seat],
-        deal.trick if my_turn else None,
-        len(deal.tricks),
-        deal.trump,
-        deal.aufschlag_card,
-        deal.contract,
-        deal.multiplier,
-        occupant.ai_takeover,
-        occupant.display_name,
-    )
-
-
-def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
-    """The trick in words: the one to play to on your turn, else the last one completed. The table message
-    shows every card live; a DM changes only when something of its owner's changes (see ``hand_signature``)."""
-    if view.trick and my_turn:
-        title, plays = t(lang, "hand.trick"), view.trick
-    elif view.last_trick is not None and view.last_trick.plays is not None:
-        title = t(lang, "hand.last_trick", name=seat_name(table, view.last_trick.winner))
-        plays = view.last_trick.plays
-    else:
-        return None
-    emoji = SUIT_EMOJI[table.row.deck]
-    lines = [
-        f"{seat_name(table, who)}: {emoji[card[0]]} {render.card_name(card, table.row.deck, lang)}"
-        for who, card in plays
-    ]
-    return title, "\n".join(lines)
-
-
 def hand_view(
     table: TableSnapshot, seat: int, lang: str, view: PlayerView, my_turn: bool
 ) -> discord.ui.View | None:
@@ -446,7 +275,9 @@ def hand_view(
     occupant = table.seats[seat]
     if occupant is not None and occupant.ai_takeover:
         buttons.add_item(
-            _button(t(lang, "button.back"), ButtonId(table.id, 0, "back"), discord.ButtonStyle.success)
+            components.HandButton(
+                ButtonId(table.id, 0, "back"), t(lang, "button.back"), discord.ButtonStyle.success
+            )
         )
         return buttons
     if not my_turn:
@@ -455,23 +286,23 @@ def hand_view(
         # Every card is shown; the illegal ones disabled, so a player sees why nothing else is allowed.
         legal = set(view.legal)
         for card in view.hand:
-            action = engine.PlayCard(card)
+            play = engine.PlayCard(card)
             buttons.add_item(
-                _button(
-                    action_label(table, lang, action),
-                    action_id(table.id, table.version, action),
+                components.GameActionButton(
+                    action_id(table.id, table.version, play),
+                    action_label(table, lang, play),
                     discord.ButtonStyle.primary,
-                    disabled=action not in legal,
-                    emoji=action_emoji(table, action),
+                    disabled=play not in legal,
+                    emoji=action_emoji(table, play),
                     row=0,
                 )
             )
         for action in view.legal:
             if isinstance(action, engine.PlayCard) and action.marriage:
                 buttons.add_item(
-                    _button(
-                        action_label(table, lang, action),
+                    components.GameActionButton(
                         action_id(table.id, table.version, action),
+                        action_label(table, lang, action),
                         discord.ButtonStyle.success,
                         emoji=action_emoji(table, action),
                         row=1,
@@ -485,9 +316,9 @@ def hand_view(
         if isinstance(action, engine.Double):
             style = discord.ButtonStyle.danger
         buttons.add_item(
-            _button(
-                action_label(table, lang, action),
+            components.GameActionButton(
                 action_id(table.id, table.version, action),
+                action_label(table, lang, action),
                 style,
                 emoji=action_emoji(table, action),
                 row=index // 5,
@@ -497,44 +328,6 @@ def hand_view(
 
 
 # --- results -----------------------------------------------------------------------------------------------
-
-
-def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
-    """Why the deal ended, in the reader's language, worked out from the final position."""
-    result, contract, declarer = deal.result, deal.contract, deal.declarer
-    assert result is not None and contract is not None and declarer is not None
-    contracts = engine.contracts
-    side = declarer & 1
-    trick_no = len(deal.tricks)
-    last = deal.tricks[-1] if deal.tricks else None
-    team = team_names(table, result.winner)
-    # An announcement that ends the deal leaves its card unplayed: the marriage belongs to the next trick.
-    claim = deal.marriages[-1] if deal.marriages and deal.marriages[-1].trick_no == trick_no + 1 else None
-    if contract in contracts.IMMEDIATE_CONTRACTS:
-        return t(lang, "result.why.at_once")
-    if claim is not None:
-        points = deal.team_cards[claim.seat & 1] + claim.value
-        if contract is Contract.NORMAL:
-            return t(
-                lang, "result.why.marriage", team=team, points=deal.total(result.winner), value=claim.value
-            )
-        key = "result.why.claim_made" if result.made else "result.why.claim_short"
-        return t(lang, key, points=points, value=claim.value)
-    if contract is Contract.NORMAL:
-        if deal.total(result.winner) >= 66:
-            return t(lang, "result.why.reached", team=team, points=deal.total(result.winner), trick=trick_no)
-        return t(lang, "result.why.last_trick", team=team)
-    if contract in contracts.BEGGAR_CONTRACTS:
-        if result.made:
-            return t(lang, "result.why.no_trick")
-        return t(lang, "result.why.declarer_won", trick=trick_no)
-    assert last is not None
-    if last.winner != declarer:
-        return t(lang, "result.why.other_won", name=seat_name(table, last.winner), trick=trick_no)
-    if contract in contracts.SCHNAPSER_CONTRACTS:
-        key = "result.why.declarer_reached" if result.made else "result.why.short"
-        return t(lang, key, points=deal.total(side), trick=trick_no)
-    return t(lang, "result.why.all_tricks")
 
 
 async def result_payload(
@@ -608,3 +401,117 @@ async def result_payload(
     png = await rendered(render.render_result, scene)
     embed.set_image(url="attachment://result.png")
     return Payload([embed], {"result.png": png}, {"result.png": render.result_alt_text(scene)})
+
+
+# --- answers to commands -----------------------------------------------------------------------------------
+
+
+def score_embed(
+    table: TableSnapshot | None, lang: str, wins: tuple[int, int] | None, tallies: list[Tally] | None
+) -> discord.Embed:
+    """``/schnapsen score``: the table's Bummerl score, the tally between its two pairs (``wins``, when four
+    sit there), and the caller's pair's tallies (``tallies``, when they sit there)."""
+    embed = discord.Embed(title=t(lang, "score.title"), colour=0xF9A825)
+    if table is not None and table.status != "lobby":
+        embed.add_field(name=t(lang, "table.score"), value=score_text(table, lang), inline=False)
+        if wins is not None:
+            embed.add_field(
+                name=t(lang, "result.tally_title"),
+                value=t(
+                    lang,
+                    "result.tally",
+                    a=team_names(table, 0),
+                    b=team_names(table, 1),
+                    x=wins[0],
+                    y=wins[1],
+                ),
+                inline=False,
+            )
+    lines = [
+        t(
+            lang,
+            "score.tally_line",
+            pair=pair_label(tally.pair),
+            opponents=pair_label(tally.opponents),
+            x=tally.wins,
+            y=tally.losses,
+        )
+        for tally in (tallies or [])[:10]
+    ]
+    if lines:
+        embed.add_field(name=t(lang, "score.your_tallies"), value="\n".join(lines), inline=False)
+    if not embed.fields:
+        embed.description = t(lang, "score.nothing_yet")
+    return embed
+
+
+def rules_embed(rules: engine.Ruleset, lang: str) -> discord.Embed:
+    """``/schnapsen rules``: the contracts with their values under ``rules``, and who may bid each."""
+    embed = discord.Embed(title=t(lang, "rules.title"), description=t(lang, "rules.intro"), colour=0x2E7D32)
+    for contract in engine.Contract:
+        if contract is engine.Contract.ASS_BETTLER and not rules.ass_bettler:
+            continue
+        embed.add_field(
+            name=t(
+                lang,
+                "rules.contract_value",
+                contract=contract_name(lang, contract),
+                value=t(lang, "rules.normal_value")
+                if contract is engine.Contract.NORMAL
+                else rules.contract_value(contract),
+            ),
+            value=t(lang, f"rules.who.{contract.id}"),
+            inline=False,
+        )
+    embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
+    return embed
+
+
+# --- the leaderboard ---------------------------------------------------------------------------------------
+
+PAGE_SIZE = 10
+MIN_GAMES_FOR_WINRATE = 3
+
+
+async def leaderboard_page(
+    interaction: Interaction, lang: str, sort: str, page: int
+) -> tuple[discord.Embed, discord.ui.View]:
+    """One page of the server's leaderboard, with the caller's own rank, and the buttons to turn pages."""
+    service = interaction.client.service
+    assert interaction.guild_id is not None
+    min_games = MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
+    board = await service.leaderboard(interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)  # type: ignore[arg-type]
+    embed = discord.Embed(
+        title=t(lang, "leaderboard.title", sort=t(lang, f"leaderboard.sort.{sort}")), colour=0x1565C0
+    )
+    lines = []
+    for entry in board.entries:
+        stats = entry.stats
+        rate = f"{stats.win_rate:.0%}" if stats.win_rate is not None else "—"
+        lines.append(
+            t(
+                lang,
+                "leaderboard.line",
+                rank=entry.rank,
+                name=stats.display_name,
+                won=stats.bummerl_won,
+                lost=stats.bummerl_lost,
+                rate=rate,
+                points=stats.game_points,
+            )
+        )
+    embed.description = "\n".join(lines) or t(lang, "leaderboard.empty")
+    mine = await service.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)  # type: ignore[arg-type]
+    pages = max(1, -(-board.total // PAGE_SIZE))
+    footer = t(lang, "leaderboard.page", page=page + 1, pages=pages)
+    footer += " · " + (
+        t(lang, "leaderboard.your_rank", rank=mine.rank) if mine else t(lang, "leaderboard.unranked")
+    )
+    embed.set_footer(text=footer)
+    view = discord.ui.View(timeout=None)
+    view.add_item(components.LeaderboardButton(sort, max(page - 1, 0), "◀", disabled=page == 0))
+    view.add_item(components.LeaderboardButton(sort, page + 1, "▶", disabled=page + 1 >= pages))
+    for other in LEADERBOARD_SORTS:
+        if other != sort:
+            view.add_item(components.LeaderboardButton(other, 0, t(lang, f"leaderboard.sort.{other}")))
+    return embed, view

@@ -1,0 +1,116 @@
+"""Answering an interaction: acknowledging it, an ephemeral answer, and the one error path.
+
+Commands and buttons raise ``UserError`` for what the user can fix; ``report_error`` (called by the cog's
+``cog_app_command_error`` and by every button's ``on_error``) turns it into the ephemeral answer in the user's
+language. Anything else is logged with its context and answered with ``error.generic``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.game.errors import UserError
+from bot.i18n import language_for_locale, t
+
+if TYPE_CHECKING:
+    from bot.client import SchnapsenBot
+
+    Interaction = discord.Interaction[SchnapsenBot]
+
+log = logging.getLogger(__name__)
+ALREADY_ACKNOWLEDGED = 40060  # Discord: the interaction has been acknowledged already
+
+
+def language_of(interaction: Interaction) -> str:
+    """The language of everything only this user sees: their Discord client's."""
+    return language_for_locale(interaction.locale)
+
+
+async def acknowledge(interaction: Interaction, **kwargs: Any) -> None:
+    """``defer``, where a repeat of an acknowledgement that took effect (its reply was lost, discord.py retried
+    and Discord answered 40060) counts as done: the click is carried out, not dropped."""
+    try:
+        await interaction.response.defer(**kwargs)
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
+        log.warning(
+            "interaction %s was acknowledged already (its reply was lost); carrying on", interaction.id
+        )
+
+
+async def thinking(interaction: Interaction) -> None:
+    """Acknowledge before work that waits on storage: Discord's three seconds never depend on a busy disk."""
+    await acknowledge(interaction, ephemeral=True, thinking=True)
+
+
+async def answer(interaction: Interaction, text: str | None = None, **kwargs: Any) -> None:
+    """An ephemeral answer, whether or not the interaction was deferred already."""
+    if not interaction.response.is_done():
+        try:
+            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+            return
+        except discord.HTTPException as err:
+            if err.code != ALREADY_ACKNOWLEDGED:
+                raise
+    await interaction.followup.send(text, ephemeral=True, **kwargs)
+
+
+def error_text(lang: str, err: UserError) -> str:
+    try:
+        return t(lang, err.key, **err.values)
+    except KeyError:  # a rules code without its own text: the engine's sentence is plain English
+        return str(err.values.get("message", t(lang, "error.generic")))
+
+
+def user_error_in(error: BaseException) -> UserError | None:
+    """The user's mistake behind ``error``, if it is one: raised by a handler (discord.py wraps what a command
+    raises in CommandInvokeError) or a refusal of the throttle."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return UserError("error.slow_down")
+    return error if isinstance(error, UserError) else None
+
+
+async def report_error(
+    interaction: Interaction, error: BaseException, *, custom_id: str | None = None
+) -> None:
+    """The one error path of commands and buttons: a user's mistake becomes an ephemeral answer in their
+    language; anything else is logged with its context and answered with ``error.generic``."""
+    lang = language_of(interaction)
+    mistake = user_error_in(error)
+    if mistake is not None:
+        try:
+            await answer(interaction, error_text(lang, mistake))
+        except discord.HTTPException as http_err:
+            # The interaction expired (10062) or was answered already (40060: an answer whose reply was
+            # lost): the refusal cannot be shown, and nothing else depends on it.
+            log.warning(
+                "could not answer user=%s custom_id=%s with %s: %s",
+                interaction.user.id,
+                custom_id,
+                mistake.key,
+                http_err,
+            )
+        return
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    table = interaction.client.service.table_in_channel(interaction.channel_id or 0)
+    log.error(
+        "unexpected error: user=%s guild=%s channel=%s table=%s custom_id=%s command=%s",
+        interaction.user.id,
+        interaction.guild_id,
+        interaction.channel_id,
+        table.id if table else None,
+        custom_id,
+        interaction.command.qualified_name if interaction.command else None,
+        exc_info=error,
+    )
+    with contextlib.suppress(discord.HTTPException):
+        await answer(interaction, t(lang, "error.generic"))

@@ -1,0 +1,244 @@
+"""What the messages say, in the reader's language: names, the status line, contract, trump, score and trick
+texts, why a deal ended, and the signature of what a hand message shows. Discord-free: built from the tables
+and the engine's views only, so nothing hidden can leak into a text (``payloads.py`` makes messages of them)."""
+
+from __future__ import annotations
+
+import engine
+from bot import render
+from bot.game.table import TableSnapshot
+from bot.i18n import t
+from engine import Contract, PlayerView
+
+SUIT_EMOJI = {
+    "french": {"H": "♥️", "D": "♦️", "C": "♣️", "S": "♠️"},
+    "doppeldeutsch": {"H": "❤️", "D": "🔔", "C": "🌰", "S": "🍃"},
+}
+# Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
+
+
+# --- names ---------------------------------------------------------------------------------------------
+
+
+def contract_name(lang: str, contract: Contract | str) -> str:
+    return t(lang, f"contract.{contract.id if isinstance(contract, Contract) else contract}")
+
+
+def suit_label(table: TableSnapshot, lang: str, suit: str) -> str:
+    return render.suit_name(suit, table.row.deck, lang)
+
+
+def seat_name(table: TableSnapshot, seat: int) -> str:
+    occupant = table.seats[seat]
+    if occupant is None:
+        return "—"
+    return occupant.display_name + (" 🤖" if occupant.user_id is None else "")
+
+
+def team_names(table: TableSnapshot, team: int) -> str:
+    return f"{seat_name(table, team)} & {seat_name(table, team + 2)}"
+
+
+def pair_label(pair: tuple[int, int]) -> str:
+    """A pair of a tally: its people mentioned, an AI seat (user id 0) as a robot."""
+    return " & ".join("🤖" if user_id == 0 else f"<@{user_id}>" for user_id in pair)
+
+
+def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object]) -> str:
+    shown: dict[str, object] = dict(values)
+    if isinstance(values.get("seat"), int):
+        shown["name"] = seat_name(table, values["seat"])  # type: ignore[arg-type]
+    if isinstance(values.get("dealer"), int):
+        shown["name"] = seat_name(table, values["dealer"])  # type: ignore[arg-type]
+    if values.get("suit"):
+        shown["suit"] = suit_label(table, lang, str(values["suit"]))
+    if values.get("card"):
+        shown["card"] = render.card_name(str(values["card"]), table.row.deck, lang)
+    if values.get("contract"):
+        shown["contract"] = contract_name(lang, str(values["contract"]))
+    if values.get("word"):
+        shown["word"] = t(lang, f"double.{values['word']}")
+    if isinstance(values.get("team"), int):
+        shown["team"] = team_names(table, values["team"])  # type: ignore[arg-type]
+    return t(lang, key, **shown)
+
+
+def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
+    deck = table.row.deck
+    match action:
+        case engine.ChooseTrump(suit):
+            return suit_label(table, lang, suit)
+        case engine.Aufschlagen():
+            return t(lang, "button.aufschlagen")
+        case engine.Bid(contract):
+            return contract_name(lang, contract)
+        case engine.Pass():
+            return t(lang, "button.pass")
+        case engine.Double(word):
+            return t(lang, f"double.{word}")
+        case engine.PlayCard(card, None):
+            return render.card_name(card, deck, lang)
+        case engine.PlayCard(card, value):
+            return t(lang, "button.marriage", card=render.card_name(card, deck, lang), value=value)
+    raise TypeError(action)
+
+
+def action_emoji(table: TableSnapshot, action: engine.Action) -> str | None:
+    emoji = SUIT_EMOJI[table.row.deck]
+    match action:
+        case engine.ChooseTrump(suit):
+            return emoji[suit]
+        case engine.PlayCard(card, _):
+            return emoji[card[0]]
+    return None
+
+
+# --- status ----------------------------------------------------------------------------------------------
+
+
+def status_line(table: TableSnapshot, lang: str) -> str:
+    if table.status == "lobby":
+        return t(lang, "status.lobby")
+    if table.status == "closed":
+        return t(lang, "status.closed")
+    deal = table.deal
+    if table.status == "finished" or deal is None:
+        return t(lang, "status.bummerl_over")
+    if deal.to_act is None:
+        return t(lang, "status.deal_over")
+    name = seat_name(table, deal.to_act)
+    return t(lang, f"status.{deal.phase}", name=name)
+
+
+def contract_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
+    if view.contract is None:
+        return t(lang, "table.no_contract")
+    text = t(
+        lang,
+        "table.contract_by",
+        contract=contract_name(lang, view.contract),
+        name=seat_name(table, view.declarer),  # type: ignore[arg-type]  # a contract has its declarer
+    )
+    if view.multiplier > 1:
+        text += f" ×{view.multiplier}"
+    if view.sitting_out is not None:
+        text += "\n" + t(lang, "table.sits_out", name=seat_name(table, view.sitting_out))
+    return text
+
+
+def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
+    if view.trump is None:
+        return t(lang, "table.no_trump_yet")
+    text = f"{SUIT_EMOJI[table.row.deck][view.trump]} {suit_label(table, lang, view.trump)}"
+    if view.contract is not None and view.contract not in (
+        Contract.NORMAL,
+        Contract.SCHNAPSER,
+        Contract.BAUERNSCHNAPSER,
+        Contract.KONTRASCHNAPSER,
+        Contract.KONTRABAUERNSCHNAPSER,
+    ):
+        text = t(lang, "table.no_trumps_in_contract")
+    if view.aufschlag_card:
+        text += "\n" + t(
+            lang, "table.aufschlag", card=render.card_name(view.aufschlag_card, table.row.deck, lang)
+        )
+    return text
+
+
+def score_text(table: TableSnapshot, lang: str) -> str:
+    shown = engine.displayed_score(table.rules, table.match.score)
+    key = "table.score_down" if table.rules.score_display == "count_down" else "table.score_up"
+    lines = [t(lang, key, team=team_names(table, team), points=shown[team]) for team in (0, 1)]
+    lost = [sum(b.count for b in table.match.bummerls if b.winner != team) for team in (0, 1)]
+    if any(lost):
+        lines.append(t(lang, "table.bummerl_lost", a=lost[0], b=lost[1]))
+    return "\n".join(lines)
+
+
+def tricks_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
+    text = t(lang, "table.tricks", a=view.team_tricks[0], b=view.team_tricks[1])
+    if view.team_points is not None:
+        text += "\n" + t(lang, "table.card_points", a=view.team_points[0], b=view.team_points[1])
+    return text
+
+
+def hand_signature(table: TableSnapshot, seat: int) -> tuple[object, ...]:
+    """Everything a seat's DM shows, so that it is edited only when one of these changed: every edit of
+    every DM on every click would cost four requests a click and run into Discord's global rate limit."""
+    deal, occupant = table.deal, table.seats[seat]
+    if deal is None or occupant is None:
+        return ()
+    my_turn = deal.to_act == seat and not occupant.ai_takeover
+    return (
+        table.version if my_turn else None,  # the buttons carry the version
+        deal.phase,
+        my_turn,
+        deal.hands[seat],
+        deal.trick if my_turn else None,
+        len(deal.tricks),
+        deal.trump,
+        deal.aufschlag_card,
+        deal.contract,
+        deal.multiplier,
+        occupant.ai_takeover,
+        occupant.display_name,
+    )
+
+
+def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
+    """The trick in words: the one to play to on your turn, else the last one completed. The table message
+    shows every card live; a DM changes only when something of its owner's changes (see ``hand_signature``)."""
+    if view.trick and my_turn:
+        title, plays = t(lang, "hand.trick"), view.trick
+    elif view.last_trick is not None and view.last_trick.plays is not None:
+        title = t(lang, "hand.last_trick", name=seat_name(table, view.last_trick.winner))
+        plays = view.last_trick.plays
+    else:
+        return None
+    emoji = SUIT_EMOJI[table.row.deck]
+    lines = [
+        f"{seat_name(table, who)}: {emoji[card[0]]} {render.card_name(card, table.row.deck, lang)}"
+        for who, card in plays
+    ]
+    return title, "\n".join(lines)
+
+
+# --- results -----------------------------------------------------------------------------------------------
+
+
+def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
+    """Why the deal ended, in the reader's language, worked out from the final position."""
+    result, contract, declarer = deal.result, deal.contract, deal.declarer
+    assert result is not None and contract is not None and declarer is not None
+    contracts = engine.contracts
+    side = declarer & 1
+    trick_no = len(deal.tricks)
+    last = deal.tricks[-1] if deal.tricks else None
+    team = team_names(table, result.winner)
+    # An announcement that ends the deal leaves its card unplayed: the marriage belongs to the next trick.
+    claim = deal.marriages[-1] if deal.marriages and deal.marriages[-1].trick_no == trick_no + 1 else None
+    if contract in contracts.IMMEDIATE_CONTRACTS:
+        return t(lang, "result.why.at_once")
+    if claim is not None:
+        points = deal.team_cards[claim.seat & 1] + claim.value
+        if contract is Contract.NORMAL:
+            return t(
+                lang, "result.why.marriage", team=team, points=deal.total(result.winner), value=claim.value
+            )
+        key = "result.why.claim_made" if result.made else "result.why.claim_short"
+        return t(lang, key, points=points, value=claim.value)
+    if contract is Contract.NORMAL:
+        if deal.total(result.winner) >= 66:
+            return t(lang, "result.why.reached", team=team, points=deal.total(result.winner), trick=trick_no)
+        return t(lang, "result.why.last_trick", team=team)
+    if contract in contracts.BEGGAR_CONTRACTS:
+        if result.made:
+            return t(lang, "result.why.no_trick")
+        return t(lang, "result.why.declarer_won", trick=trick_no)
+    assert last is not None
+    if last.winner != declarer:
+        return t(lang, "result.why.other_won", name=seat_name(table, last.winner), trick=trick_no)
+    if contract in contracts.SCHNAPSER_CONTRACTS:
+        key = "result.why.declarer_reached" if result.made else "result.why.short"
+        return t(lang, key, points=deal.total(side), trick=trick_no)
+    return t(lang, "result.why.all_tricks")
