@@ -53,7 +53,7 @@ STARGAMES = dataclasses.replace(
     kontra_forbidden=frozenset(),
     re_forbidden=frozenset(),
 )
-PRESETS: dict[str, Ruleset] = {rules.preset: rules for rules in (STANDARD, STARGAMES)}
+PRESETS: dict[Preset, Ruleset] = {rules.preset: rules for rules in (STANDARD, STARGAMES)}
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "bidding_turns": (1, 2),

@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import engine
 from bot.db import (
@@ -37,7 +37,7 @@ from bot.db import (
     Tally,
     pair_key,
 )
-from bot.vocabulary import DECK_STYLES
+from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
 
@@ -46,6 +46,7 @@ from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_b
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
+Member = TypeVar("Member", bound=str)
 
 
 @dataclass(frozen=True)
@@ -224,10 +225,9 @@ class TableService:
         turn_seconds: int,
         language: str,
     ) -> TableSnapshot:
-        if preset not in engine.PRESETS:
-            raise UserError("error.bad_preset", preset=preset)
-        if deck not in DECK_STYLES:
-            raise UserError("error.bad_deck", deck=deck)
+        preset_chosen = one_of(preset, tuple(engine.PRESETS), "error.bad_preset", preset=preset)
+        deck_chosen = one_of(deck, DECK_STYLES, "error.bad_deck", deck=deck)
+        language_chosen = one_of(language, LANGUAGES)
         if not 15 <= turn_seconds <= 3600:
             raise UserError("error.bad_turn_time")
         if (busy := self.table_of_user(host_id)) is not None:
@@ -238,10 +238,10 @@ class TableService:
                     guild_id=guild_id,
                     channel_id=channel_id,
                     host_id=host_id,
-                    rules_json=json.dumps(preset),
-                    deck=deck,  # type: ignore[arg-type]
+                    rules_json=json.dumps(preset_chosen),
+                    deck=deck_chosen,
                     turn_seconds=turn_seconds,
-                    language=language,
+                    language=language_chosen,
                     first_dealer=random.randrange(4),
                     now=self.now(),
                 )
@@ -496,7 +496,7 @@ class TableService:
                 made=s.seat == deal.declarer and deal.contract is not engine.Contract.NORMAL and result.made,
             )
             for s in table.humans()
-            if not s.ai_takeover
+            if s.user_id is not None and not s.ai_takeover  # humans() has a user id; said again for the types
         ]
         await self.db.add_deal_stats(table.row.guild_id, players)
         match, bummerl = engine.score_deal(table.match, result)
@@ -515,7 +515,7 @@ class TableService:
                     table.id,
                     winners,
                     losers,
-                    bummerl.kind,  # type: ignore[arg-type]
+                    bummerl.kind,
                     bummerl.count,
                     bummerl.score[bummerl.winner],
                     bummerl.score[1 - bummerl.winner],
@@ -610,19 +610,45 @@ class TableService:
                 await self.db.set_warned(table_id, seat, False)
             return await self._refresh(table)
 
-    async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> dict[str, object]:
-        """The table's record in the export format. A running deal's hands stay hidden unless
-        ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
+    async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> engine.GameRecord:
+        """The table's game record (written out with its ``to_json``). A running deal's hands stay hidden
+        unless ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
         record = await self.db.load_record(table_id)
-        return record.to_game_record(include_unfinished=include_unfinished).to_json()
+        return record.to_game_record(include_unfinished=include_unfinished)
 
     # --- settings, tallies and the leaderboard ------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         return await self.db.get_guild_settings(guild_id)
 
-    async def save_guild_settings(self, settings: GuildSettings) -> None:
-        await self.db.save_guild_settings(settings)
+    async def update_guild_settings(
+        self,
+        guild_id: int,
+        *,
+        language: str | None = None,
+        preset: str | None = None,
+        deck: str | None = None,
+        turn_seconds: int | None = None,
+        ai_strength: str | None = None,
+        ai_delay_ms: int | None = None,
+    ) -> GuildSettings:
+        """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
+        current = await self.db.get_guild_settings(guild_id)
+        if turn_seconds is not None and not 15 <= turn_seconds <= 3600:
+            raise UserError("error.bad_turn_time")
+        if ai_delay_ms is not None and not 0 <= ai_delay_ms <= 10_000:
+            raise UserError("error.bad_choice", value=ai_delay_ms)
+        updated = GuildSettings(
+            guild_id=guild_id,
+            language=current.language if language is None else one_of(language, LANGUAGES),
+            preset=current.preset if preset is None else one_of(preset, tuple(engine.PRESETS), "error.bad_preset", preset=preset),
+            deck=current.deck if deck is None else one_of(deck, DECK_STYLES, "error.bad_deck", deck=deck),
+            turn_seconds=current.turn_seconds if turn_seconds is None else turn_seconds,
+            ai_strength=current.ai_strength if ai_strength is None else one_of(ai_strength, AI_STRENGTHS),
+            ai_delay_ms=current.ai_delay_ms if ai_delay_ms is None else ai_delay_ms,
+        )
+        await self.db.save_guild_settings(updated)
+        return updated
 
     async def tally_between(self, guild_id: int, pair: tuple[int, int], opponents: tuple[int, int]) -> tuple[int, int]:
         return await self.db.get_tally(guild_id, pair, opponents)
@@ -695,6 +721,14 @@ def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:
     seats = list(table.seats)
     seats[occupant.seat] = occupant
     return replace(table, seats=seats_by_number(s for s in seats if s is not None))
+
+
+def one_of(value: str, members: tuple[Member, ...], error_key: str = "error.bad_choice", **values: object) -> Member:
+    """``value`` as the member of a closed set it names; a UserError when it names none (untrusted input)."""
+    for member in members:
+        if member == value:
+            return member
+    raise UserError(error_key, **(values or {"value": value}))
 
 
 class Dealt(NamedTuple):

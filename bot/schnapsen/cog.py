@@ -9,8 +9,6 @@ it raises ``UserError`` for what the user can fix, and ``cog_app_command_error``
 from __future__ import annotations
 
 import asyncio
-import io
-import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -21,7 +19,7 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
 import engine
-from bot.db import GuildSettings, pair_key
+from bot.db import pair_key
 from bot.db.retention import retention_cutoff
 from bot.game.errors import UserError
 from bot.game.service import TableService
@@ -297,10 +295,9 @@ class SchnapsenCog(
         lang = language_of(interaction)
         table = self.table_here(interaction)
         await thinking(interaction)
-        exported = await self.service.export_record(table.id, include_unfinished=False)
-        data = json.dumps(exported, indent=2, ensure_ascii=False)
-        file = discord.File(io.BytesIO(data.encode()), filename=f"schnapsen-table-{table.id}.json")
-        await answer(interaction, t(lang, "reply.export", deals=len(exported["deals"])), file=file)
+        record = await self.service.export_record(table.id, include_unfinished=False)
+        file = payloads.record_file(table.id, record)
+        await answer(interaction, t(lang, "reply.export", deals=len(record.deals)), file=file)
 
     @app_commands.command(name="settings", description=_("Server defaults for new tables (Manage Server)"))
     @app_commands.choices(
@@ -331,17 +328,15 @@ class SchnapsenCog(
             raise UserError("error.manager_only")
         assert interaction.guild_id is not None
         await thinking(interaction)
-        current = await self.service.guild_settings(interaction.guild_id)
-        updated = GuildSettings(
-            guild_id=interaction.guild_id,
-            language=language or current.language,
-            preset=preset or current.preset,
-            deck=deck or current.deck,
-            turn_seconds=turn_time or current.turn_seconds,
-            ai_strength=ai_strength or current.ai_strength,
-            ai_delay_ms=current.ai_delay_ms if ai_delay_ms is None else ai_delay_ms,
+        updated = await self.service.update_guild_settings(
+            interaction.guild_id,
+            language=language,
+            preset=preset,
+            deck=deck,
+            turn_seconds=turn_time,
+            ai_strength=ai_strength,
+            ai_delay_ms=ai_delay_ms,
         )
-        await self.service.save_guild_settings(updated)
         await answer(
             interaction,
             t(

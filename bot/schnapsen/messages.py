@@ -9,8 +9,6 @@ table's snapshot when it runs: the service's current one, or for a closed table 
 from __future__ import annotations
 
 import contextlib
-import io
-import json
 import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -366,10 +364,7 @@ class Messages:
                     log.error("table %s: its record cannot be exported", entry.table_id, exc_info=True)
                     files = []
                 else:
-                    data = json.dumps(record, indent=2, ensure_ascii=False).encode()
-                    files = [
-                        discord.File(io.BytesIO(data), filename=f"schnapsen-table-{entry.table_id}.json")
-                    ]
+                    files = [payloads.record_file(entry.table_id, record)]
                 await self.channel(payload["channel_id"]).send(
                     t(payload["lang"], "notice.set_aside", id=entry.table_id),
                     files=files,

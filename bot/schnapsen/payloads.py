@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -515,3 +516,9 @@ async def leaderboard_page(
         if other != sort:
             view.add_item(components.LeaderboardButton(other, 0, t(lang, f"leaderboard.sort.{other}")))
     return embed, view
+
+
+def record_file(table_id: int, record: engine.GameRecord) -> discord.File:
+    """The table's game record as a JSON attachment (the format of ``python -m engine.replay``)."""
+    data = json.dumps(record.to_json(), indent=2, ensure_ascii=False).encode()
+    return discord.File(io.BytesIO(data), filename=f"schnapsen-table-{table_id}.json")

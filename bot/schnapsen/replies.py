@@ -51,14 +51,16 @@ async def thinking(interaction: Interaction) -> None:
 
 async def answer(interaction: Interaction, text: str | None = None, **kwargs: Any) -> None:
     """An ephemeral answer, whether or not the interaction was deferred already."""
+    if text is not None:
+        kwargs["content"] = text
     if not interaction.response.is_done():
         try:
-            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+            await interaction.response.send_message(ephemeral=True, **kwargs)
             return
         except discord.HTTPException as err:
             if err.code != ALREADY_ACKNOWLEDGED:
                 raise
-    await interaction.followup.send(text, ephemeral=True, **kwargs)
+    await interaction.followup.send(ephemeral=True, **kwargs)
 
 
 def error_text(lang: str, err: UserError) -> str:

@@ -5,9 +5,9 @@ and the engine's views only, so nothing hidden can leak into a text (``payloads.
 from __future__ import annotations
 
 import engine
-from bot import render
 from bot.game.table import TableSnapshot
 from bot.i18n import t
+from bot.render import card_name, suit_name
 from engine import Contract, PlayerView
 
 SUIT_EMOJI = {
@@ -25,7 +25,7 @@ def contract_name(lang: str, contract: Contract | str) -> str:
 
 
 def suit_label(table: TableSnapshot, lang: str, suit: str) -> str:
-    return render.suit_name(suit, table.row.deck, lang)
+    return suit_name(suit, table.row.deck, lang)
 
 
 def seat_name(table: TableSnapshot, seat: int) -> str:
@@ -53,7 +53,7 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
     if values.get("suit"):
         shown["suit"] = suit_label(table, lang, str(values["suit"]))
     if values.get("card"):
-        shown["card"] = render.card_name(str(values["card"]), table.row.deck, lang)
+        shown["card"] = card_name(str(values["card"]), table.row.deck, lang)
     if values.get("contract"):
         shown["contract"] = contract_name(lang, str(values["contract"]))
     if values.get("word"):
@@ -77,9 +77,9 @@ def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
         case engine.Double(word):
             return t(lang, f"double.{word}")
         case engine.PlayCard(card, None):
-            return render.card_name(card, deck, lang)
+            return card_name(card, deck, lang)
         case engine.PlayCard(card, value):
-            return t(lang, "button.marriage", card=render.card_name(card, deck, lang), value=value)
+            return t(lang, "button.marriage", card=card_name(card, deck, lang), value=value)
     raise TypeError(action)
 
 
@@ -140,7 +140,7 @@ def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
         text = t(lang, "table.no_trumps_in_contract")
     if view.aufschlag_card:
         text += "\n" + t(
-            lang, "table.aufschlag", card=render.card_name(view.aufschlag_card, table.row.deck, lang)
+            lang, "table.aufschlag", card=card_name(view.aufschlag_card, table.row.deck, lang)
         )
     return text
 
@@ -197,7 +197,7 @@ def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool)
         return None
     emoji = SUIT_EMOJI[table.row.deck]
     lines = [
-        f"{seat_name(table, who)}: {emoji[card[0]]} {render.card_name(card, table.row.deck, lang)}"
+        f"{seat_name(table, who)}: {emoji[card[0]]} {card_name(card, table.row.deck, lang)}"
         for who, card in plays
     ]
     return title, "\n".join(lines)

@@ -78,6 +78,7 @@ async def stored_actions(db: Database, table_id: int) -> list[str]:
         ({"deck": "tarot"}, "error.bad_deck"),
         ({"turn_seconds": 14}, "error.bad_turn_time"),
         ({"turn_seconds": 3601}, "error.bad_turn_time"),
+        ({"language": "xx"}, "error.bad_choice"),
     ],
 )
 async def test_a_table_with_bad_options_is_refused(
@@ -87,6 +88,22 @@ async def test_a_table_with_bad_options_is_refused(
         await open_lobby(service, **options)
     assert refused(err) == key
     assert service.open_tables() == []
+
+
+async def test_server_settings_change_only_what_is_given_and_refuse_unknown_values(service: TableService) -> None:
+    before = await service.guild_settings(GUILD)
+    updated = await service.update_guild_settings(GUILD, deck="french", ai_delay_ms=0)
+    assert updated == dataclasses.replace(before, deck="french", ai_delay_ms=0)
+    assert await service.guild_settings(GUILD) == updated
+    for options, key in [
+        ({"ai_strength": "godlike"}, "error.bad_choice"),
+        ({"preset": "bogus"}, "error.bad_preset"),
+        ({"turn_seconds": 5}, "error.bad_turn_time"),
+    ]:
+        with pytest.raises(UserError) as err:
+            await service.update_guild_settings(GUILD, language="de", **options)
+        assert refused(err) == key
+    assert await service.guild_settings(GUILD) == updated  # a refused change changes nothing
 
 
 async def test_a_new_table_is_a_lobby_with_its_host_north(service: TableService) -> None:
