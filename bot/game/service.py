@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 import engine
 from bot.db import (
@@ -41,12 +41,11 @@ from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
 
-from .errors import UserError
+from .errors import UserError, one_of
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
-Member = TypeVar("Member", bound=str)
 
 
 @dataclass(frozen=True)
@@ -721,14 +720,6 @@ def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:
     seats = list(table.seats)
     seats[occupant.seat] = occupant
     return replace(table, seats=seats_by_number(s for s in seats if s is not None))
-
-
-def one_of(value: str, members: tuple[Member, ...], error_key: str = "error.bad_choice", **values: object) -> Member:
-    """``value`` as the member of a closed set it names; a UserError when it names none (untrusted input)."""
-    for member in members:
-        if member == value:
-            return member
-    raise UserError(error_key, **(values or {"value": value}))
 
 
 class Dealt(NamedTuple):

@@ -21,7 +21,7 @@ from discord.ext import commands, tasks
 import engine
 from bot.db import pair_key
 from bot.db.retention import retention_cutoff
-from bot.game.errors import UserError
+from bot.game.errors import UserError, one_of
 from bot.game.service import TableService
 from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
@@ -272,7 +272,7 @@ class SchnapsenCog(
     async def leaderboard(self, interaction: Interaction, sort: str = "bummerl") -> None:
         lang = language_of(interaction)
         await thinking(interaction)
-        embed, view = await payloads.leaderboard_page(interaction, lang, sort, 0)
+        embed, view = await payloads.leaderboard_page(interaction, lang, one_of(sort, LEADERBOARD_SORTS), 0)
         await answer(interaction, embed=embed, view=view)
 
     @app_commands.command(

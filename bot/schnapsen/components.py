@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Self
 import discord
 
 import engine
-from bot.game.errors import UserError
+from bot.game.errors import UserError, one_of
 from bot.game.table import TableSnapshot
 from bot.i18n import t
+from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
 
 from . import payloads  # payloads builds its views from these buttons: both import the module, not names
 from .checks import check_place, may_manage
@@ -252,7 +253,7 @@ class UnknownVerbButton(TableButton, template=UNKNOWN_VERB_PATTERN):
 class LeaderboardButton(ShellButton, template=LEADERBOARD_PATTERN):
     """A page of the leaderboard, ``bslb:<sort>:<page>``: turning pages edits the message it is on."""
 
-    def __init__(self, sort: str, page: int, label: str = "·", disabled: bool = False) -> None:
+    def __init__(self, sort: LeaderboardSort, page: int, label: str = "·", disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(label=label, custom_id=f"bslb:{sort}:{page}", disabled=disabled))
         self.sort, self.page = sort, page
 
@@ -260,7 +261,7 @@ class LeaderboardButton(ShellButton, template=LEADERBOARD_PATTERN):
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
-        return cls(match["sort"], int(match["page"]))
+        return cls(one_of(match["sort"], LEADERBOARD_SORTS), int(match["page"]))
 
     async def clicked(self, interaction: Interaction) -> None:
         await acknowledge(interaction)  # the page is read from storage: acknowledge first

@@ -20,7 +20,7 @@ from bot import render
 from bot.db import Tally
 from bot.game.table import TableSnapshot
 from bot.i18n import t
-from bot.vocabulary import LEADERBOARD_SORTS
+from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
 from engine import PlayerView
 
 from . import components  # its buttons answer with these payloads: both import the module, not names
@@ -475,13 +475,13 @@ MIN_GAMES_FOR_WINRATE = 3
 
 
 async def leaderboard_page(
-    interaction: Interaction, lang: str, sort: str, page: int
+    interaction: Interaction, lang: str, sort: LeaderboardSort, page: int
 ) -> tuple[discord.Embed, discord.ui.View]:
     """One page of the server's leaderboard, with the caller's own rank, and the buttons to turn pages."""
     service = interaction.client.service
     assert interaction.guild_id is not None
     min_games = MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
-    board = await service.leaderboard(interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)  # type: ignore[arg-type]
+    board = await service.leaderboard(interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)
     embed = discord.Embed(
         title=t(lang, "leaderboard.title", sort=t(lang, f"leaderboard.sort.{sort}")), colour=0x1565C0
     )
@@ -502,7 +502,7 @@ async def leaderboard_page(
             )
         )
     embed.description = "\n".join(lines) or t(lang, "leaderboard.empty")
-    mine = await service.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)  # type: ignore[arg-type]
+    mine = await service.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)
     pages = max(1, -(-board.total // PAGE_SIZE))
     footer = t(lang, "leaderboard.page", page=page + 1, pages=pages)
     footer += " · " + (

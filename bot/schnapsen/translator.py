@@ -22,7 +22,9 @@ from discord import Locale, app_commands
 from discord.app_commands import TranslationContextLocation as Where
 from discord.app_commands import locale_str
 
+import engine
 from bot.i18n import DEFAULT_LANGUAGE, catalogue, language_for_locale
+from bot.vocabulary import DECK_STYLES, LEADERBOARD_SORTS
 
 log = logging.getLogger(__name__)
 
@@ -31,16 +33,10 @@ TRANSLATED_LOCATIONS = frozenset(
 )
 
 # Choice values whose text the catalogue holds already under another key (so it is translated only once).
-CHOICE_KEYS = {
-    "N": "seat.0",
-    "E": "seat.1",
-    "S": "seat.2",
-    "W": "seat.3",
-    "doppeldeutsch": "deck.doppeldeutsch",
-    "french": "deck.french",
-    "bummerl": "leaderboard.sort.bummerl",
-    "winrate": "leaderboard.sort.winrate",
-    "points": "leaderboard.sort.points",
+CHOICE_KEYS: dict[str, str] = {
+    **{name: f"seat.{seat}" for seat, name in enumerate(engine.SEAT_NAMES)},
+    **{deck: f"deck.{deck}" for deck in DECK_STYLES},
+    **{sort: f"leaderboard.sort.{sort}" for sort in LEADERBOARD_SORTS},
 }
 
 
