@@ -81,7 +81,7 @@ def patch_storage() -> None:
 
 
 def patch_target(target: int) -> None:
-    """Tables created from now on play to ``target`` game points (what tests/bot/harness.py does per lobby)."""
+    """Tables created from now on play to ``target`` game points (what tests/bot/schnapsen/harness.py does per lobby)."""
     from bot.db import Database
 
     original = Database.create_table

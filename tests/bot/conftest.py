@@ -1,30 +1,17 @@
-from __future__ import annotations
+"""Fixtures shared by the tests of the bot's layers."""
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from bot import render
-from tests.bot.harness import Table
-from tests.fakediscord import FakeDiscord
+from bot.db import Database
 
 
-@pytest.fixture(scope="session", autouse=True)
-def warm_renderer() -> Iterator[None]:
-    """Load the card art once per run, before any bot starts: each bot also preloads it in the background
-    at start-up, and a test should not race that."""
-    for deck in render.DECK_STYLES:
-        render.preload(deck)
-    yield
-
-
-@pytest_asyncio.fixture
-async def world(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Table]:
-    """A guild with a channel; the bot is stopped before the fake goes away, so that its last edits still
-    reach the fake (the fake_discord fixture undoes its redirect before it stops the clients)."""
-    table = Table(fake_discord, tmp_path / "bot.sqlite3")
-    yield table
-    if table.bot is not None:
-        await table.stop_bot()
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "bot.db")
+    try:
+        yield database
+    finally:
+        await database.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_builder import FARBRINGERL_AUCTION, FARBRINGERL_HANDS, legal_strings, position, seat
 
 from engine import (
     AUCTION,
@@ -34,6 +33,7 @@ from engine import (
     view_for,
 )
 from engine.deal import shuffled_deck
+from tests.engine.engine_builder import FARBRINGERL_AUCTION, FARBRINGERL_HANDS, legal_strings, position, seat
 
 C = Contract
 # RULES.md S01: aces with N (HA), E (DA CA), S (SA); W has none.

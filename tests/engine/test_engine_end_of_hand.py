@@ -5,11 +5,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_builder import FARBRINGERL_AUCTION, FARBRINGERL_HANDS, mid_trick, play, position, seat
 
 from engine import FINISHED, STANDARD, Contract, PlayCard, Trick, apply, is_legal, legal_actions
 from engine.events import MarriageAnnounced, MarriageCounted
 from engine.state import Marriage
+from tests.engine.engine_builder import (
+    FARBRINGERL_AUCTION,
+    FARBRINGERL_HANDS,
+    mid_trick,
+    play,
+    position,
+    seat,
+)
 
 C = Contract
 NS, EW = 0, 1

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_builder import legal_cards, mid_trick, play, position, seat
 
 from engine import STANDARD, Contract, IllegalAction, PlayCard, apply, check, is_legal
+from tests.engine.engine_builder import legal_cards, mid_trick, play, position, seat
 
 C = Contract
 NORMAL, BETTLER, GANG, ZEHNERLOCH = C.NORMAL, C.BETTLER, C.GANG, C.ZEHNERLOCH

@@ -13,7 +13,6 @@ import random
 from collections import Counter
 from typing import Any
 
-from engine_builder import steered_choice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +43,7 @@ from engine import (
 )
 from engine.bidding import eligibility_problem
 from engine.cards import CARD_POINTS
+from tests.engine.engine_builder import steered_choice
 
 C = Contract
 VARIANTS = [

@@ -7,7 +7,7 @@ import dataclasses
 
 import engine
 from bot.schnapsen import payloads
-from tests.bot.harness import (
+from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
     as_shown,

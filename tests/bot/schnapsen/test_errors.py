@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.bot.harness import Table, ephemeral_reply
+from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.fakediscord import FakeDiscord
 
 GENERIC = "Something went wrong on our side."

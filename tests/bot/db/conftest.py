@@ -1,5 +1,4 @@
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -8,15 +7,6 @@ from bot.db import Database, TableRow
 CREATED_AT = 1_700_000_000
 
 MakeTable = Callable[..., Awaitable[TableRow]]
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "bot.db")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture

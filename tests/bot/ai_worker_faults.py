@@ -1,6 +1,6 @@
 """Faults on demand inside an AI worker process, for tests (and fault-injection harnesses).
 
-``AiWorker(search="tests.ai.worker_faults:search")`` makes every worker run :func:`search` instead of the
+``AiWorker(search="tests.bot.ai_worker_faults:search")`` makes every worker run :func:`search` instead of the
 engine's ``choose_action``. The spawned worker imports this module by its path, so the fault is chosen by the
 player name passed to ``decide``; any other name is the engine's player of that name.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.ai import choose_action
 
-SEARCH = "tests.ai.worker_faults:search"
+SEARCH = "tests.bot.ai_worker_faults:search"
 
 
 class InjectedFault(LookupError):

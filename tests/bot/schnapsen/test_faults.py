@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.client import SchnapsenBot
-from tests.bot.harness import (
+from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
     as_shown,
@@ -24,7 +24,7 @@ from tests.bot.harness import (
     reply_to,
     with_button,
 )
-from tests.bot.test_play import DMS_CLOSED_NOTICE
+from tests.bot.schnapsen.test_play import DMS_CLOSED_NOTICE
 from tests.fakediscord import FakeDiscord, FakeUser
 
 FAST_RETRIES = {"retry_first": 0.02, "retry_max": 0.1}

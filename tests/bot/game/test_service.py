@@ -14,7 +14,7 @@ from bot.db import Database
 from bot.game.errors import UserError
 from bot.game.service import Outcome, TableService
 from bot.game.table import TableSnapshot
-from tests.game.conftest import Clock
+from tests.bot.game.conftest import Clock
 
 GUILD, CHANNEL, OTHER_CHANNEL = 1, 500, 501
 ALICE, BOB, CARL, DORA = 11, 12, 13, 14

@@ -63,7 +63,7 @@ def used_keys(monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, str]]:
 
 @pytest.fixture
 def no_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drawing is tested in tests/render; here only the words count (alt texts are still built for real)."""
+    """Drawing is tested in tests/bot/render; here only the words count (alt texts are still built for real)."""
     for name in ("render_table", "render_hand", "render_result"):
         monkeypatch.setattr(render, name, lambda *args, **kwargs: b"png")
 

@@ -8,7 +8,7 @@ import pytest
 
 from engine import apply_unchecked, legal_actions
 from engine.ai.solver import Solver
-from tests.ai.helpers import (
+from tests.engine.ai.helpers import (
     PLAYED_CONTRACTS,
     RULE_VARIANTS,
     play_start,

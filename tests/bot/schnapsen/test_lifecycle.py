@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.client import SchnapsenBot
-from tests.bot.harness import Table, ephemeral_reply
+from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.fakediscord import FakeDiscord
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """The bot's AI worker: decisions come from separate processes; any failure of one falls back to greedy, and an
 overrun or a dead worker ends only that worker.
 
-Faults are injected with the test-only search in ``tests/ai/worker_faults.py`` (the player name picks the
+Faults are injected with the test-only search in ``tests/bot/ai_worker_faults.py`` (the player name picks the
 fault). The ``hold:`` player reports its pid to a local server and waits for the test's word, so a test knows
 that a search is running, and in which process, without sleeping.
 """
@@ -20,7 +20,7 @@ from bot.ai_worker import AiWorker
 from bot.game.ai import AiPlayers
 from engine import STANDARD, apply_unchecked, deal_hands, legal_actions, new_deal, view_for
 from engine.ai import choose_action
-from tests.ai.worker_faults import SEARCH, not_greedy
+from tests.bot.ai_worker_faults import SEARCH, not_greedy
 
 GUARD = 60  # seconds: only so that a broken test fails instead of hanging; never a claim about speed
 CAP = 60_000  # a hard cap no healthy decision reaches

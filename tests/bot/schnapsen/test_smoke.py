@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bot.harness import CurrentTable, Table
+from tests.bot.schnapsen.harness import CurrentTable, Table
 from tests.fakediscord import FakeDiscord, FakeMessage
 
 

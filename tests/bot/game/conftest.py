@@ -1,6 +1,4 @@
-from collections.abc import AsyncIterator
 from itertools import count
-from pathlib import Path
 
 import pytest
 
@@ -18,15 +16,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "bot.db")
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture

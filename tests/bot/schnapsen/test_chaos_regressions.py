@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.bot.harness import CurrentTable, Table, current_button
+from tests.bot.schnapsen.harness import CurrentTable, Table, current_button
 from tests.fakediscord import FakeDiscord
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from engine import DECK, PlayCard, apply_unchecked, legal_actions
 from engine.ai.compact import apply_move, legal_moves, trick_winner
-from tests.ai.helpers import (
+from tests.engine.ai.helpers import (
     PLAYED_CONTRACTS,
     RULE_VARIANTS,
     play_start,
