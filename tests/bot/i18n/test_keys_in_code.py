@@ -12,7 +12,7 @@ from bot.render import DECK_STYLES
 from engine.actions import DOUBLING_WORDS
 from engine.match import BUMMERL, RETOURSCHNEIDER, SCHNEIDER
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ENGLISH = catalogue("en")
 NAMESPACES = {key.split(".")[0] for key in ENGLISH}
 KEY_SHAPE = re.compile(r"[a-z_]+(?:\.[A-Za-z0-9_]+)+")
