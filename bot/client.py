@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("bot.schnapsen.cog",)
-COMMAND_HASH_KEY = "command_hash"
 
 
 class SchnapsenBot(commands.Bot):
@@ -66,11 +65,11 @@ class SchnapsenBot(commands.Bot):
         digest = hashlib.sha256(
             json.dumps([payload, self.settings.dev_guild_id], sort_keys=True).encode()
         ).hexdigest()
-        if not self.force_sync and await self.db.get_meta(COMMAND_HASH_KEY) == digest:
+        if not self.force_sync and await self.service.command_hash() == digest:
             log.info("slash commands unchanged; not syncing")
             return
         await self.tree.sync(guild=guild)
-        await self.db.set_meta(COMMAND_HASH_KEY, digest)
+        await self.service.set_command_hash(digest)
         log.info("slash commands synced%s", f" to guild {guild.id}" if guild else " globally")
 
     async def close(self) -> None:

@@ -37,6 +37,7 @@ from bot.db import (
     Tally,
     pair_key,
 )
+from bot.db.retention import retention_cutoff
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
@@ -46,6 +47,7 @@ from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_b
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
+COMMAND_HASH_KEY = "command_hash"
 
 
 @dataclass(frozen=True)
@@ -614,6 +616,21 @@ class TableService:
         unless ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
         record = await self.db.load_record(table_id)
         return record.to_game_record(include_unfinished=include_unfinished)
+
+    # --- housekeeping ------------------------------------------------------------------------------------
+
+    async def prune_old_action_logs(self, retention_days: int) -> int:
+        """Drop the action logs of tables closed more than ``retention_days`` ago (0: keep them forever);
+        statistics, tallies and finished Bummerl stay. Returns how many tables were pruned."""
+        cutoff = retention_cutoff(self.now(), retention_days)
+        return 0 if cutoff is None else await self.db.prune_closed_tables(cutoff)
+
+    async def command_hash(self) -> str | None:
+        """The digest of the slash commands as last synced with Discord."""
+        return await self.db.get_meta(COMMAND_HASH_KEY)
+
+    async def set_command_hash(self, digest: str) -> None:
+        await self.db.set_meta(COMMAND_HASH_KEY, digest)
 
     # --- settings, tallies and the leaderboard ------------------------------------------------------------
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -20,7 +19,6 @@ from discord.ext import commands, tasks
 
 import engine
 from bot.db import pair_key
-from bot.db.retention import retention_cutoff
 from bot.game.errors import UserError, one_of
 from bot.game.service import TableService
 from bot.game.table import TableSnapshot
@@ -133,11 +131,8 @@ class SchnapsenCog(
         await asyncio.sleep(self.bot.settings.sweep_interval)
 
     async def prune_old_action_logs(self) -> None:
-        cutoff = retention_cutoff(int(time.time()), self.bot.settings.retention_days)
-        if cutoff is None:
-            return
         try:
-            pruned = await self.bot.db.prune_closed_tables(cutoff)
+            pruned = await self.service.prune_old_action_logs(self.bot.settings.retention_days)
         except Exception:
             log.exception("pruning closed tables' action logs failed; tried again at the next sweep")
         else:
