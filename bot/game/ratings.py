@@ -30,10 +30,16 @@ from bot.db import (
 )
 from bot.db.models import INITIAL_MU, INITIAL_SIGMA
 from bot.db.ratings import REBUILD_PENDING
+from bot.vocabulary import AiStrength
 
 log = logging.getLogger(__name__)
 
 MODEL = PlackettLuce(mu=INITIAL_MU, sigma=INITIAL_SIGMA)
+
+
+def ai_strength_of(player_id: int) -> AiStrength | None:
+    """The AI strength a rated identity stands for; None for a person."""
+    return next((strength for strength, identity in AI_IDENTITIES.items() if identity == player_id), None)
 
 
 def rated_id(player: Player, bummerl: BummerlRow) -> int:
