@@ -4,6 +4,8 @@ and the engine's views only, so nothing hidden can leak into a text (``payloads.
 
 from __future__ import annotations
 
+from typing import Any
+
 import engine
 from bot.game.ratings import ai_strength_of
 from bot.game.table import TableSnapshot
@@ -62,11 +64,11 @@ def signed(delta: int) -> str:
     return f"+{delta}" if delta > 0 else f"−{-delta}" if delta < 0 else "±0"
 
 
-def rating_changes_text(lang: str, changes: list[dict[str, object]]) -> str:
+def rating_changes_text(lang: str, changes: list[dict[str, Any]]) -> str:
     """Every person's rating change after a Bummerl, one line each (``changes`` as stored with the result:
     name, delta, shown)."""
     return "\n".join(
-        t(lang, "result.rating_line", name=change["name"], delta=signed(int(str(change["delta"]))), rating=change["shown"])
+        t(lang, "result.rating_line", name=change["name"], delta=signed(change["delta"]), rating=change["shown"])
         for change in changes
     )
 
