@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import re
 
-from bot.db import RATING_MIN_GAMES
-from bot.schnapsen.texts import signed
+import pytest
+
+from bot.db import AI_IDENTITIES, RATING_MIN_GAMES
+from bot.i18n import t
+from bot.schnapsen.texts import board_name, rating_changes_text, signed
+from bot.vocabulary import LANGUAGES
 from tests.bot.schnapsen.harness import Table
 from tests.fakediscord import FakeDiscord
 
@@ -73,3 +77,17 @@ async def test_the_settings_reply_says_how_many_people_a_rated_bummerl_needs(wor
     assert "rated from 3 people at a table" in reply.original.content
     assert world.bot is not None
     assert (await world.bot.db.get_guild_settings(world.guild.id)).rated_min_people == 3
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_rating_changes_and_the_rating_board_read_in_every_language(lang: str) -> None:
+    text = rating_changes_text(lang, [{"name": "alice", "delta": 14, "shown": 1214}, {"name": "bob", "delta": -9, "shown": 991}])
+    assert text.splitlines() == [
+        t(lang, "result.rating_line", name="alice", delta="+14", rating=1214),
+        t(lang, "result.rating_line", name="bob", delta="−9", rating=991),
+    ]
+    assert "+14" in text and "−9" in text
+    ai = board_name(lang, AI_IDENTITIES["pimc"], "")
+    assert ai.startswith("🤖 ") and t(lang, "command.choice.pimc") in ai
+    assert board_name(lang, 42, "alice") == "alice"
+    assert t(lang, "leaderboard.sort.rating") != "leaderboard.sort.rating"
