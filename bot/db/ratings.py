@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .core import DatabaseCore
 from .models import PlayerRating, RatingChange
@@ -53,6 +53,28 @@ class RatingsRepo(DatabaseCore):
                         after.sigma,
                     ),
                 )
+
+    async def store_rebuilt_ratings(
+        self, final: Mapping[tuple[int, int], PlayerRating], history: Sequence[tuple[int, int, RatingChange]]
+    ) -> None:
+        """After ``clear_ratings``: every rating (by guild id and player id) and every history row (Bummerl id,
+        guild id, change), written in bulk (a rebuild of thousands of Bummerl holds the write lock briefly)."""
+        async with self.transaction():
+            await self._execute_many(
+                "INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)",
+                ((guild_id, r.player_id, r.mu, r.sigma, r.games) for (guild_id, _), r in final.items()),
+            )
+            await self._execute_many(
+                """
+                INSERT INTO rating_history (bummerl_id, guild_id, player_id, mu_before, sigma_before, mu_after,
+                                            sigma_after)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                (
+                    (bummerl_id, guild_id, c.player_id, c.before.mu, c.before.sigma, c.after.mu, c.after.sigma)
+                    for bummerl_id, guild_id, c in history
+                ),
+            )
 
     async def clear_ratings(self) -> None:
         """Forget every rating and its history, and that a rebuild is pending (a rebuild starts with this, in

@@ -127,11 +127,13 @@ async def rebuild(db: Database) -> int:
     async with db.transaction():
         bummerls = await db.all_bummerl_results()
         settings = {g: (await db.get_guild_settings(g)).rated_min_people for g in {b.guild_id for b in bummerls}}
-        _, rated = replay(bummerls, settings)
+        final, rated = replay(bummerls, settings)
         await db.clear_ratings()
+        history = []
         for bummerl, changes in rated:
             assert bummerl.id is not None
-            await db.store_rating_changes(bummerl.guild_id, bummerl.id, changes)
+            history += [(bummerl.id, bummerl.guild_id, change) for change in changes]
+        await db.store_rebuilt_ratings(final, history)
     log.info("ratings rebuilt from %d stored Bummerl (%d rated)", len(bummerls), len(rated))
     return len(rated)
 
