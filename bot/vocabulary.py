@@ -11,7 +11,7 @@ from typing import Literal, get_args
 
 DeckStyle = Literal["doppeldeutsch", "french"]
 Language = Literal["en", "de", "nl", "tr"]
-LeaderboardSort = Literal["bummerl", "winrate", "points"]
+LeaderboardSort = Literal["rating", "bummerl", "winrate", "points"]
 AiStrength = Literal["pimc", "greedy"]  # the engine's AI players a server may choose (engine.ai has more)
 TableStatus = Literal["lobby", "playing", "finished", "closed"]
 

@@ -22,7 +22,9 @@ from .errors import (
 )
 from .migrate import MIGRATIONS_DIR, apply_migrations
 from .models import (
+    AI_IDENTITIES,
     AI_USER_ID,
+    RATING_MIN_GAMES,
     BummerlRow,
     DealResultRow,
     GuildSettings,
@@ -32,19 +34,25 @@ from .models import (
     OutboxKind,
     Player,
     PlayerDealStats,
+    PlayerRating,
     PlayerStats,
+    RatingChange,
+    RatingSummary,
     SeatRow,
     StoredDeal,
     TableRecord,
     TableRow,
     Tally,
     pair_key,
+    shown_rating,
 )
 
 __all__ = [
+    "AI_IDENTITIES",
     "AI_USER_ID",
     "MIGRATIONS_DIR",
     "OPEN_STATUSES",
+    "RATING_MIN_GAMES",
     "AiStrength",
     "AlreadySeated",
     "BummerlKind",
@@ -62,8 +70,11 @@ __all__ = [
     "OutboxKind",
     "Player",
     "PlayerDealStats",
+    "PlayerRating",
     "PlayerStats",
     "Preset",
+    "RatingChange",
+    "RatingSummary",
     "RecordConflict",
     "SchemaTooNew",
     "SeatNotFound",
@@ -79,4 +90,5 @@ __all__ = [
     "Tally",
     "apply_migrations",
     "pair_key",
+    "shown_rating",
 ]

@@ -171,6 +171,12 @@ class DatabaseCore:
         cursor = await self._conn.execute(sql, tuple(params))
         return cursor.rowcount
 
+    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        """Run one write for each of many rows inside the current transaction, in one trip to the thread."""
+        if not (self._writing and self._owner is asyncio.current_task()):
+            raise RuntimeError("database writes run inside `async with db.transaction():`")
+        await self._conn.executemany(sql, [tuple(row) for row in rows])
+
     async def get_meta(self, key: str) -> str | None:
         row = await self._fetch_one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else str(row["value"])

@@ -14,6 +14,16 @@ OutboxKind = Literal["result", "final_hand", "notice", "set_aside"]
 # A pair of partners is the sorted pair of their user ids; an AI seat counts as this id.
 AI_USER_ID = 0
 
+# Ratings (docs/ratings.md). Each AI strength is one rated player with a reserved id below zero (user ids
+# are > 0, and 0 is an AI seat in a tally pair).
+AI_IDENTITIES: dict[AiStrength, int] = {"pimc": -1, "greedy": -2}
+INITIAL_MU = 25.0  # openskill's defaults, named so that storage and the model agree
+INITIAL_SIGMA = 25.0 / 3
+RATING_BASE = 1000  # the shown number: RATING_BASE + RATING_SCALE * (mu - 3 sigma); a newcomer shows 1000
+RATING_SCALE = 30
+DEFAULT_RATED_MIN_PEOPLE = 2
+RATING_MIN_GAMES = 5  # rated Bummerl a player needs to appear on the rating board
+
 
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
@@ -24,6 +34,7 @@ class GuildSettings:
     turn_seconds: int = 90
     ai_strength: AiStrength = "pimc"
     ai_delay_ms: int = 1200
+    rated_min_people: int = DEFAULT_RATED_MIN_PEOPLE  # a Bummerl is rated when this many people played it
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +137,7 @@ class BummerlRow:
     score_loser: int
     finished_at: int
     id: int | None = None  # assigned by the database
+    ai_strength: AiStrength = "pimc"  # what the AI seats played with (their rating identity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +174,64 @@ class PlayerStats:
         return self.bummerl_won / self.bummerl_played if self.bummerl_played else None
 
 
+def shown_rating(mu: float, sigma: float) -> int:
+    """The rating people see: a conservative estimate (openskill's ordinal, mu - 3 sigma) on a familiar scale.
+
+    >>> shown_rating(INITIAL_MU, INITIAL_SIGMA), shown_rating(30.0, 2.0)
+    (1000, 1720)
+    """
+    return round(RATING_BASE + RATING_SCALE * (mu - 3 * sigma))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """One rated player's rating in one guild; ``player_id`` is a user id or an AI identity (< 0)."""
+
+    player_id: int
+    mu: float = INITIAL_MU
+    sigma: float = INITIAL_SIGMA
+    games: int = 0  # rated Bummerl played
+
+    @property
+    def shown(self) -> int:
+        return shown_rating(self.mu, self.sigma)
+
+    @property
+    def uncertainty(self) -> int:
+        """The +- shown beside the rating: one sigma on the shown scale."""
+        return round(RATING_SCALE * self.sigma)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """A player's rating before and after one rated Bummerl."""
+
+    player_id: int
+    before: PlayerRating
+    after: PlayerRating
+
+    @property
+    def delta(self) -> int:
+        return self.after.shown - self.before.shown
+
+
+@dataclass(frozen=True, slots=True)
+class RatingSummary:
+    """A player's rating for a profile: the shown number, its uncertainty, the rated Bummerl, the rank on the
+    rating board (None below its minimum of games) and the last shown ratings, oldest first."""
+
+    shown: int
+    uncertainty: int
+    games: int
+    rank: int | None
+    history: tuple[int, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class LeaderboardEntry:
     rank: int  # competition ranking: equal keys share a rank (1, 2, 2, 4)
-    stats: PlayerStats
+    stats: PlayerStats  # an AI identity on the rating board has empty statistics and its id as user_id
+    rating: PlayerRating | None = None  # on the rating board
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ class GuildSettingsRepo(DatabaseCore):
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings, or the defaults when it never saved any."""
         row = await self._fetch_one(
-            "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms"
+            "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people"
             " FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         )
@@ -21,12 +21,12 @@ class GuildSettingsRepo(DatabaseCore):
             await self._execute(
                 """
                 INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
-                                            ai_delay_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                                            ai_delay_ms, rated_min_people)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id) DO UPDATE SET
                     language = excluded.language, preset = excluded.preset, deck = excluded.deck,
                     turn_seconds = excluded.turn_seconds, ai_strength = excluded.ai_strength,
-                    ai_delay_ms = excluded.ai_delay_ms
+                    ai_delay_ms = excluded.ai_delay_ms, rated_min_people = excluded.rated_min_people
                 """,
                 (
                     settings.guild_id,
@@ -36,5 +36,6 @@ class GuildSettingsRepo(DatabaseCore):
                     settings.turn_seconds,
                     settings.ai_strength,
                     settings.ai_delay_ms,
+                    settings.rated_min_people,
                 ),
             )

@@ -14,6 +14,7 @@ from .models import (
     LeaderboardPage,
     Player,
     PlayerDealStats,
+    PlayerRating,
     PlayerStats,
     Tally,
     pair_key,
@@ -26,6 +27,7 @@ _STATS_COLUMNS = (
 
 # Ranking keys per sort; a rank is shared only when every key is equal. Fixed strings, never user input.
 _RANK_ORDER: dict[LeaderboardSort, str] = {
+    "rating": "mu - 3 * sigma DESC, games DESC",  # the conservative estimate people see
     "bummerl": "bummerl_won DESC, bummerl_lost ASC, game_points DESC",
     "winrate": (
         "CAST(bummerl_won AS REAL) / (bummerl_won + bummerl_lost) DESC, bummerl_won DESC, game_points DESC"
@@ -33,14 +35,30 @@ _RANK_ORDER: dict[LeaderboardSort, str] = {
     "points": "game_points DESC, deals_won DESC, bummerl_won DESC",
 }
 
+# The players a board ranks, with the statistics' columns (and a rating's, NULL where there is none), and
+# how many games count for the minimum: rated Bummerl on the rating board (AI identities included, with
+# empty statistics), Bummerl played on the others (people only).
+_PLAYERS_SQL = f"""
+    SELECT {_STATS_COLUMNS}, NULL AS mu, NULL AS sigma, bummerl_won + bummerl_lost AS games
+    FROM player_stats WHERE guild_id = ?
+"""
+_RATED_PLAYERS_SQL = """
+    SELECT r.guild_id, r.player_id AS user_id, COALESCE(p.display_name, '') AS display_name,
+           COALESCE(p.bummerl_won, 0) AS bummerl_won, COALESCE(p.bummerl_lost, 0) AS bummerl_lost,
+           COALESCE(p.deals_played, 0) AS deals_played, COALESCE(p.deals_won, 0) AS deals_won,
+           COALESCE(p.game_points, 0) AS game_points, COALESCE(p.contracts_declared, 0) AS contracts_declared,
+           COALESCE(p.contracts_made, 0) AS contracts_made, r.mu, r.sigma, r.games
+    FROM ratings AS r LEFT JOIN player_stats AS p ON p.guild_id = r.guild_id AND p.user_id = r.player_id
+    WHERE r.guild_id = ?
+"""
+
 
 def _ranking_sql(sort: LeaderboardSort) -> str:
-    """The guild's ranked players (parameters: guild_id, minimum Bummerl played)."""
-    order = _RANK_ORDER[sort]
+    """The guild's ranked players (parameters: guild_id, minimum games)."""
+    players = _RATED_PLAYERS_SQL if sort == "rating" else _PLAYERS_SQL
     return f"""
-        SELECT {_STATS_COLUMNS}, RANK() OVER (ORDER BY {order}) AS rank
-        FROM player_stats
-        WHERE guild_id = ? AND bummerl_won + bummerl_lost >= ?
+        SELECT *, RANK() OVER (ORDER BY {_RANK_ORDER[sort]}) AS rank
+        FROM ({players}) WHERE games >= ?
     """
 
 
@@ -65,7 +83,24 @@ def _stats_from_row(row: sqlite3.Row) -> PlayerStats:
 
 
 def _entry_from_row(row: sqlite3.Row) -> LeaderboardEntry:
-    return LeaderboardEntry(rank=int(row["rank"]), stats=_stats_from_row(row))
+    rating = None if row["mu"] is None else PlayerRating(row["user_id"], row["mu"], row["sigma"], row["games"])
+    return LeaderboardEntry(rank=int(row["rank"]), stats=_stats_from_row(row), rating=rating)
+
+
+def _bummerl_from_row(row: sqlite3.Row) -> BummerlRow:
+    return BummerlRow(
+        guild_id=row["guild_id"],
+        table_id=row["table_id"],
+        winners=(Player(row["winner1_id"], row["winner1_name"]), Player(row["winner2_id"], row["winner2_name"])),
+        losers=(Player(row["loser1_id"], row["loser1_name"]), Player(row["loser2_id"], row["loser2_name"])),
+        kind=row["kind"],
+        count=row["count"],
+        score_winner=row["score_winner"],
+        score_loser=row["score_loser"],
+        finished_at=row["finished_at"],
+        id=row["id"],
+        ai_strength=row["ai_strength"],
+    )
 
 
 def _ordered(pair1: tuple[int, int], pair2: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int], bool]:
@@ -89,8 +124,9 @@ class StatsRepo(DatabaseCore):
                 """
                 INSERT INTO bummerl_results (guild_id, table_id, winner1_id, winner1_name, winner2_id,
                                              winner2_name, loser1_id, loser1_name, loser2_id, loser2_name,
-                                             kind, count, score_winner, score_loser, finished_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                             kind, count, score_winner, score_loser, finished_at,
+                                             ai_strength)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING id
                 """,
                 (
@@ -109,6 +145,7 @@ class StatsRepo(DatabaseCore):
                     result.score_winner,
                     result.score_loser,
                     result.finished_at,
+                    result.ai_strength,
                 ),
             )
             assert row is not None
@@ -120,27 +157,11 @@ class StatsRepo(DatabaseCore):
         rows = await self._fetch_all(
             "SELECT * FROM bummerl_results WHERE table_id = ? ORDER BY id", (table_id,)
         )
-        return [
-            BummerlRow(
-                guild_id=row["guild_id"],
-                table_id=row["table_id"],
-                winners=(
-                    Player(row["winner1_id"], row["winner1_name"]),
-                    Player(row["winner2_id"], row["winner2_name"]),
-                ),
-                losers=(
-                    Player(row["loser1_id"], row["loser1_name"]),
-                    Player(row["loser2_id"], row["loser2_name"]),
-                ),
-                kind=row["kind"],
-                count=row["count"],
-                score_winner=row["score_winner"],
-                score_loser=row["score_loser"],
-                finished_at=row["finished_at"],
-                id=row["id"],
-            )
-            for row in rows
-        ]
+        return [_bummerl_from_row(row) for row in rows]
+
+    async def all_bummerl_results(self) -> list[BummerlRow]:
+        """Every finished Bummerl of every guild, in the order they were stored (for a ratings rebuild)."""
+        return [_bummerl_from_row(row) for row in await self._fetch_all("SELECT * FROM bummerl_results ORDER BY id")]
 
     # ---- player statistics --------------------------------------------------------------------------
 
@@ -267,18 +288,15 @@ class StatsRepo(DatabaseCore):
         offset: int = 0,
         limit: int = 10,
     ) -> LeaderboardPage:
-        """One page of the guild's leaderboard. `min_games` counts Bummerl played (win rate needs >= 1)."""
+        """One page of the guild's leaderboard. `min_games` counts Bummerl played, rated Bummerl on the rating
+        board (win rate needs >= 1)."""
         minimum = _min_played(sort, min_games)
         async with self._reading():
             rows = await self._fetch_all(
                 f"{_ranking_sql(sort)} ORDER BY rank, display_name COLLATE NOCASE, user_id LIMIT ? OFFSET ?",
                 (guild_id, minimum, limit, offset),
             )
-            total = await self._fetch_one(
-                "SELECT COUNT(*) AS n FROM player_stats"
-                " WHERE guild_id = ? AND bummerl_won + bummerl_lost >= ?",
-                (guild_id, minimum),
-            )
+            total = await self._fetch_one(f"SELECT COUNT(*) AS n FROM ({_ranking_sql(sort)})", (guild_id, minimum))
         assert total is not None
         return LeaderboardPage(tuple(_entry_from_row(row) for row in rows), int(total["n"]))
 

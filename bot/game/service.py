@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import engine
 from bot.db import (
+    RATING_MIN_GAMES,
     AlreadySeated,
     BummerlRow,
     ChannelBusy,
@@ -31,17 +32,20 @@ from bot.db import (
     OutboxEntry,
     Player,
     PlayerDealStats,
+    RatingSummary,
     SeatRow,
     SeatTaken,
     TableRow,
     Tally,
     pair_key,
+    shown_rating,
 )
 from bot.db.retention import retention_cutoff
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
 
+from . import ratings
 from .errors import UserError, one_of
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
@@ -108,8 +112,11 @@ class TableService:
         A table whose record no longer replays is set aside (closed, its channel told with the record
         attached) so that one bad table never keeps the bot from starting. A table left in a state from
         which no step leads on (an older version stored a deal's end and the next deal in two transactions)
-        is repaired: the missing next deal is dealt, or the finished Bummerl is marked finished.
+        is repaired: the missing next deal is dealt, or the finished Bummerl is marked finished. Ratings a
+        migration left to compute are computed first.
         """
+        if (rated := await ratings.rebuild_if_pending(self.db)) is not None:
+            log.info("ratings computed from the stored results after a migration: %d Bummerl rated", rated)
         restored, set_aside, repaired = [], [], []
         for row in await self.db.list_open_tables():
             try:
@@ -469,8 +476,9 @@ class TableService:
     async def _store_finished_deal(
         self, table: TableSnapshot, deal: engine.DealState
     ) -> tuple[engine.MatchState, BummerlWon | None]:
-        """Inside the action's transaction: the result, the statistics, the Bummerl and tally, and what the
-        end of the deal must announce (its result message, the last edit of its hand messages)."""
+        """Inside the action's transaction: the result, the statistics, the Bummerl, its tally and ratings, and
+        what the end of the deal must announce (its result message with the rating changes, the last edit of
+        its hand messages)."""
         result = deal.result
         assert result is not None and deal.contract is not None and deal.declarer is not None
         now = self.now()
@@ -502,6 +510,7 @@ class TableService:
         await self.db.add_deal_stats(table.row.guild_id, players)
         match, bummerl = engine.score_deal(table.match, result)
         tally = None
+        rating_changes: list[dict[str, object]] = []
         if bummerl is not None:
 
             def pair(team: int) -> tuple[Player, Player]:
@@ -510,19 +519,26 @@ class TableService:
                 return (Player(a.user_id, a.display_name), Player(b.user_id, b.display_name))
 
             winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
-            await self.db.record_bummerl(
-                BummerlRow(
-                    table.row.guild_id,
-                    table.id,
-                    winners,
-                    losers,
-                    bummerl.kind,
-                    bummerl.count,
-                    bummerl.score[bummerl.winner],
-                    bummerl.score[1 - bummerl.winner],
-                    now,
-                )
+            settings = await self.db.get_guild_settings(table.row.guild_id)
+            row = BummerlRow(
+                table.row.guild_id,
+                table.id,
+                winners,
+                losers,
+                bummerl.kind,
+                bummerl.count,
+                bummerl.score[bummerl.winner],
+                bummerl.score[1 - bummerl.winner],
+                now,
+                ai_strength=settings.ai_strength,
             )
+            bummerl_id = await self.db.record_bummerl(row)
+            by_person = {c.player_id: c for c in await ratings.rate_bummerl(self.db, row, bummerl_id, settings)}
+            rating_changes = [  # every person's change in seat order, for the result message
+                {"name": s.display_name, "delta": change.delta, "shown": change.after.shown}
+                for s in table.humans()
+                if s.user_id is not None and (change := by_person.get(s.user_id)) is not None
+            ]
             tally = await self.db.get_tally(
                 table.row.guild_id,
                 pair_key(winners[0].user_id, winners[1].user_id),
@@ -531,7 +547,13 @@ class TableService:
         await self.db.add_announcement(
             table.id,
             "result",
-            {"channel_id": table.row.channel_id, "lang": table.row.language, "deal_no": table.deal_no, "tally": tally},
+            {
+                "channel_id": table.row.channel_id,
+                "lang": table.row.language,
+                "deal_no": table.deal_no,
+                "tally": tally,
+                "ratings": rating_changes,
+            },
             now,
         )
         for s in table.humans():  # the finished deal's hand messages get a last edit, without buttons
@@ -647,6 +669,7 @@ class TableService:
         turn_seconds: int | None = None,
         ai_strength: str | None = None,
         ai_delay_ms: int | None = None,
+        rated_min_people: int | None = None,
     ) -> GuildSettings:
         """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
         current = await self.db.get_guild_settings(guild_id)
@@ -654,6 +677,8 @@ class TableService:
             raise UserError("error.bad_turn_time")
         if ai_delay_ms is not None and not 0 <= ai_delay_ms <= 10_000:
             raise UserError("error.bad_choice", value=ai_delay_ms)
+        if rated_min_people is not None and not 1 <= rated_min_people <= 4:
+            raise UserError("error.bad_choice", value=rated_min_people)
         updated = GuildSettings(
             guild_id=guild_id,
             language=current.language if language is None else one_of(language, LANGUAGES),
@@ -662,6 +687,7 @@ class TableService:
             turn_seconds=current.turn_seconds if turn_seconds is None else turn_seconds,
             ai_strength=current.ai_strength if ai_strength is None else one_of(ai_strength, AI_STRENGTHS),
             ai_delay_ms=current.ai_delay_ms if ai_delay_ms is None else ai_delay_ms,
+            rated_min_people=current.rated_min_people if rated_min_people is None else rated_min_people,
         )
         await self.db.save_guild_settings(updated)
         return updated
@@ -681,6 +707,20 @@ class TableService:
         self, guild_id: int, user_id: int, sort: LeaderboardSort, min_games: int
     ) -> LeaderboardEntry | None:
         return await self.db.rank_of(guild_id, user_id, sort, min_games)
+
+    async def default_leaderboard_sort(self, guild_id: int) -> LeaderboardSort:
+        """By rating once some person of the guild has the rating board's minimum of rated Bummerl, else by
+        Bummerl won."""
+        return "rating" if await self.db.has_rated_person(guild_id, RATING_MIN_GAMES) else "bummerl"
+
+    async def player_profile(self, guild_id: int, user_id: int, history: int = 20) -> RatingSummary:
+        """A player's rating for their profile: shown number, uncertainty, rated Bummerl, rank on the rating
+        board (None below its minimum of games) and the shown rating after each of their last ``history``
+        rated Bummerl, oldest first (a player never rated gets the initial rating and no history)."""
+        rating = (await self.db.get_ratings(guild_id, [user_id]))[user_id]
+        entry = await self.db.rank_of(guild_id, user_id, "rating", RATING_MIN_GAMES)
+        shown = tuple(shown_rating(mu, sigma) for _, mu, sigma in await self.db.rating_history(guild_id, user_id, history))
+        return RatingSummary(rating.shown, rating.uncertainty, rating.games, None if entry is None else entry.rank, shown)
 
     # --- messages ------------------------------------------------------------------------------------
 

@@ -264,10 +264,16 @@ class SchnapsenCog(
     @app_commands.choices(sort=SORT_CHOICES)
     @app_commands.describe(sort=_("What to rank by"))
     @app_commands.guild_only()
-    async def leaderboard(self, interaction: Interaction, sort: str = "bummerl") -> None:
+    async def leaderboard(self, interaction: Interaction, sort: str | None = None) -> None:
         lang = language_of(interaction)
         await thinking(interaction)
-        embed, view = await payloads.leaderboard_page(interaction, lang, one_of(sort, LEADERBOARD_SORTS), 0)
+        assert interaction.guild_id is not None
+        chosen = (
+            await self.service.default_leaderboard_sort(interaction.guild_id)
+            if sort is None
+            else one_of(sort, LEADERBOARD_SORTS)
+        )
+        embed, view = await payloads.leaderboard_page(interaction, lang, chosen, 0)
         await answer(interaction, embed=embed, view=view)
 
     @app_commands.command(
@@ -307,6 +313,7 @@ class SchnapsenCog(
         turn_time=_("Seconds per turn"),
         ai_strength=_("AI strength"),
         ai_delay_ms=_("AI thinking pause in milliseconds"),
+        rated_min_people=_("People a table needs for a rated Bummerl"),
     )
     async def settings(
         self,
@@ -317,6 +324,7 @@ class SchnapsenCog(
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
         ai_strength: str | None = None,
         ai_delay_ms: app_commands.Range[int, 0, 10000] | None = None,
+        rated_min_people: app_commands.Range[int, 1, 4] | None = None,
     ) -> None:
         lang = language_of(interaction)
         if not (interaction.permissions and interaction.permissions.manage_guild):
@@ -331,6 +339,7 @@ class SchnapsenCog(
             turn_seconds=turn_time,
             ai_strength=ai_strength,
             ai_delay_ms=ai_delay_ms,
+            rated_min_people=rated_min_people,
         )
         await answer(
             interaction,
@@ -345,6 +354,7 @@ class SchnapsenCog(
                 seconds=updated.turn_seconds,
                 ai=t(lang, f"command.choice.{updated.ai_strength}"),
                 delay=updated.ai_delay_ms,
+                rated=t(lang, "settings.rated", people=updated.rated_min_people),
             ),
         )
 

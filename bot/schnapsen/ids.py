@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass
 
 import engine
+from bot.vocabulary import LEADERBOARD_SORTS
 
 TABLE_AND_VERSION = r"bs:(?P<table>[0-9]{1,18}):(?P<version>[0-9]{1,18})"
 ARG = r"(?P<arg>[A-Za-z0-9_]{0,24})"
 PATTERN = rf"{TABLE_AND_VERSION}:(?P<verb>[a-z]{{1,8}}):{ARG}"  # every table button's id
-LEADERBOARD_PATTERN = r"bslb:(?P<sort>bummerl|winrate|points):(?P<page>[0-9]{1,6})"
+LEADERBOARD_PATTERN = rf"bslb:(?P<sort>{'|'.join(LEADERBOARD_SORTS)}):(?P<page>[0-9]{{1,6}})"
 
 # The verbs of each family of buttons (one DynamicItem class each, see components.py). Game verbs carry the
 # position version; the others carry 0, except Rematch and Close, which are made for one finished position.

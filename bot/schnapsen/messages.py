@@ -322,7 +322,7 @@ class Messages:
                 assert deal is not None
                 tally = tuple(payload["tally"]) if payload.get("tally") else None
                 message = await payloads.result_payload(
-                    table, payload["lang"], deal, table.last_bummerl, tally
+                    table, payload["lang"], deal, table.last_bummerl, tally, payload.get("ratings")
                 )
                 await self.channel(payload["channel_id"]).send(
                     nonce=f"r{entry.table_id}.{payload['deal_no']}",

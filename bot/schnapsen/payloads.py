@@ -17,7 +17,7 @@ import discord
 
 import engine
 from bot import render
-from bot.db import Tally
+from bot.db import RATING_MIN_GAMES, LeaderboardEntry, Tally
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
@@ -28,10 +28,12 @@ from .ids import ButtonId, action_id
 from .texts import (
     action_emoji,
     action_label,
+    board_name,
     contract_name,
     contract_text,
     log_line,
     pair_label,
+    rating_changes_text,
     score_text,
     seat_name,
     status_line,
@@ -332,7 +334,12 @@ def hand_view(
 
 
 async def result_payload(
-    table: TableSnapshot, lang: str, deal: engine.DealState, bummerl: Any, tally: tuple[int, int] | None
+    table: TableSnapshot,
+    lang: str,
+    deal: engine.DealState,
+    bummerl: Any,
+    tally: tuple[int, int] | None,
+    rating_changes: list[dict[str, Any]] | None = None,
 ) -> Payload:
     result = deal.result
     assert result is not None and deal.contract is not None and deal.declarer is not None
@@ -382,6 +389,10 @@ async def result_payload(
                     y=tally[1],
                 ),
                 inline=False,
+            )
+        if rating_changes:
+            embed.add_field(
+                name=t(lang, "result.rating_title"), value=rating_changes_text(lang, rating_changes), inline=False
             )
     lost = [sum(b.count for b in table.match.bummerls if b.winner != team) for team in (0, 1)]
     scene = render.ResultScene(
@@ -474,34 +485,49 @@ PAGE_SIZE = 10
 MIN_GAMES_FOR_WINRATE = 3
 
 
+def _min_games(sort: LeaderboardSort) -> int:
+    return RATING_MIN_GAMES if sort == "rating" else MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
+
+
+def leaderboard_line(lang: str, entry: LeaderboardEntry) -> str:
+    stats = entry.stats
+    if entry.rating is not None:
+        return t(
+            lang,
+            "leaderboard.line_rating",
+            rank=entry.rank,
+            name=board_name(lang, stats.user_id, stats.display_name),
+            rating=entry.rating.shown,
+            uncertainty=entry.rating.uncertainty,
+            games=entry.rating.games,
+        )
+    rate = f"{stats.win_rate:.0%}" if stats.win_rate is not None else "—"
+    return t(
+        lang,
+        "leaderboard.line",
+        rank=entry.rank,
+        name=stats.display_name,
+        won=stats.bummerl_won,
+        lost=stats.bummerl_lost,
+        rate=rate,
+        points=stats.game_points,
+    )
+
+
 async def leaderboard_page(
     interaction: Interaction, lang: str, sort: LeaderboardSort, page: int
 ) -> tuple[discord.Embed, discord.ui.View]:
     """One page of the server's leaderboard, with the caller's own rank, and the buttons to turn pages."""
     service = interaction.client.service
     assert interaction.guild_id is not None
-    min_games = MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
+    min_games = _min_games(sort)
     board = await service.leaderboard(interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)
     embed = discord.Embed(
         title=t(lang, "leaderboard.title", sort=t(lang, f"leaderboard.sort.{sort}")), colour=0x1565C0
     )
-    lines = []
-    for entry in board.entries:
-        stats = entry.stats
-        rate = f"{stats.win_rate:.0%}" if stats.win_rate is not None else "—"
-        lines.append(
-            t(
-                lang,
-                "leaderboard.line",
-                rank=entry.rank,
-                name=stats.display_name,
-                won=stats.bummerl_won,
-                lost=stats.bummerl_lost,
-                rate=rate,
-                points=stats.game_points,
-            )
-        )
-    embed.description = "\n".join(lines) or t(lang, "leaderboard.empty")
+    lines = [leaderboard_line(lang, entry) for entry in board.entries]
+    empty = t(lang, "leaderboard.empty_rating", games=min_games) if sort == "rating" else t(lang, "leaderboard.empty")
+    embed.description = "\n".join(lines) or empty
     mine = await service.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)
     pages = max(1, -(-board.total // PAGE_SIZE))
     footer = t(lang, "leaderboard.page", page=page + 1, pages=pages)

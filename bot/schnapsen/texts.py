@@ -4,7 +4,10 @@ and the engine's views only, so nothing hidden can leak into a text (``payloads.
 
 from __future__ import annotations
 
+from typing import Any
+
 import engine
+from bot.game.ratings import ai_strength_of
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.render import card_name, suit_name
@@ -42,6 +45,32 @@ def team_names(table: TableSnapshot, team: int) -> str:
 def pair_label(pair: tuple[int, int]) -> str:
     """A pair of a tally: its people mentioned, an AI seat (user id 0) as a robot."""
     return " & ".join("🤖" if user_id == 0 else f"<@{user_id}>" for user_id in pair)
+
+
+def board_name(lang: str, player_id: int, display_name: str) -> str:
+    """A name on the rating board: a person's, or the AI strength an AI identity stands for."""
+    strength = ai_strength_of(player_id)
+    if strength is None:
+        return display_name
+    return "🤖 " + t(lang, "leaderboard.ai_player", strength=t(lang, f"command.choice.{strength}"))
+
+
+def signed(delta: int) -> str:
+    """A rating change as people write it: +14, −9 (a minus sign, not a hyphen), ±0.
+
+    >>> signed(14), signed(-9), signed(0)
+    ('+14', '−9', '±0')
+    """
+    return f"+{delta}" if delta > 0 else f"−{-delta}" if delta < 0 else "±0"
+
+
+def rating_changes_text(lang: str, changes: list[dict[str, Any]]) -> str:
+    """Every person's rating change after a Bummerl, one line each (``changes`` as stored with the result:
+    name, delta, shown)."""
+    return "\n".join(
+        t(lang, "result.rating_line", name=change["name"], delta=signed(change["delta"]), rating=change["shown"])
+        for change in changes
+    )
 
 
 def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object]) -> str:

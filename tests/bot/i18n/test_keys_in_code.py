@@ -12,7 +12,7 @@ from bot.render import DECK_STYLES
 from engine.actions import DOUBLING_WORDS
 from engine.match import BUMMERL, RETOURSCHNEIDER, SCHNEIDER
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[3]  # tests/bot/i18n/ -> the repository
 ENGLISH = catalogue("en")
 NAMESPACES = {key.split(".")[0] for key in ENGLISH}
 KEY_SHAPE = re.compile(r"[a-z_]+(?:\.[A-Za-z0-9_]+)+")
@@ -51,7 +51,7 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "rules.who.": CONTRACT_IDS,
     "double.": DOUBLING_WORDS,
     "deck.": DECK_STYLES,
-    "leaderboard.sort.": ("bummerl", "winrate", "points"),
+    "leaderboard.sort.": ("rating", "bummerl", "winrate", "points"),
     "result.bummerl.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "result.kind.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "rules.": tuple(sorted(engine_rule_codes())),

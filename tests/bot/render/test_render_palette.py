@@ -11,7 +11,7 @@ from PIL import Image
 
 from bot.render import DECK_STYLES, TableScene, _assets, render_hand, render_table
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[3]  # tests/bot/render/ -> the repository
 
 
 def _load_tool():

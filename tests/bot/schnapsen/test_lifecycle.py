@@ -15,7 +15,7 @@ from bot.client import SchnapsenBot
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.fakediscord import FakeDiscord
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[3]  # tests/bot/schnapsen/ -> the repository
 COMMAND_SYNC = "/applications/*/commands"
 
 
