@@ -42,6 +42,7 @@ from engine import Action
 from engine.events import BummerlWon, Event
 
 from .errors import UserError, one_of
+from .profile import ProfileQueries
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
@@ -72,7 +73,7 @@ class Restored:
     repaired: list[int]
 
 
-class TableService:
+class TableService(ProfileQueries):
     def __init__(
         self,
         db: Database,
