@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CARDS_DIR = ROOT / "assets" / "cards"
 DECKS = ("doppeldeutsch", "french")
 CODES = [suit + rank for suit in "HDCS" for rank in "ATKQJ"]

@@ -11,7 +11,7 @@ from PIL import Image
 
 from bot.render import DECK_STYLES, TableScene, _assets, render_hand, render_table
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _load_tool():
