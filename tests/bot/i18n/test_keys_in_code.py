@@ -9,10 +9,11 @@ from pathlib import Path
 import engine
 from bot.i18n import catalogue
 from bot.render import DECK_STYLES
+from bot.vocabulary import CONTRACT_FAMILIES
 from engine.actions import DOUBLING_WORDS
 from engine.match import BUMMERL, RETOURSCHNEIDER, SCHNEIDER
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ENGLISH = catalogue("en")
 NAMESPACES = {key.split(".")[0] for key in ENGLISH}
 KEY_SHAPE = re.compile(r"[a-z_]+(?:\.[A-Za-z0-9_]+)+")
@@ -52,6 +53,7 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "double.": DOUBLING_WORDS,
     "deck.": DECK_STYLES,
     "leaderboard.sort.": ("bummerl", "winrate", "points"),
+    "stats.family.": CONTRACT_FAMILIES,
     "result.bummerl.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "result.kind.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "rules.": tuple(sorted(engine_rule_codes())),
