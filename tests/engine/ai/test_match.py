@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.ai.arena import duplicate_pair, load_deals
 
-DEALS = Path(__file__).resolve().parents[2] / "bench" / "data" / "deals.jsonl"
+DEALS = Path(__file__).resolve().parents[3] / "bench" / "data" / "deals.jsonl"
 MATCH_DEALS = 200
 BUDGET_MS = 10
 
