@@ -105,5 +105,6 @@ class ProfileRepo(DatabaseCore):
         )
         # SQLite takes a bare column (name) from the row that gave MAX(id): the name at their latest Bummerl.
         return [
-            PartnerTally(int(row["partner"]), row["name"], int(row["together"]), int(row["won"])) for row in rows
+            PartnerTally(int(row["partner"]), row["name"], int(row["together"]), int(row["won"]))
+            for row in rows
         ]

@@ -135,5 +135,7 @@ class ProfileQueries:
             contracts=families({c.contract: (c.declared, c.made) for c in contracts}),
             kontra_said=kontra.said,
             kontra_won=kontra.won,
-            best_partner=None if best is None else BestPartner(best.user_id, best.display_name, best.together, best.won),
+            best_partner=None
+            if best is None
+            else BestPartner(best.user_id, best.display_name, best.together, best.won),
         )

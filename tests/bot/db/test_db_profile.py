@@ -19,14 +19,19 @@ async def seated_table(db: Database, make_table, guild_id: int = GUILD, channel_
     return table.id
 
 
-async def finish_deal(db: Database, table_id: int, deal_no: int, contract: str, declarer: int, winner: int,
-                      actions: tuple[str, ...] = ()) -> None:
+async def finish_deal(
+    db: Database,
+    table_id: int,
+    deal_no: int,
+    contract: str,
+    declarer: int,
+    winner: int,
+    actions: tuple[str, ...] = (),
+) -> None:
     await db.start_deal(table_id, deal_no, dealer=3, seed=deal_no, hands=HANDS, now=NOW)
     for action in actions:
         await db.append_action(table_id, deal_no, action, NOW)
-    await db.record_deal_result(
-        DealResultRow(table_id, deal_no, contract, declarer, winner, 2, 1, "66", NOW)
-    )
+    await db.record_deal_result(DealResultRow(table_id, deal_no, contract, declarer, winner, 2, 1, "66", NOW))
 
 
 async def test_contracts_are_counted_per_contract_for_the_declarers_seat(db: Database, make_table) -> None:

@@ -26,10 +26,15 @@ async def played_history(db: Database) -> None:
         await db.start_deal(table.id, deal_no, dealer=3, seed=deal_no, hands=HANDS, now=NOW)
         for action in actions:
             await db.append_action(table.id, deal_no, action, NOW)
-        await db.record_deal_result(DealResultRow(table.id, deal_no, contract, declarer, winner, 3, 1, "x", NOW))
-        await db.add_deal_stats(GUILD, [
-            PlayerDealStats(21, "Alice", won=winner == 0, game_points=3, declared=True, made=winner == 0),
-        ])
+        await db.record_deal_result(
+            DealResultRow(table.id, deal_no, contract, declarer, winner, 3, 1, "x", NOW)
+        )
+        await db.add_deal_stats(
+            GUILD,
+            [
+                PlayerDealStats(21, "Alice", won=winner == 0, game_points=3, declared=True, made=winner == 0),
+            ],
+        )
     for winners, losers in [((ALICE, BOB), (CAROL, DAVE))] * 3 + [((CAROL, DAVE), (ALICE, BOB))]:
         await db.record_bummerl(BummerlRow(GUILD, table.id, winners, losers, "bummerl", 1, 24, 3, NOW))
 
@@ -38,7 +43,12 @@ async def test_a_profile_sums_up_what_storage_holds(db: Database, service: Table
     await played_history(db)
     profile = await service.player_profile(GUILD, ALICE.user_id)
     assert profile.display_name == "Alice" and profile.has_games
-    assert (profile.bummerl_won, profile.bummerl_played, profile.deals_won, profile.deals_played) == (3, 4, 2, 3)
+    assert (profile.bummerl_won, profile.bummerl_played, profile.deals_won, profile.deals_played) == (
+        3,
+        4,
+        2,
+        3,
+    )
     assert profile.contracts == (
         FamilyRecord("normal", 0, 0),
         FamilyRecord("bettler", 2, 1),
