@@ -24,3 +24,7 @@ OPEN_STATUSES: tuple[TableStatus, ...] = tuple(status for status in TABLE_STATUS
 
 DEFAULT_DECK: DeckStyle = "doppeldeutsch"
 DEFAULT_LANGUAGE: Language = "en"
+
+# The contracts grouped the way a player's profile counts them (engine/contracts.py has the members of each).
+ContractFamily = Literal["normal", "bettler", "schnapser", "all_tricks", "farbringerl"]
+CONTRACT_FAMILIES: tuple[ContractFamily, ...] = get_args(ContractFamily)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .outbox import OutboxRepo
+from .profile import ProfileRepo
 from .ratings import RatingsRepo
 from .records import RecordsRepo
 from .retention import RetentionRepo
@@ -11,7 +12,9 @@ from .stats import StatsRepo
 from .tables import TablesRepo
 
 
-class Database(GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo):
+class Database(
+    GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo, ProfileRepo
+):
     """Open with `await Database.open(path)`, close with `await db.close()`.
 
     Every method takes and returns plain values. Each write method runs in its own transaction, or joins

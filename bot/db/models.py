@@ -216,18 +216,6 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
-class RatingSummary:
-    """A player's rating for a profile: the shown number, its uncertainty, the rated Bummerl, the rank on the
-    rating board (None below its minimum of games) and the last shown ratings, oldest first."""
-
-    shown: int
-    uncertainty: int
-    games: int
-    rank: int | None
-    history: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class LeaderboardEntry:
     rank: int  # competition ranking: equal keys share a rank (1, 2, 2, 4)
     stats: PlayerStats  # an AI identity on the rating board has empty statistics and its id as user_id

@@ -32,13 +32,11 @@ from bot.db import (
     OutboxEntry,
     Player,
     PlayerDealStats,
-    RatingSummary,
     SeatRow,
     SeatTaken,
     TableRow,
     Tally,
     pair_key,
-    shown_rating,
 )
 from bot.db.retention import retention_cutoff
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
@@ -47,6 +45,7 @@ from engine.events import BummerlWon, Event
 
 from . import ratings
 from .errors import UserError, one_of
+from .profile import ProfileQueries
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
@@ -78,7 +77,7 @@ class Restored:
     repaired: list[int]
 
 
-class TableService:
+class TableService(ProfileQueries):
     def __init__(
         self,
         db: Database,
@@ -712,15 +711,6 @@ class TableService:
         """By rating once some person of the guild has the rating board's minimum of rated Bummerl, else by
         Bummerl won."""
         return "rating" if await self.db.has_rated_person(guild_id, RATING_MIN_GAMES) else "bummerl"
-
-    async def player_profile(self, guild_id: int, user_id: int, history: int = 20) -> RatingSummary:
-        """A player's rating for their profile: shown number, uncertainty, rated Bummerl, rank on the rating
-        board (None below its minimum of games) and the shown rating after each of their last ``history``
-        rated Bummerl, oldest first (a player never rated gets the initial rating and no history)."""
-        rating = (await self.db.get_ratings(guild_id, [user_id]))[user_id]
-        entry = await self.db.rank_of(guild_id, user_id, "rating", RATING_MIN_GAMES)
-        shown = tuple(shown_rating(mu, sigma) for _, mu, sigma in await self.db.rating_history(guild_id, user_id, history))
-        return RatingSummary(rating.shown, rating.uncertainty, rating.games, None if entry is None else entry.rank, shown)
 
     # --- messages ------------------------------------------------------------------------------------
 

@@ -4,33 +4,39 @@ Pure functions of plain values (card codes like "HA", seats 0..3 = N E S W); thi
 so it can be tested and benchmarked on its own. Call it off the event loop (asyncio.to_thread); it is thread-safe.
 """
 
-from bot.render.alt import hand_alt_text, result_alt_text, table_alt_text
+from bot.render.alt import hand_alt_text, profile_alt_text, result_alt_text, table_alt_text
 from bot.render.images import (
     HAND_SIZE,
+    PROFILE_SIZE,
     RESULT_SIZE,
     TABLE_SIZE,
     preload,
     render_hand,
+    render_profile,
     render_result,
     render_table,
 )
 from bot.render.names import ALL_CARDS, DECK_STYLES, LANGUAGES, card_name, label, suit_name
-from bot.render.scenes import ResultScene, TableScene
+from bot.render.scenes import ProfileScene, ResultScene, TableScene
 
 __all__ = [
     "ALL_CARDS",
     "DECK_STYLES",
     "HAND_SIZE",
     "LANGUAGES",
+    "PROFILE_SIZE",
     "RESULT_SIZE",
     "TABLE_SIZE",
+    "ProfileScene",
     "ResultScene",
     "TableScene",
     "card_name",
     "hand_alt_text",
     "label",
     "preload",
+    "profile_alt_text",
     "render_hand",
+    "render_profile",
     "render_result",
     "render_table",
     "result_alt_text",

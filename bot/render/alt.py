@@ -10,11 +10,12 @@ from bot.render.names import (
     card_name,
     check_card,
     count_label,
+    family_label,
     join_names,
     label,
     suit_name,
 )
-from bot.render.scenes import ResultScene, TableScene
+from bot.render.scenes import ProfileScene, ResultScene, TableScene
 
 
 def _cards(cards: Sequence[str], deck: str, lang: str) -> str:
@@ -108,4 +109,42 @@ def result_alt_text(scene: ResultScene) -> str:
         sentences.append(
             label("alt_bummerl", lang, team_a=team_a, team_b=team_b, a=scene.bummerls[0], b=scene.bummerls[1])
         )
+    return " ".join(sentences)
+
+
+def profile_alt_text(scene: ProfileScene) -> str:
+    """What the profile card shows, as sentences in the reader's language."""
+    lang = scene.lang
+    sentences = [label("alt_profile", lang, name=scene.display_name)]
+    if scene.rank is not None:
+        sentences.append(label("profile_rank", lang, rank=scene.rank) + ".")
+    if not scene.has_games:
+        sentences.append(label("profile_no_games", lang))
+        return " ".join(sentences)
+    if scene.rating is None:
+        sentences.append(label("profile_unrated", lang) + ".")
+    else:
+        sentences.append(f"{label('profile_rating', lang)}: {scene.rating} ± {scene.uncertainty}.")
+    if len(scene.history) > 1:
+        first, last = scene.history[0], scene.history[-1]
+        sentences.append(label("alt_profile_trend", lang, n=len(scene.history), first=first, last=last))
+    for key, (won, total) in (
+        ("profile_bummerl", scene.bummerl),
+        ("profile_deals", scene.deals),
+        ("profile_kontra", scene.kontra),
+    ):
+        sentences.append(f"{label(key, lang)}: {label('profile_of', lang, won=won, total=total)}.")
+    declared = [
+        f"{family_label(family, lang)} {label('profile_declared', lang)} {times}, {label('profile_made', lang)} {made}"
+        for family, times, made in scene.contracts
+        if times
+    ]
+    if declared:
+        sentences.append(f"{label('profile_contracts', lang)}: {'; '.join(declared)}.")
+    if scene.partner is not None:
+        name, together, won = scene.partner
+        line = label("profile_partner_line", lang, name=name, won=won, together=together)
+        sentences.append(f"{label('profile_partner', lang)}: {line}.")
+    else:
+        sentences.append(label("profile_no_partner", lang, n=scene.min_together) + ".")
     return " ".join(sentences)

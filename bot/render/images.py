@@ -23,10 +23,12 @@ from bot.render.names import (
     check_lang,
     check_suit,
     count_label,
+    family_label,
+    family_members,
     label,
     suit_name,
 )
-from bot.render.scenes import ResultScene, TableScene, team_of
+from bot.render.scenes import ProfileScene, ResultScene, TableScene, team_of
 
 RGB = tuple[int, int, int]
 WIDTH = 760
@@ -356,6 +358,184 @@ def _compose_result(scene: ResultScene) -> Image.Image:
             )
         _text(canvas, (WIDTH - 24, row_y), f"{scene.score[team]} / {scene.target}", 20, colour, anchor="rm")
     return canvas
+
+
+# ---------------------------------------------------------------- profile
+
+PROFILE_SIZE = (WIDTH, 560)
+_PROFILE_TOP = HEADER_H + 12
+_RATING_BOX = (10, _PROFILE_TOP, 364, 208)  # x, y, width, height
+_COUNTS_BOX = (386, _PROFILE_TOP, 364, 208)
+_CONTRACTS_BOX = (10, _PROFILE_TOP + 220, 740, 228)
+_PARTNER_Y = PROFILE_SIZE[1] - 24
+_CHART = (30, _PROFILE_TOP + 92, 324, 92)  # x, y, width, height of the rating line
+
+
+@lru_cache(maxsize=2)
+def _profile_background(with_games: bool) -> Image.Image:
+    canvas = _felt(PROFILE_SIZE).copy()
+    if with_games:
+        for x, y, w, h in (_RATING_BOX, _COUNTS_BOX, _CONTRACTS_BOX):
+            _stamp(canvas, _assets.rounded_stamp(w, h, 12, PANEL), (x, y))
+    return canvas
+
+
+def render_profile(scene: ProfileScene) -> bytes:
+    """A player's profile card: rating with a line of its history, results, contracts per family, Kontra and
+    best partner, as PNG bytes (PROFILE_SIZE, palette mode)."""
+    return _encode(_compose_profile(scene), DEFAULT_DECK)
+
+
+def _compose_profile(scene: ProfileScene) -> Image.Image:
+    lang = scene.lang
+    canvas = _profile_background(scene.has_games).copy()
+    _text(canvas, (14, HEADER_H // 2), scene.display_name, 22, TEXT, anchor="lm", max_width=420)
+    if scene.rank is not None:
+        rank = label("profile_rank", lang, rank=scene.rank)
+        _text(canvas, (WIDTH - 14, HEADER_H // 2), rank, 20, GOLD, anchor="rm", max_width=300)
+    if not scene.has_games:
+        centre = WIDTH // 2
+        _text(
+            canvas,
+            (centre, 230),
+            label("profile_no_games", lang),
+            28,
+            GOLD,
+            anchor="mm",
+            max_width=WIDTH - 40,
+        )
+        hint = label("profile_no_games_hint", lang)
+        _text(canvas, (centre, 280), hint, 20, TEXT, weight="regular", anchor="mm", max_width=WIDTH - 40)
+        return canvas
+    _profile_rating(canvas, scene)
+    _profile_counts(canvas, scene)
+    _profile_contracts(canvas, scene)
+    if scene.partner is not None:
+        name, together, won = scene.partner
+        line = label("profile_partner_line", lang, name=name, won=won, together=together)
+        colour = TEXT
+    else:
+        line, colour = label("profile_no_partner", lang, n=scene.min_together), MUTED
+    title = label("profile_partner", lang)
+    _text(canvas, (24, _PARTNER_Y), title, 17, GOLD, anchor="lm")
+    indent = 40 + round(_assets.font(17).getlength(title))
+    _text(
+        canvas,
+        (indent, _PARTNER_Y),
+        line,
+        15,
+        colour,
+        weight="regular",
+        anchor="lm",
+        max_width=WIDTH - 24 - indent,
+    )
+    return canvas
+
+
+def _profile_rating(canvas: Image.Image, scene: ProfileScene) -> None:
+    lang = scene.lang
+    x, y, w, _ = _RATING_BOX
+    _text(canvas, (x + 14, y + 12), label("profile_rating", lang), 17, MUTED, weight="regular")
+    if scene.rating is None:
+        _text(canvas, (x + 14, y + 38), label("profile_unrated", lang), 26, TEXT, max_width=w - 28)
+    else:
+        big = f"{scene.rating}"
+        _text(canvas, (x + 14, y + 34), big, 40, GOLD)
+        spread = f"± {scene.uncertainty}"
+        _text(canvas, (x + 26 + _assets.font(40).getlength(big), y + 52), spread, 20, MUTED, weight="regular")
+    _rating_chart(canvas, scene)
+
+
+def _rating_chart(canvas: Image.Image, scene: ProfileScene) -> None:
+    """The shown rating after each of the last Bummerl as a line, lowest and highest value at its side."""
+    lang, history = scene.lang, scene.history
+    cx, cy, cw, ch = _CHART
+    if not history:
+        message = label("profile_no_rated_games", lang)
+        _stamp(canvas, _assets.rounded_stamp(cw, ch, 10, FELT, SLOT, 2), (cx, cy))
+        _text(
+            canvas,
+            (cx + cw // 2, cy + ch // 2),
+            message,
+            16,
+            MUTED,
+            weight="regular",
+            anchor="mm",
+            max_width=cw - 20,
+        )
+        return
+    low, high = min(history), max(history)
+    span = max(high - low, 1)
+    plot_w = cw - 50  # room for the value labels on the right
+    step = plot_w / max(len(history) - 1, 1)
+    points = [
+        (cx + i * step, cy + 6 + (ch - 12) * (high - value) / span if high != low else cy + ch / 2)
+        for i, value in enumerate(history)
+    ]
+    # Drawn large and scaled down, like the stamps, so the line is smooth.
+    s = _assets.SUPERSAMPLE
+    layer = Image.new("RGBA", (cw * s, ch * s), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    for gy in (0, ch // 2, ch - 1):
+        draw.line([(0, gy * s), (plot_w * s, gy * s)], fill=(*SLOT, 255), width=s)
+    scaled = [((px - cx) * s, (py - cy) * s) for px, py in points]
+    if len(scaled) > 1:
+        draw.line(scaled, fill=(*GOLD, 255), width=3 * s, joint="curve")
+    last_x, last_y = scaled[-1]
+    draw.ellipse((last_x - 4 * s, last_y - 4 * s, last_x + 4 * s, last_y + 4 * s), fill=(*GOLD, 255))
+    _stamp(canvas, layer.resize((cw, ch), Image.Resampling.LANCZOS), (cx, cy))
+    _text(canvas, (cx + plot_w + 8, cy + 6), str(high), 13, MUTED, weight="regular", anchor="lm")
+    _text(canvas, (cx + plot_w + 8, cy + ch - 6), str(low), 13, MUTED, weight="regular", anchor="lm")
+    caption = label("profile_chart", lang, n=len(history))
+    _text(canvas, (cx + cw, _RATING_BOX[1] + 14), caption, 13, MUTED, weight="regular", anchor="ra")
+
+
+def _share(won: int, total: int) -> str:
+    return f"{round(100 * won / total)} %" if total else "—"
+
+
+def _profile_counts(canvas: Image.Image, scene: ProfileScene) -> None:
+    lang = scene.lang
+    x, y, w, _ = _COUNTS_BOX
+    rows = (
+        ("profile_bummerl", scene.bummerl),
+        ("profile_deals", scene.deals),
+        ("profile_kontra", scene.kontra),
+    )
+    for index, (key, (won, total)) in enumerate(rows):
+        row_y = y + 14 + index * 64
+        _text(canvas, (x + 14, row_y), label(key, lang), 16, MUTED, weight="regular", max_width=w - 110)
+        value = label("profile_of", lang, won=won, total=total)
+        _text(canvas, (x + 14, row_y + 22), value, 24, TEXT, max_width=w - 110)
+        _text(canvas, (x + w - 14, row_y + 22), _share(won, total), 24, GOLD, anchor="ra")
+
+
+def _profile_contracts(canvas: Image.Image, scene: ProfileScene) -> None:
+    lang = scene.lang
+    x, y, w, _ = _CONTRACTS_BOX
+    declared_x, made_x, share_x = x + w - 250, x + w - 140, x + w - 16
+    _text(canvas, (x + 14, y + 12), label("profile_contracts", lang), 17, GOLD)
+    for column_x, key in ((declared_x, "profile_declared"), (made_x, "profile_made")):
+        _text(canvas, (column_x, y + 14), label(key, lang), 14, MUTED, weight="regular", anchor="ra")
+    for index, (family, declared, made) in enumerate(scene.contracts):
+        row_y = y + 44 + index * 34
+        colour = TEXT if declared else MUTED
+        name = family_label(family, lang)
+        _text(canvas, (x + 14, row_y), name, 17, colour, max_width=declared_x - x - 120)
+        members = family_members(family, lang)
+        if members:
+            _text(
+                canvas,
+                (x + 14, row_y + 19),
+                members,
+                11,
+                MUTED,
+                weight="regular",
+                max_width=declared_x - x - 90,
+            )
+        _text(canvas, (declared_x, row_y), str(declared), 18, colour, anchor="ra")
+        _text(canvas, (made_x, row_y), str(made), 18, colour, anchor="ra")
+        _text(canvas, (share_x, row_y), _share(made, declared), 18, GOLD if declared else MUTED, anchor="ra")
 
 
 # ---------------------------------------------------------------- encoding

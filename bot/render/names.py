@@ -5,7 +5,7 @@ Kept in one module so a later localisation pass can move the tables as a whole.
 
 from __future__ import annotations
 
-from bot.vocabulary import DECK_STYLES, DEFAULT_DECK, DEFAULT_LANGUAGE, LANGUAGES
+from bot.vocabulary import CONTRACT_FAMILIES, DECK_STYLES, DEFAULT_DECK, DEFAULT_LANGUAGE, LANGUAGES
 
 SUITS = "HDCS"
 RANKS = "ATKQJ"
@@ -88,6 +88,35 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_score": "Score: {team_a} {a}, {team_b} {b}.",
         "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
         "and": " and ",
+        # The profile card (/schnapsen stats).
+        "profile_rating": "Rating",
+        "profile_unrated": "Not rated yet",
+        "profile_no_rated_games": "No rated games yet",
+        "profile_chart": "Last {n} Bummerl",
+        "profile_rank": "#{rank} on this server",
+        "profile_bummerl": "Bummerl won",
+        "profile_deals": "Deals won",
+        "profile_kontra": "Kontra won",
+        "profile_of": "{won} of {total}",
+        "profile_contracts": "Contracts",
+        "profile_declared": "declared",
+        "profile_made": "made",
+        "profile_partner": "Best partner",
+        "profile_partner_line": "{name}: {won} of {together} Bummerl won together",
+        "profile_no_partner": "No regular partner yet (at least {n} Bummerl together)",
+        "profile_no_games": "No finished games on this server yet.",
+        "profile_no_games_hint": "Open a table with /schnapsen new and play a deal.",
+        "alt_profile": "Profile of {name}.",
+        "alt_profile_trend": "Over the last {n} Bummerl it went from {first} to {last}.",
+        "family_normal": "Normal game",
+        "family_bettler": "Bettler",
+        "family_schnapser": "Schnapser",
+        "family_all_tricks": "All tricks",
+        "family_farbringerl": "Farbringerl",
+        "family_members_bettler": "Bettler, Ass-Bettler",
+        "family_members_schnapser": "Schnapser, Kontraschnapser",
+        "family_members_all_tricks": "Gang, Zehnerloch, Bauernschnapser, Kontrabauernschnapser",
+        "family_members_farbringerl": "Farbringerl, Trumpffarbringerl",
     },
     "de": {
         "trump": "Trumpf",
@@ -125,6 +154,35 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_score": "Stand: {team_a} {a}, {team_b} {b}.",
         "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
         "and": " und ",
+        # The profile card (/schnapsen stats).
+        "profile_rating": "Wertung",
+        "profile_unrated": "Noch nicht gewertet",
+        "profile_no_rated_games": "Noch keine gewerteten Spiele",
+        "profile_chart": "Letzte {n} Bummerl",
+        "profile_rank": "Platz {rank} auf diesem Server",
+        "profile_bummerl": "Bummerl gewonnen",
+        "profile_deals": "Runden gewonnen",
+        "profile_kontra": "Kontra gewonnen",
+        "profile_of": "{won} von {total}",
+        "profile_contracts": "Spiele",
+        "profile_declared": "angesagt",
+        "profile_made": "gewonnen",
+        "profile_partner": "Bester Partner",
+        "profile_partner_line": "{name}: {won} von {together} Bummerl gemeinsam gewonnen",
+        "profile_no_partner": "Noch kein fester Partner (mindestens {n} Bummerl gemeinsam)",
+        "profile_no_games": "Auf diesem Server noch kein Spiel beendet.",
+        "profile_no_games_hint": "Eröffne mit /schnapsen new einen Tisch und spiel eine Runde.",
+        "alt_profile": "Profil von {name}.",
+        "alt_profile_trend": "In den letzten {n} Bummerl von {first} auf {last}.",
+        "family_normal": "Normales Spiel",
+        "family_bettler": "Bettler",
+        "family_schnapser": "Schnapser",
+        "family_all_tricks": "Alle Stiche",
+        "family_farbringerl": "Farbringerl",
+        "family_members_bettler": "Bettler, Ass-Bettler",
+        "family_members_schnapser": "Schnapser, Kontraschnapser",
+        "family_members_all_tricks": "Gang, Zehnerloch, Bauernschnapser, Kontrabauernschnapser",
+        "family_members_farbringerl": "Farbringerl, Trumpffarbringerl",
     },
     "nl": {
         "trump": "Troef",
@@ -162,6 +220,35 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_score": "Stand: {team_a} {a}, {team_b} {b}.",
         "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
         "and": " en ",
+        # The profile card (/schnapsen stats).
+        "profile_rating": "Rating",
+        "profile_unrated": "Nog geen rating",
+        "profile_no_rated_games": "Nog geen spellen met rating",
+        "profile_chart": "Laatste {n} Bummerl",
+        "profile_rank": "#{rank} op deze server",
+        "profile_bummerl": "Bummerl gewonnen",
+        "profile_deals": "Rondes gewonnen",
+        "profile_kontra": "Contra gewonnen",
+        "profile_of": "{won} van {total}",
+        "profile_contracts": "Spellen",
+        "profile_declared": "geboden",
+        "profile_made": "gehaald",
+        "profile_partner": "Beste partner",
+        "profile_partner_line": "{name}: {won} van {together} Bummerl samen gewonnen",
+        "profile_no_partner": "Nog geen vaste partner (minstens {n} Bummerl samen)",
+        "profile_no_games": "Nog geen spel uitgespeeld op deze server.",
+        "profile_no_games_hint": "Open een tafel met /schnapsen new en speel een ronde.",
+        "alt_profile": "Profiel van {name}.",
+        "alt_profile_trend": "In de laatste {n} Bummerl van {first} naar {last}.",
+        "family_normal": "Eenvoudige bieder",
+        "family_bettler": "Bedelaar",
+        "family_schnapser": "Schnapser",
+        "family_all_tricks": "Alle slagen",
+        "family_farbringerl": "Herengang",
+        "family_members_bettler": "Bedelaar, Aas-bedelaar",
+        "family_members_schnapser": "Schnapser, Contra-schnapser",
+        "family_members_all_tricks": "Gang, Tien, Boerenschnapser, Contra-boerenschnapser",
+        "family_members_farbringerl": "Herengang, Herenschnapser",
     },
     "tr": {
         "trump": "Koz",
@@ -200,6 +287,35 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_score": "Skor: {team_a} {a}, {team_b} {b}.",
         "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
         "and": " ve ",
+        # The profile card (/schnapsen stats).
+        "profile_rating": "Reyting",
+        "profile_unrated": "Henüz reyting yok",
+        "profile_no_rated_games": "Henüz reytingli oyun yok",
+        "profile_chart": "Son {n} Bummerl",
+        "profile_rank": "Bu sunucuda {rank}. sırada",
+        "profile_bummerl": "Kazanılan Bummerl",
+        "profile_deals": "Kazanılan turlar",
+        "profile_kontra": "Kazanılan kontrlar",
+        "profile_of": "{total} içinde {won}",
+        "profile_contracts": "Oyunlar",
+        "profile_declared": "söylenen",
+        "profile_made": "kazanılan",
+        "profile_partner": "En iyi ortak",
+        "profile_partner_line": "{name}: birlikte {together} Bummerl, {won} galibiyet",
+        "profile_no_partner": "Henüz düzenli ortak yok (birlikte en az {n} Bummerl)",
+        "profile_no_games": "Bu sunucuda henüz bitmiş oyun yok.",
+        "profile_no_games_hint": "/schnapsen new ile bir masa aç ve bir tur oyna.",
+        "alt_profile": "Profil: {name}.",
+        "alt_profile_trend": "Son {n} Bummerl: {first} → {last}.",
+        "family_normal": "Kolay Çağıran",
+        "family_bettler": "Dilenci",
+        "family_schnapser": "Schnapser",
+        "family_all_tricks": "Tüm eller",
+        "family_farbringerl": "Erkekler Çetesi",
+        "family_members_bettler": "Dilenci, As-Dilenci",
+        "family_members_schnapser": "Schnapser, Kontra-Schnapser",
+        "family_members_all_tricks": "Çete, On'lar, Bauernschnapser, Kontra-Bauernschnapser",
+        "family_members_farbringerl": "Erkekler Çetesi, Erkekler-Schnapser",
     },
 }
 
@@ -262,3 +378,20 @@ def join_names(items: list[str], lang: str) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + label("and", lang) + items[-1]
+
+
+def family_label(family: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A contract family's name, e.g. "Bettler" for Bettler and Ass-Bettler.
+
+    >>> family_label("all_tricks", "de")
+    'Alle Stiche'
+    """
+    if family not in CONTRACT_FAMILIES:
+        raise ValueError(f"unknown contract family {family!r}; expected one of {CONTRACT_FAMILIES}")
+    return label(f"family_{family}", lang)
+
+
+def family_members(family: str, lang: str = DEFAULT_LANGUAGE) -> str | None:
+    """The contracts of a family as players of that language name them; None for the normal game alone."""
+    family_label(family, lang)  # refuses an unknown family or language
+    return LABELS[lang].get(f"family_members_{family}")

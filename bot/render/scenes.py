@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.render.names import DEFAULT_DECK, DEFAULT_LANGUAGE, check_card, check_deck, check_lang, check_suit
+from bot.render.names import (
+    CONTRACT_FAMILIES,
+    DEFAULT_DECK,
+    DEFAULT_LANGUAGE,
+    check_card,
+    check_deck,
+    check_lang,
+    check_suit,
+)
 
 SEATS = range(4)
 
@@ -111,3 +119,50 @@ class ResultScene:
         _check_seat(self.viewer_seat, "viewer_seat")
         check_deck(self.deck)
         check_lang(self.lang)
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileScene:
+    """A player's profile card: rating and its history, results, contracts per family, Kontra, best partner.
+
+    Counts are (won, played) or (declared, made) as named; every name is shown as given.
+    """
+
+    display_name: str
+    lang: str = DEFAULT_LANGUAGE
+    rating: int | None = None  # the shown rating; None: not rated yet
+    uncertainty: int | None = None  # ± of the shown rating
+    history: tuple[int, ...] = ()  # the shown rating after each of the last Bummerl, oldest first
+    rank: int | None = None
+    bummerl: tuple[int, int] = (0, 0)  # won, played
+    deals: tuple[int, int] = (0, 0)  # won, played
+    contracts: tuple[tuple[str, int, int], ...] = ()  # (contract family, declared, made), in family order
+    kontra: tuple[int, int] = (0, 0)  # won, said
+    partner: tuple[str, int, int] | None = None  # (name, Bummerl together, won together)
+    min_together: int = 3  # Bummerl together before a partner is shown (said when there is none)
+
+    def __post_init__(self) -> None:
+        check_lang(self.lang)
+        if (self.rating is None) != (self.uncertainty is None):
+            raise ValueError("a rating comes with its uncertainty, and neither without the other")
+        if self.rating is None and self.history:
+            raise ValueError("a rating history needs a rating")
+        for what, (won, total) in (("bummerl", self.bummerl), ("deals", self.deals), ("kontra", self.kontra)):
+            if not 0 <= won <= total:
+                raise ValueError(f"{what} needs 0 <= won <= played, got {(won, total)!r}")
+        families = [family for family, _, _ in self.contracts]
+        if len(set(families)) != len(families) or not set(families) <= set(CONTRACT_FAMILIES):
+            raise ValueError(
+                f"contracts are one row per contract family of {CONTRACT_FAMILIES}: {families!r}"
+            )
+        for family, declared, made in self.contracts:
+            if not 0 <= made <= declared:
+                raise ValueError(f"{family}: needs 0 <= made <= declared, got {(declared, made)!r}")
+        if self.partner is not None and not 0 <= self.partner[2] <= self.partner[1]:
+            raise ValueError(f"partner needs 0 <= won <= together, got {self.partner!r}")
+        if self.rank is not None and self.rank < 1:
+            raise ValueError(f"rank starts at 1, got {self.rank!r}")
+
+    @property
+    def has_games(self) -> bool:
+        return self.bummerl[1] > 0 or self.deals[1] > 0

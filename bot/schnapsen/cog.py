@@ -277,6 +277,23 @@ class SchnapsenCog(
         await answer(interaction, embed=embed, view=view)
 
     @app_commands.command(
+        name="stats", description=_("A player's profile: rating, results, contracts and best partner")
+    )
+    @app_commands.describe(player=_("Whose profile (yours if left out)"))
+    @app_commands.guild_only()
+    async def stats(self, interaction: Interaction, player: discord.Member | None = None) -> None:
+        """Answered only to the caller (like score and leaderboard): in their language, and without a new
+        message in a channel whose table message should stay in view."""
+        lang = language_of(interaction)
+        await thinking(interaction)
+        assert interaction.guild_id is not None
+        who = player or interaction.user
+        profile = await self.service.player_profile(interaction.guild_id, who.id)
+        attach = interaction.app_permissions.attach_files
+        payload = await payloads.profile_payload(profile, who.display_name, lang, attach=attach)
+        await answer(interaction, **payload.send_kwargs())
+
+    @app_commands.command(
         name="stop", description=_("Close the table in this channel (host or server managers)")
     )
     @app_commands.guild_only()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ import discord
 import engine
 from bot import render
 from bot.db import RATING_MIN_GAMES, LeaderboardEntry, Tally
+from bot.game.profile import PlayerProfile
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
@@ -33,6 +35,8 @@ from .texts import (
     contract_text,
     log_line,
     pair_label,
+    profile_fields,
+    profile_scene,
     rating_changes_text,
     score_text,
     seat_name,
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
     from bot.client import SchnapsenBot
 
     Interaction = discord.Interaction[SchnapsenBot]
+
+log = logging.getLogger(__name__)
 
 # Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
 # few malloc arenas (each thread that allocates gets one, which inflated memory with the default executor).
@@ -542,6 +548,34 @@ async def leaderboard_page(
         if other != sort:
             view.add_item(components.LeaderboardButton(other, 0, t(lang, f"leaderboard.sort.{other}")))
     return embed, view
+
+
+# --- a player's profile -----------------------------------------------------------------------------------
+
+# Seconds the profile card may take to draw (a few hundredths normally); past it the answer is the text.
+PROFILE_RENDER_BUDGET = 5.0
+
+
+async def profile_payload(profile: PlayerProfile, name: str, lang: str, *, attach: bool) -> Payload:
+    """``/schnapsen stats``: the profile card with its alt text, or, where the bot may not attach files (or the
+    card is not drawn in time), the same counts as embed fields."""
+    embed = discord.Embed(title=t(lang, "stats.title", name=name), colour=0x1565C0)
+    if not profile.has_games:
+        embed.description = t(lang, "stats.no_games", name=name)
+    if attach:
+        scene = profile_scene(profile, name, lang)
+        try:
+            png = await asyncio.wait_for(rendered(render.render_profile, scene), PROFILE_RENDER_BUDGET)
+        except TimeoutError:
+            log.warning("the profile card of user %s took over %s s; answered as text", profile.user_id,
+                        PROFILE_RENDER_BUDGET)  # fmt: skip
+        else:
+            embed.set_image(url="attachment://profile.png")
+            return Payload([embed], {"profile.png": png}, {"profile.png": render.profile_alt_text(scene)})
+    if profile.has_games:
+        for field_name, value, inline in profile_fields(profile, lang):
+            embed.add_field(name=field_name, value=value, inline=inline)
+    return Payload([embed])
 
 
 def record_file(table_id: int, record: engine.GameRecord) -> discord.File:

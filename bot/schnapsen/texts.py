@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from bot.game.profile import MIN_BUMMERL_TOGETHER, PlayerProfile
 from bot.game.ratings import ai_strength_of
 from bot.game.table import TableSnapshot
 from bot.i18n import t
-from bot.render import card_name, suit_name
+from bot.render import ProfileScene, card_name, suit_name
 from engine import Contract, PlayerView
 
 SUIT_EMOJI = {
@@ -271,3 +272,66 @@ def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
         key = "result.why.declarer_reached" if result.made else "result.why.short"
         return t(lang, key, points=deal.total(side), trick=trick_no)
     return t(lang, "result.why.all_tricks")
+
+
+# --- a player's profile --------------------------------------------------------------------------------------
+
+
+def profile_scene(profile: PlayerProfile, name: str, lang: str) -> ProfileScene:
+    """The profile card of ``profile``, headed with ``name`` (the player's name as the server shows it now)."""
+    rating = profile.rating
+    partner = profile.best_partner
+    return ProfileScene(
+        display_name=name,
+        lang=lang,
+        rating=None if rating is None else rating.shown,
+        uncertainty=None if rating is None else rating.uncertainty,
+        history=() if rating is None else rating.history,
+        rank=profile.rank,
+        bummerl=(profile.bummerl_won, profile.bummerl_played),
+        deals=(profile.deals_won, profile.deals_played),
+        contracts=tuple((record.family, record.declared, record.made) for record in profile.contracts),
+        kontra=(profile.kontra_won, profile.kontra_said),
+        partner=None if partner is None else (partner.display_name, partner.together, partner.won),
+        min_together=MIN_BUMMERL_TOGETHER,
+    )
+
+
+def _share(won: int, total: int) -> str:
+    return f"{won / total:.0%}" if total else "—"
+
+
+def profile_fields(profile: PlayerProfile, lang: str) -> list[tuple[str, str, bool]]:
+    """The profile as (name, value, inline) fields, for where the card cannot be attached."""
+    rating = profile.rating
+    if rating is None:
+        rating_text = t(lang, "stats.unrated")
+    else:
+        rating_text = t(lang, "stats.rating_value", rating=rating.shown, uncertainty=rating.uncertainty)
+        if len(rating.history) > 1:
+            trend = t(lang, "stats.trend", n=len(rating.history), first=rating.history[0], last=rating.history[-1])
+            rating_text += "\n" + trend
+    if profile.rank is not None:
+        rating_text += "\n" + t(lang, "stats.rank", rank=profile.rank)
+    fields = [(t(lang, "stats.rating"), rating_text, False)]
+    for key, won, total in (
+        ("stats.bummerl", profile.bummerl_won, profile.bummerl_played),
+        ("stats.deals", profile.deals_won, profile.deals_played),
+        ("stats.kontra", profile.kontra_won, profile.kontra_said),
+    ):
+        fields.append((t(lang, key), t(lang, "stats.of", won=won, total=total, share=_share(won, total)), True))
+    contracts = [
+        t(lang, "stats.contract_line", family=t(lang, f"stats.family.{record.family}"), declared=record.declared,
+          made=record.made)
+        for record in profile.contracts
+    ]  # fmt: skip
+    fields.append((t(lang, "stats.contracts"), "\n".join(contracts), False))
+    partner = profile.best_partner
+    if partner is None:
+        partner_text = t(lang, "stats.no_partner", n=MIN_BUMMERL_TOGETHER)
+    else:
+        partner_text = t(
+            lang, "stats.partner_line", name=partner.display_name, won=partner.won, together=partner.together
+        )
+    fields.append((t(lang, "stats.partner"), partner_text, False))
+    return fields

@@ -161,14 +161,14 @@ async def test_the_rating_board_needs_its_minimum_of_rated_bummerl_and_is_the_de
     assert {e.stats.user_id for e in board.entries} == {ALICE, BOB, CARL, DORA}
     shown = [e.rating.shown for e in board.entries if e.rating is not None]
     assert shown == sorted(shown, reverse=True) and board.entries[0].rank == 1
-    profile = await service.player_profile(GUILD, ALICE)
-    assert profile.games == RATING_MIN_GAMES and len(profile.history) == RATING_MIN_GAMES
-    assert profile.history[-1] == profile.shown and profile.rank is not None
+    rating = (await service.player_profile(GUILD, ALICE)).rating
+    assert rating is not None and len(rating.history) == RATING_MIN_GAMES
+    assert rating.history[-1] == rating.shown and rating.rank is not None
     entry = await service.rank_of(GUILD, ALICE, "rating", RATING_MIN_GAMES)
-    assert entry is not None and entry.rank == profile.rank
+    assert entry is not None and entry.rank == rating.rank and entry.rating is not None
+    assert (entry.rating.shown, entry.rating.uncertainty) == (rating.shown, rating.uncertainty)
 
 
-async def test_a_player_never_rated_has_the_initial_rating_and_no_rank(service: TableService) -> None:
+async def test_a_player_never_rated_has_no_rating_on_the_profile(service: TableService) -> None:
     profile = await service.player_profile(GUILD, 999)
-    assert (profile.shown, profile.games, profile.rank, profile.history) == (1000, 0, None, ())
-    assert profile.uncertainty == 250
+    assert profile.rating is None and profile.rank is None
