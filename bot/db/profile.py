@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.actions import DOUBLING_WORDS
+from engine.cards import SEAT_NAMES
+
 from .core import DatabaseCore
 
 # A doubling action in the log is "<seat letter> <word>" (engine.format_action), e.g. "S kontra".
-_SEAT_LETTERS = "NESW"
-_DOUBLING_WORDS = ("kontra", "re", "subkontra")
+_SEAT_LETTERS = "".join(SEAT_NAMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +46,7 @@ class PartnerTally:
 def _doubling_actions() -> str:
     """SQL: the doubling words as said by the seat ``s.seat``, e.g. ('N kontra', 'N re', 'N subkontra')."""
     seat = f"substr('{_SEAT_LETTERS}', s.seat + 1, 1)"
-    return "(" + ", ".join(f"{seat} || ' {word}'" for word in _DOUBLING_WORDS) + ")"
+    return "(" + ", ".join(f"{seat} || ' {word}'" for word in DOUBLING_WORDS) + ")"
 
 
 class ProfileRepo(DatabaseCore):

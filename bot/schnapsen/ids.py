@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import engine
 from bot.vocabulary import LEADERBOARD_SORTS
+from engine.actions import DOUBLING_WORDS
 
 TABLE_AND_VERSION = r"bs:(?P<table>[0-9]{1,18}):(?P<version>[0-9]{1,18})"
 ARG = r"(?P<arg>[A-Za-z0-9_]{0,24})"
@@ -91,7 +92,7 @@ def action_of(button: ButtonId) -> engine.Action | None:
             case "pass":
                 return engine.PASS
             case "dbl":
-                return engine.Double(button.arg) if button.arg in ("kontra", "re", "subkontra") else None
+                return engine.Double(button.arg) if button.arg in DOUBLING_WORDS else None
             case "play":
                 return engine.PlayCard(engine.parse_card(button.arg))
             case "mar":
