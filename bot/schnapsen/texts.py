@@ -12,6 +12,7 @@ from bot.game.ratings import ai_strength_of
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.render import ProfileScene, card_name, suit_name
+from bot.render.names import family_label, family_members, label
 from engine import Contract, PlayerView
 
 SUIT_EMOJI = {
@@ -302,36 +303,38 @@ def _share(won: int, total: int) -> str:
 
 
 def profile_fields(profile: PlayerProfile, lang: str) -> list[tuple[str, str, bool]]:
-    """The profile as (name, value, inline) fields, for where the card cannot be attached."""
+    """The profile as (name, value, inline) fields, for where the card cannot be attached: in the card's own
+    words (``bot.render``'s labels), with what only text needs from the catalogue."""
     rating = profile.rating
     if rating is None:
-        rating_text = t(lang, "stats.unrated")
+        rating_text = label("profile_unrated", lang)
     else:
         rating_text = t(lang, "stats.rating_value", rating=rating.shown, uncertainty=rating.uncertainty)
         if len(rating.history) > 1:
             trend = t(lang, "stats.trend", n=len(rating.history), first=rating.history[0], last=rating.history[-1])
             rating_text += "\n" + trend
     if profile.rank is not None:
-        rating_text += "\n" + t(lang, "stats.rank", rank=profile.rank)
-    fields = [(t(lang, "stats.rating"), rating_text, False)]
+        rating_text += "\n" + label("profile_rank", lang, rank=profile.rank)
+    fields = [(label("profile_rating", lang), rating_text, False)]
     for key, won, total in (
-        ("stats.bummerl", profile.bummerl_won, profile.bummerl_played),
-        ("stats.deals", profile.deals_won, profile.deals_played),
-        ("stats.kontra", profile.kontra_won, profile.kontra_said),
+        ("profile_bummerl", profile.bummerl_won, profile.bummerl_played),
+        ("profile_deals", profile.deals_won, profile.deals_played),
+        ("profile_kontra", profile.kontra_won, profile.kontra_said),
     ):
-        fields.append((t(lang, key), t(lang, "stats.of", won=won, total=total, share=_share(won, total)), True))
+        fields.append((label(key, lang), t(lang, "stats.of", won=won, total=total, share=_share(won, total)), True))
     contracts = [
-        t(lang, "stats.contract_line", family=t(lang, f"stats.family.{record.family}"), declared=record.declared,
-          made=record.made)
+        t(lang, "stats.contract_line",
+          family=family_members(record.family, lang) or family_label(record.family, lang),
+          declared=record.declared, made=record.made)
         for record in profile.contracts
     ]  # fmt: skip
     fields.append((t(lang, "stats.contracts"), "\n".join(contracts), False))
     partner = profile.best_partner
     if partner is None:
-        partner_text = t(lang, "stats.no_partner", n=MIN_BUMMERL_TOGETHER)
+        partner_text = label("profile_no_partner", lang, n=MIN_BUMMERL_TOGETHER)
     else:
-        partner_text = t(
-            lang, "stats.partner_line", name=partner.display_name, won=partner.won, together=partner.together
+        partner_text = label(
+            "profile_partner_line", lang, name=partner.display_name, won=partner.won, together=partner.together
         )
-    fields.append((t(lang, "stats.partner"), partner_text, False))
+    fields.append((label("profile_partner", lang), partner_text, False))
     return fields

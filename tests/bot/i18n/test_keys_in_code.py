@@ -9,7 +9,6 @@ from pathlib import Path
 import engine
 from bot.i18n import catalogue
 from bot.render import DECK_STYLES
-from bot.vocabulary import CONTRACT_FAMILIES
 from engine.actions import DOUBLING_WORDS
 from engine.match import BUMMERL, RETOURSCHNEIDER, SCHNEIDER
 
@@ -53,7 +52,6 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "double.": DOUBLING_WORDS,
     "deck.": DECK_STYLES,
     "leaderboard.sort.": ("rating", "bummerl", "winrate", "points"),
-    "stats.family.": CONTRACT_FAMILIES,
     "result.bummerl.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "result.kind.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "rules.": tuple(sorted(engine_rule_codes())),

@@ -101,8 +101,9 @@ async def test_without_attach_files_the_profile_is_text(world: Table, fake_disco
     [embed] = reply.embeds
     assert "image" not in embed
     fields = {field["name"]: field["value"] for field in embed["fields"]}
-    assert fields[t(lang, "stats.bummerl")] == t(lang, "stats.of", won=3, total=3, share="100%")
-    assert fields[t(lang, "stats.kontra")] == t(lang, "stats.of", won=0, total=0, share="—")
-    assert fields[t(lang, "stats.rating")].startswith(t(lang, "stats.unrated"))
-    assert fields[t(lang, "stats.partner")] == t(lang, "stats.partner_line", name="alice", won=3, together=3)
+    # The fields use the card's own words.
+    assert fields[label("profile_bummerl", lang)] == t(lang, "stats.of", won=3, total=3, share="100%")
+    assert fields[label("profile_kontra", lang)] == t(lang, "stats.of", won=0, total=0, share="—")
+    assert fields[label("profile_rating", lang)].startswith(label("profile_unrated", lang))
+    assert fields[label("profile_partner", lang)] == label("profile_partner_line", lang, name="alice", won=3, together=3)
     assert len(fields[t(lang, "stats.contracts")].splitlines()) == 5  # every contract family
