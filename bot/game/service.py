@@ -36,7 +36,6 @@ from bot.db import (
     SeatTaken,
     TableRow,
     Tally,
-    pair_key,
 )
 from bot.db.retention import retention_cutoff
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
@@ -168,16 +167,10 @@ class TableService(ProfileQueries):
         return restore(row, await self.db.seats_of(table_id), await self.db.load_record(table_id), up_to_deal=deal_no)
 
     def table_in_channel(self, channel_id: int) -> TableSnapshot | None:
-        for table in self._tables.values():
-            if table.row.channel_id == channel_id and table.status != "closed":
-                return table
-        return None
+        return next((table for table in self.open_tables() if table.row.channel_id == channel_id), None)
 
     def table_of_user(self, user_id: int) -> TableSnapshot | None:
-        for table in self._tables.values():
-            if table.status != "closed" and table.seat_of(user_id) is not None:
-                return table
-        return None
+        return next((table for table in self.open_tables() if table.seat_of(user_id) is not None), None)
 
     def snapshot(self, table_id: int) -> TableSnapshot | None:
         """The open table as it stands, or None when there is no such open table."""
@@ -188,8 +181,9 @@ class TableService(ProfileQueries):
         return [table for table in self._tables.values() if table.status != "closed"]
 
     def get(self, table_id: int) -> TableSnapshot:
-        table = self._tables.get(table_id)
-        if table is None or table.status == "closed":
+        """The open table, or the user's error that it is gone."""
+        table = self.snapshot(table_id)
+        if table is None:
             raise UserError("error.table_gone")
         return table
 
@@ -235,8 +229,7 @@ class TableService(ProfileQueries):
         preset_chosen = one_of(preset, tuple(engine.PRESETS), "error.bad_preset", preset=preset)
         deck_chosen = one_of(deck, DECK_STYLES, "error.bad_deck", deck=deck)
         language_chosen = one_of(language, LANGUAGES)
-        if not 15 <= turn_seconds <= 3600:
-            raise UserError("error.bad_turn_time")
+        check_turn_seconds(turn_seconds)
         if (busy := self.table_of_user(host_id)) is not None:
             raise UserError("error.already_seated", channel=busy.row.channel_id)
         try:
@@ -539,9 +532,7 @@ class TableService(ProfileQueries):
                 if s.user_id is not None and (change := by_person.get(s.user_id)) is not None
             ]
             tally = await self.db.get_tally(
-                table.row.guild_id,
-                pair_key(winners[0].user_id, winners[1].user_id),
-                pair_key(losers[0].user_id, losers[1].user_id),
+                table.row.guild_id, table.team_key(bummerl.winner), table.team_key(1 - bummerl.winner)
             )
         await self.db.add_announcement(
             table.id,
@@ -672,8 +663,8 @@ class TableService(ProfileQueries):
     ) -> GuildSettings:
         """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
         current = await self.db.get_guild_settings(guild_id)
-        if turn_seconds is not None and not 15 <= turn_seconds <= 3600:
-            raise UserError("error.bad_turn_time")
+        if turn_seconds is not None:
+            check_turn_seconds(turn_seconds)
         if ai_delay_ms is not None and not 0 <= ai_delay_ms <= 10_000:
             raise UserError("error.bad_choice", value=ai_delay_ms)
         if rated_min_people is not None and not 1 <= rated_min_people <= 4:
@@ -767,6 +758,12 @@ def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:
     seats = list(table.seats)
     seats[occupant.seat] = occupant
     return replace(table, seats=seats_by_number(s for s in seats if s is not None))
+
+
+def check_turn_seconds(seconds: int) -> None:
+    """A turn time from 15 s to an hour (a table's, or a server's default for new tables)."""
+    if not 15 <= seconds <= 3600:
+        raise UserError("error.bad_turn_time")
 
 
 class Dealt(NamedTuple):

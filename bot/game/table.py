@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import engine
-from bot.db import SeatRow, TableRecord, TableRow
+from bot.db import SeatRow, TableRecord, TableRow, pair_key
 from engine import DealState, MatchState, Ruleset
 from engine import events as ev
 from engine.events import Event
@@ -54,6 +54,11 @@ class TableSnapshot:
     def names(self) -> tuple[str, str, str, str]:
         a, b, c, d = (s.display_name if s else "—" for s in self.seats)
         return a, b, c, d
+
+    def team_key(self, team: int) -> tuple[int, int]:
+        """The pair of ``team`` (0: N and S, 1: E and W) as tallies store it (an AI seat counts as 0)."""
+        a, b = self.seats[team], self.seats[team + 2]
+        return pair_key(a.user_id if a else None, b.user_id if b else None)
 
     def humans(self) -> list[SeatRow]:
         return [s for s in self.seats if s is not None and s.user_id is not None]

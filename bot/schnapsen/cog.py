@@ -18,7 +18,6 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
 import engine
-from bot.db import pair_key
 from bot.game.errors import UserError, one_of
 from bot.game.service import TableService
 from bot.game.table import TableSnapshot
@@ -244,14 +243,10 @@ class SchnapsenCog(
         table = self.service.table_in_channel(interaction.channel_id or 0)
         wins, tallies = None, None
         if table is not None and table.status != "lobby" and all(table.seats):
-            seats = [seat.user_id if seat else None for seat in table.seats]
-            teams = pair_key(seats[0], seats[2]), pair_key(seats[1], seats[3])
-            wins = await self.service.tally_between(table.row.guild_id, *teams)
+            wins = await self.service.tally_between(table.row.guild_id, table.team_key(0), table.team_key(1))
         caller_seat = table.seat_of(interaction.user.id) if table is not None else None
         if table is not None and caller_seat is not None:
-            partner = table.seats[(caller_seat + 2) % 4]
-            mine = pair_key(interaction.user.id, partner.user_id if partner else None)
-            tallies = await self.service.tallies_of_pair(table.row.guild_id, mine)
+            tallies = await self.service.tallies_of_pair(table.row.guild_id, table.team_key(caller_seat % 2))
         await answer(interaction, embed=payloads.score_embed(table, lang, wins, tallies))
 
     @app_commands.command(name="rules", description=_("The contracts and who may bid them"))
