@@ -153,14 +153,8 @@ class Messages:
                 return  # that message no longer shows the running deal: its last word is in the outbox
             lang = self.user_lang(now, user_id)
             payload = await payloads.hand_payload(now, seat, lang, self.where(now))
-            digest = hash(payload.images.get("hand.png"))
-            unchanged = self._hand_images.get(message_id) == digest
             try:
-                await (
-                    self.dm_channel(channel_id)
-                    .get_partial_message(message_id)
-                    .edit(**payload.edit_kwargs(keep_attachments=unchanged))
-                )
+                digest = await self._edit_hand_message(channel_id, message_id, payload)
             except discord.Forbidden as err:
                 self._forget_hand(message_id)
                 if err.code != DMS_CLOSED:
@@ -190,6 +184,18 @@ class Messages:
             self._hand_shown[occupant.dm_message_id] = signature
             self._messages_of.setdefault(table.id, set()).add(occupant.dm_message_id)
             self.refresh_hand(table, seat)
+
+    async def _edit_hand_message(self, channel_id: int, message_id: int, payload: payloads.Payload) -> int:
+        """Edit a hand message to ``payload``, uploading the hand image only when it changed; returns the
+        image's digest."""
+        digest = hash(payload.images.get("hand.png"))
+        unchanged = self._hand_images.get(message_id) == digest
+        await (
+            self.dm_channel(channel_id)
+            .get_partial_message(message_id)
+            .edit(**payload.edit_kwargs(keep_attachments=unchanged))
+        )
+        return digest
 
     def _forget_hand(self, message_id: int) -> None:
         self._hand_images.pop(message_id, None)
@@ -335,12 +341,7 @@ class Messages:
                 lang = self.user_lang(table, payload["user_id"])
                 message = await payloads.hand_payload(table, seat, lang, self.where(table), table.deal)
                 self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
-                unchanged = self._hand_images.get(message_id) == hash(message.images.get("hand.png"))
-                await (
-                    self.dm_channel(payload["channel_id"])
-                    .get_partial_message(message_id)
-                    .edit(**message.edit_kwargs(keep_attachments=unchanged))
-                )
+                await self._edit_hand_message(payload["channel_id"], message_id, message)
                 self._forget_hand(message_id)  # a finished deal's message is never edited again
             case "notice":
                 values = dict(payload.get("values", {}))
