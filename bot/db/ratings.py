@@ -10,6 +10,21 @@ from .models import PlayerRating, RatingChange
 REBUILD_PENDING = "ratings_rebuild_pending"  # meta key set by migration 003: ratings still to be computed
 
 
+_INSERT_HISTORY = """
+    INSERT INTO rating_history (bummerl_id, guild_id, player_id, mu_before, sigma_before, mu_after, sigma_after)
+    VALUES (?, ?, ?, ?, ?, ?, ?)
+"""
+
+
+def _rating_row(guild_id: int, rating: PlayerRating) -> tuple[int, int, float, float, int]:
+    return guild_id, rating.player_id, rating.mu, rating.sigma, rating.games
+
+
+def _history_row(bummerl_id: int, guild_id: int, change: RatingChange) -> tuple[int, int, int, float, float, float, float]:
+    before, after = change.before, change.after
+    return bummerl_id, guild_id, change.player_id, before.mu, before.sigma, after.mu, after.sigma
+
+
 class RatingsRepo(DatabaseCore):
     async def get_ratings(self, guild_id: int, player_ids: Iterable[int]) -> dict[int, PlayerRating]:
         """The players' ratings; a player never rated gets the initial rating."""
@@ -27,32 +42,15 @@ class RatingsRepo(DatabaseCore):
     async def store_rating_changes(self, guild_id: int, bummerl_id: int, changes: Sequence[RatingChange]) -> None:
         """The new ratings and one history row each for Bummerl ``bummerl_id``."""
         async with self.transaction():
-            for change in changes:
-                after = change.after
-                await self._execute(
-                    """
-                    INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (guild_id, player_id) DO UPDATE SET
-                        mu = excluded.mu, sigma = excluded.sigma, games = excluded.games
-                    """,
-                    (guild_id, after.player_id, after.mu, after.sigma, after.games),
-                )
-                await self._execute(
-                    """
-                    INSERT INTO rating_history (bummerl_id, guild_id, player_id, mu_before, sigma_before,
-                                                mu_after, sigma_after)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    (
-                        bummerl_id,
-                        guild_id,
-                        change.player_id,
-                        change.before.mu,
-                        change.before.sigma,
-                        after.mu,
-                        after.sigma,
-                    ),
-                )
+            await self._execute_many(
+                """
+                INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (guild_id, player_id) DO UPDATE SET
+                    mu = excluded.mu, sigma = excluded.sigma, games = excluded.games
+                """,
+                (_rating_row(guild_id, change.after) for change in changes),
+            )
+            await self._execute_many(_INSERT_HISTORY, (_history_row(bummerl_id, guild_id, c) for c in changes))
 
     async def store_rebuilt_ratings(
         self, final: Mapping[tuple[int, int], PlayerRating], history: Sequence[tuple[int, int, RatingChange]]
@@ -62,19 +60,9 @@ class RatingsRepo(DatabaseCore):
         async with self.transaction():
             await self._execute_many(
                 "INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)",
-                ((guild_id, r.player_id, r.mu, r.sigma, r.games) for (guild_id, _), r in final.items()),
+                (_rating_row(guild_id, rating) for (guild_id, _), rating in final.items()),
             )
-            await self._execute_many(
-                """
-                INSERT INTO rating_history (bummerl_id, guild_id, player_id, mu_before, sigma_before, mu_after,
-                                            sigma_after)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                (
-                    (bummerl_id, guild_id, c.player_id, c.before.mu, c.before.sigma, c.after.mu, c.after.sigma)
-                    for bummerl_id, guild_id, c in history
-                ),
-            )
+            await self._execute_many(_INSERT_HISTORY, (_history_row(*row) for row in history))
 
     async def clear_ratings(self) -> None:
         """Forget every rating and its history, and that a rebuild is pending (a rebuild starts with this, in
