@@ -83,19 +83,6 @@ class RatingsRepo(DatabaseCore):
         )
         return [(int(row["bummerl_id"]), row["mu_after"], row["sigma_after"]) for row in reversed(rows)]
 
-    async def rating_changes_of_bummerl(self, bummerl_id: int) -> list[RatingChange]:
-        rows = await self._fetch_all(
-            "SELECT * FROM rating_history WHERE bummerl_id = ? ORDER BY player_id", (bummerl_id,)
-        )
-        return [
-            RatingChange(
-                row["player_id"],
-                PlayerRating(row["player_id"], row["mu_before"], row["sigma_before"]),
-                PlayerRating(row["player_id"], row["mu_after"], row["sigma_after"]),
-            )
-            for row in rows
-        ]
-
     async def all_ratings(self) -> list[tuple[int, PlayerRating]]:
         """Every (guild id, rating), for comparing a rebuild with what was stored incrementally."""
         rows = await self._fetch_all("SELECT * FROM ratings ORDER BY guild_id, player_id")
