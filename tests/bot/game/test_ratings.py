@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+import engine
 from bot.db import (
     AI_IDENTITIES,
     RATING_MIN_GAMES,
@@ -19,7 +20,18 @@ from bot.db import (
 from bot.game import ratings
 from bot.game.service import TableService
 from bot.vocabulary import AiStrength
-from tests.bot.game.test_service import ALICE, BOB, CARL, DORA, GUILD, four_at_play, open_lobby, play_deal
+from tests.bot.game.test_service import (
+    ALICE,
+    BOB,
+    CARL,
+    DORA,
+    GUILD,
+    act_once,
+    four_at_play,
+    open_lobby,
+    play_deal,
+    stored_actions,
+)
 
 A, B, C, D = Player(1, "a"), Player(2, "b"), Player(3, "c"), Player(4, "d")
 AI = Player(None, "Sepp")
@@ -124,6 +136,34 @@ async def test_a_finished_bummerl_rates_every_seat_and_its_result_shows_each_per
         assert change["delta"] == stored[user].shown - PlayerRating(user).shown
     winners = [c["delta"] for c in payload["ratings"][0::2]], [c["delta"] for c in payload["ratings"][1::2]]
     assert winners[0][0] == winners[0][1] and winners[1][0] == winners[1][1]  # partners move together
+
+
+async def test_a_rating_write_that_fails_leaves_the_bummerls_last_action_unstored_and_it_goes_through_again(
+    service: TableService, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await four_at_play(service)
+    while True:  # up to the last action of the Bummerl's last deal
+        assert table.deal is not None and table.deal.to_act is not None
+        after, _ = engine.apply(table.deal, table.deal.to_act, engine.legal_actions(table.deal)[0])
+        if after.result is not None and engine.score_deal(table.match, after.result)[1] is not None:
+            break
+        table = (await act_once(service, table)).table
+    actions = await stored_actions(db, table.id)
+
+    async def full_disk(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(db, "store_rating_changes", full_disk)
+    with pytest.raises(OSError):
+        await act_once(service, table)
+    assert await stored_actions(db, table.id) == actions
+    assert await db.all_ratings() == [] and service.snapshot(table.id) == table
+    pending = await service.pending_announcements(table.id)
+    assert all(e.payload["deal_no"] < table.deal_no for e in pending if e.kind == "result")
+    monkeypatch.undo()
+    outcome = await act_once(service, table)
+    assert outcome.bummerl is not None and outcome.table.status == "finished"
+    assert {rating.player_id for _, rating in await db.all_ratings()} == {ALICE, BOB, CARL, DORA}
 
 
 async def test_a_table_with_fewer_people_than_the_guild_asks_for_is_not_rated(
