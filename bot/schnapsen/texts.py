@@ -19,7 +19,6 @@ SUIT_EMOJI = {
     "french": {"H": "♥️", "D": "♦️", "C": "♣️", "S": "♠️"},
     "doppeldeutsch": {"H": "❤️", "D": "🔔", "C": "🌰", "S": "🍃"},
 }
-# Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
 
 
 # --- names ---------------------------------------------------------------------------------------------
