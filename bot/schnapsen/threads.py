@@ -84,6 +84,7 @@ async def open_in_thread(
         # Discord failed even after discord.py's retries: the runtime posts it, retried until it arrives.
         log.warning("table %s: its first table message failed; the runtime posts it", table.id, exc_info=True)
         bot.runtime.refresh_table_message(table)
+    await _remove_repeats(bot, channel, thread)
     if table.id != expected_id:  # another table was opened meanwhile and took the number
         with contextlib.suppress(discord.HTTPException):
             await thread.edit(name=thread_name(table.id, interaction.user.display_name))
@@ -114,6 +115,23 @@ def _made_by_us(channel: discord.TextChannel, name: str) -> discord.Thread | Non
     me = channel.guild.me
     made = [t for t in channel.threads if t.name == name and me is not None and t.owner_id == me.id]
     return max(made, key=lambda thread: thread.id) if made else None
+
+
+async def _remove_repeats(bot: SchnapsenBot, channel: discord.TextChannel, kept: discord.Thread) -> None:
+    """discord.py repeats a create answered with a 500 even when Discord made the thread: the repeats the
+    gateway reported (same name, made by the bot, holding no table) are taken back."""
+    me = channel.guild.me
+    for thread in channel.threads:
+        if (
+            thread.id != kept.id
+            and thread.name == kept.name
+            and me is not None
+            and thread.owner_id == me.id
+            and not thread.archived
+            and bot.service.table_in_channel(thread.id) is None
+        ):
+            log.warning("thread %s repeats thread %s (a create repeated after a 5xx); removing it", thread.id, kept.id)
+            await remove_thread(thread)
 
 
 async def _post_table_message(bot: SchnapsenBot, table: TableSnapshot, thread: discord.Thread) -> None:

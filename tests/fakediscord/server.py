@@ -124,6 +124,7 @@ class FaultRule:
     message: str
     is_global: bool
     fired: int = 0
+    applied: bool = False  # the request takes effect, and then the failure is answered (the answer was lost)
     # X-RateLimit-Scope of a 429: "user", "shared" or "global"; None: "global" if is_global else "shared".
     scope: str | None = None
 
@@ -432,11 +433,13 @@ class FakeDiscord:
 
     def fail_next(self, method: str, path_pattern: str, *, status: int = 429, times: int = 1,
                   retry_after: float = 0.05, code: int = 0, message: str = "Injected failure",
-                  is_global: bool = False) -> FaultRule:
+                  is_global: bool = False, applied: bool = False) -> FaultRule:
         """Make the next ``times`` matching requests fail. ``path_pattern`` is a glob over the path after
         /api/v10 (``/channels/*/messages/*``) or an exact route template
-        (``/channels/{channel_id}/messages/{message_id}``)."""
-        rule = FaultRule(method.upper(), path_pattern, status, times, retry_after, code, message, is_global)
+        (``/channels/{channel_id}/messages/{message_id}``). ``applied``: each request takes effect first and
+        only its answer is the failure (Discord did it; the answer was lost)."""
+        rule = FaultRule(method.upper(), path_pattern, status, times, retry_after, code, message, is_global,
+                         applied=applied)
         self.faults.append(rule)
         return rule
 
@@ -820,7 +823,7 @@ class FakeDiscord:
         for rule in self.faults:
             if rule.fired < rule.times and record.matches(rule.method, rule.pattern):
                 rule.fired += 1
-                return rule.response(), False
+                return rule.response(), rule.applied
         for limit in self.rate_limits:
             refusal = limit.check(record)
             if refusal is not None:

@@ -172,6 +172,21 @@ async def test_a_server_error_while_the_thread_is_made_is_retried_or_refused_cle
         assert world.channel.threads == [] and await world.bot.db.list_open_tables() == []
 
 
+async def test_a_thread_made_although_discord_answered_500_is_not_left_behind(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """Discord makes the thread but answers 500; discord.py repeats the create, which makes a second one."""
+    alice = world.add_player("alice")
+    await threads_on(world, grant=CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    assert world.bot is not None
+    fake_discord.fail_next("POST", THREAD_CREATES, status=500, applied=True)
+    answer = await world.command(alice, "new")
+    assert "Table opened in its own thread" in await ephemeral_reply(answer)
+    assert fake_discord.hit_count("POST", THREAD_CREATES) == 2
+    (table,) = world.bot.service.open_tables()
+    assert [thread.id for thread in world.channel.threads] == [table.row.channel_id], "the repeat is deleted"
+
+
 async def test_with_the_setting_off_a_channel_holds_its_one_table(fake_discord: FakeDiscord, world: Table) -> None:
     alice, bert = world.add_player("alice"), world.add_player("bert")
     fake_discord.bot_permissions |= CREATE | SEND_IN_THREADS
