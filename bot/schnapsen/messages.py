@@ -114,7 +114,7 @@ class Messages:
             if message_id is not None:
                 message = self.channel(now.row.channel_id).get_partial_message(message_id)
                 try:
-                    await message.edit(**payload.edit_kwargs())
+                    await threads.edit_in_thread(self.bot, now, message, payload)
                     self._posted_as_it_closed.pop(now.id, None)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up

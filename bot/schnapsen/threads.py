@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 ARCHIVE_AFTER_MINUTES: Literal[10080] = 10080  # a week without messages (Discord's longest); a table closes long before
 MISSING_ACCESS = 50001  # Discord: the bot cannot see the channel
+THREAD_ARCHIVED = 50083  # Discord: an archived thread takes no edits
 NAME_LIMIT = 100  # Discord's limit for a channel name
 NO_MENTIONS = discord.AllowedMentions.none()
 # What each step needs, and the refusal that names the permission (in the reader's language).
@@ -182,3 +183,18 @@ def _may_lock(bot: SchnapsenBot, thread_id: int) -> bool:
         if thread is not None and guild.me is not None:
             return thread.permissions_for(guild.me).manage_threads
     return False
+
+
+async def edit_in_thread(
+    bot: SchnapsenBot, table: TableSnapshot, message: discord.PartialMessage, payload: payloads.Payload
+) -> None:
+    """Edit the table's message; in the bot's thread of an open table that someone (or Discord, after a long
+    quiet spell) archived, the thread is unarchived first (a 403 there is the error to retry or report)."""
+    try:
+        await message.edit(**payload.edit_kwargs())
+    except discord.HTTPException as err:
+        if err.code != THREAD_ARCHIVED or table.row.thread_parent_id is None or table.status == "closed":
+            raise
+        log.warning("table %s: its thread %s was archived while it is open; unarchiving it", table.id, table.row.channel_id)
+        await bot.http.edit_channel(table.row.channel_id, archived=False, reason="its Schnapsen table is open")
+        await message.edit(**payload.edit_kwargs())  # its files afresh: a sent file is used up

@@ -242,3 +242,20 @@ async def test_a_thread_is_archived_when_the_sweeper_closes_its_table_and_after_
     await fake_discord.wait_for(lambda: failing.archived, what="the restart to archive the other thread")
     notices = [m for m in failing.messages if "game never started" in m.visible_text]
     assert len(notices) == 1, "the notice delivered again after the restart is shown once"
+
+
+async def test_a_thread_archived_while_its_table_is_open_is_unarchived_to_show_the_table(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice = world.add_player("alice")
+    await threads_on(world)
+    thread, _ = await open_in_thread(world, alice)
+    thread.archived = True  # a moderator archived it, or Discord did after a quiet week
+
+    await in_channel(world, alice, thread, "start")
+    await fake_discord.wait_for(
+        lambda: "Trump" in table_messages(thread)[0].visible_text, what="the table message to show the game"
+    )
+    assert not thread.archived
+    refused = [r for r in fake_discord.requests_to("PATCH", f"/channels/{thread.id}/messages/*") if r.status == 400]
+    assert refused, "the edit met the archived thread first"
