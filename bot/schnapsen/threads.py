@@ -81,8 +81,9 @@ async def open_in_thread(
         await service.discard_new_table(table.id)
         await remove_thread(thread)
         raise refusal_for(err, NEEDS_SEND_IN_THREADS) from None
-    except discord.HTTPException:
-        # Discord failed even after discord.py's retries: the runtime posts it, retried until it arrives.
+    except Exception:
+        # Discord failed even after discord.py's retries (or the image did): the runtime posts it, retried
+        # until it arrives.
         log.warning("table %s: its first table message failed; the runtime posts it", table.id, exc_info=True)
         bot.runtime.refresh_table_message(table)
     await _remove_repeats(bot, channel, thread)
