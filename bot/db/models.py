@@ -35,6 +35,7 @@ class GuildSettings:
     ai_strength: AiStrength = "pimc"
     ai_delay_ms: int = 1200
     rated_min_people: int = DEFAULT_RATED_MIN_PEOPLE  # a Bummerl is rated when this many people played it
+    table_threads: bool = False  # `/schnapsen new` opens a thread of its own for each table
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,7 @@ class TableRow:
     first_dealer: int
     created_at: int
     updated_at: int
+    thread_parent_id: int | None = None  # the table lives in a thread the bot opened in this channel
 
     @property
     def is_open(self) -> bool:

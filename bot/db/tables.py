@@ -12,7 +12,7 @@ from .models import SeatRow, TableRow
 
 _TABLE_COLUMNS = (
     "id, guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds, language,"
-    " table_message_id, version, first_dealer, created_at, updated_at"
+    " table_message_id, version, first_dealer, created_at, updated_at, thread_parent_id"
 )
 _SEAT_COLUMNS = (
     "table_id, seat, user_id, display_name, ai_takeover, dm_channel_id, dm_message_id, dms_closed, warned"
@@ -52,6 +52,7 @@ class TablesRepo(DatabaseCore):
         language: Language,
         first_dealer: int,
         now: int,
+        thread_parent_id: int | None = None,
     ) -> TableRow:
         """Open a lobby in the channel; raises `ChannelBusy` when the channel has a table not closed."""
         async with self.transaction():
@@ -63,8 +64,9 @@ class TablesRepo(DatabaseCore):
             row = await self._fetch_one(
                 f"""
                 INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
-                                         turn_seconds, language, first_dealer, created_at, updated_at)
-                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)
+                                         turn_seconds, language, first_dealer, created_at, updated_at,
+                                         thread_parent_id)
+                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING {_TABLE_COLUMNS}
                 """,
                 (
@@ -78,10 +80,26 @@ class TablesRepo(DatabaseCore):
                     first_dealer,
                     now,
                     now,
+                    thread_parent_id,
                 ),
             )
         assert row is not None
         return _table_from_row(row)
+
+    async def next_table_id(self) -> int:
+        """The id the next table will most likely get (ids are never reused), to name its thread before it
+        exists; a table opened meanwhile elsewhere takes it, so it is a hint, not a promise."""
+        row = await self._fetch_one("SELECT seq FROM sqlite_sequence WHERE name = 'game_tables'")
+        return 1 if row is None else int(row["seq"]) + 1
+
+    async def delete_new_table(self, table_id: int) -> bool:
+        """Remove a lobby that never got its place (its thread could not be made or used) with its seats, as
+        if it had never been opened; False when it is no longer a lobby."""
+        async with self.transaction():
+            removed = await self._execute(
+                "DELETE FROM game_tables WHERE id = ? AND status = 'lobby'", (table_id,)
+            )
+        return bool(removed)
 
     async def get_table(self, table_id: int) -> TableRow | None:
         row = await self._fetch_one(f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE id = ?", (table_id,))

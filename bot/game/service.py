@@ -139,9 +139,8 @@ class TableService(ProfileQueries):
         self._tables.pop(row.id, None)
         async with self.db.transaction():
             await self.db.set_status(row.id, "closed", self.now())
-            await self.db.add_announcement(
-                row.id, "set_aside", {"channel_id": row.channel_id, "lang": row.language}, self.now()
-            )
+            payload: dict[str, object] = {"channel_id": row.channel_id, "lang": row.language}
+            await self.db.add_announcement(row.id, "set_aside", _archiving(payload, row), self.now())
 
     async def _repair(self, table: TableSnapshot) -> TableSnapshot | None:
         """The repaired table, or None when it needed no repair."""
@@ -205,11 +204,21 @@ class TableService(ProfileQueries):
         self._tables.pop(table_id, None)
         self._locks.pop(table_id, None)
 
-    async def _notice(self, table: TableSnapshot, key: str, *, mention: int | None = None, **values: object) -> None:
-        """Owe a notice in the table's channel (inside the caller's transaction)."""
-        payload = {"channel_id": table.row.channel_id, "lang": table.row.language, "key": key, "values": values}
+    async def _notice(
+        self, table: TableSnapshot, key: str, *, mention: int | None = None, closes: bool = False, **values: object
+    ) -> None:
+        """Owe a notice in the table's channel (inside the caller's transaction). ``closes``: the notice that
+        the table closed, after which the table's own thread is archived."""
+        payload: dict[str, object] = {
+            "channel_id": table.row.channel_id,
+            "lang": table.row.language,
+            "key": key,
+            "values": values,
+        }
         if mention is not None:
             payload["mention"] = mention
+        if closes:
+            payload = _archiving(payload, table.row)
         await self.db.add_announcement(table.id, "notice", payload, self.now())
 
     # --- lobby -----------------------------------------------------------------------------------
@@ -225,13 +234,15 @@ class TableService(ProfileQueries):
         deck: str,
         turn_seconds: int,
         language: str,
+        thread_parent_id: int | None = None,
     ) -> TableSnapshot:
+        """Open a lobby in ``channel_id`` with the host in North. ``thread_parent_id``: the channel is a thread
+        the bot opened there for this table (it is archived when the table closes)."""
         preset_chosen = one_of(preset, tuple(engine.PRESETS), "error.bad_preset", preset=preset)
         deck_chosen = one_of(deck, DECK_STYLES, "error.bad_deck", deck=deck)
         language_chosen = one_of(language, LANGUAGES)
         check_turn_seconds(turn_seconds)
-        if (busy := self.table_of_user(host_id)) is not None:
-            raise UserError("error.already_seated", channel=busy.row.channel_id)
+        self.check_may_host(host_id)
         try:
             async with self.db.transaction():
                 row = await self.db.create_table(
@@ -244,6 +255,7 @@ class TableService(ProfileQueries):
                     language=language_chosen,
                     first_dealer=random.randrange(4),
                     now=self.now(),
+                    thread_parent_id=thread_parent_id,
                 )
                 await self.db.take_seat(row.id, 0, host_id, host_name)
         except ChannelBusy:
@@ -251,6 +263,24 @@ class TableService(ProfileQueries):
         except AlreadySeated as err:
             raise UserError("error.already_seated", channel=0) from err
         return await self._load(row)
+
+    def check_may_host(self, user_id: int) -> None:
+        """A person seated at an open table cannot open another (checked before a thread is made for one)."""
+        if (busy := self.table_of_user(user_id)) is not None:
+            raise UserError("error.already_seated", channel=busy.row.channel_id)
+
+    async def next_table_id(self) -> int:
+        """The id the next table will most likely get (to name its thread before it exists)."""
+        return await self.db.next_table_id()
+
+    async def discard_new_table(self, table_id: int) -> None:
+        """Undo ``open_table`` for a lobby whose thread could not be used: it leaves storage and memory as if
+        it had never been opened (a lobby that has moved on meanwhile is closed instead)."""
+        async with self.lock(table_id):
+            if not await self.db.delete_new_table(table_id):
+                async with self.db.transaction():
+                    await self.db.set_status(table_id, "closed", self.now())
+            self._forget(table_id)
 
     async def take_seat(self, table_id: int, user_id: int, name: str, seat: int | None) -> TableSnapshot:
         async with self.lock(table_id):
@@ -313,7 +343,7 @@ class TableService(ProfileQueries):
                 await self.db.bump_version(table.id, self.now())
                 if not others:
                     await self.db.set_status(table.id, "closed", self.now())
-                    await self._notice(table, "notice.closed_abandoned")
+                    await self._notice(table, "notice.closed_abandoned", closes=True)
                 elif user_id == table.row.host_id:
                     heir = min(others, key=lambda s: (s.seat - seat) % 4)  # the next person round the table
                     assert heir.user_id is not None
@@ -369,7 +399,7 @@ class TableService(ProfileQueries):
                     raise UserError("error.stale")
             async with self.db.transaction():
                 await self.db.set_status(table.id, "closed", self.now())
-                await self._notice(table, reason_key)
+                await self._notice(table, reason_key, closes=True)
             table = await self._refresh(table)
             self._forget(table.id)
             return table
@@ -660,6 +690,7 @@ class TableService(ProfileQueries):
         ai_strength: str | None = None,
         ai_delay_ms: int | None = None,
         rated_min_people: int | None = None,
+        table_threads: bool | None = None,
     ) -> GuildSettings:
         """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
         current = await self.db.get_guild_settings(guild_id)
@@ -678,6 +709,7 @@ class TableService(ProfileQueries):
             ai_strength=current.ai_strength if ai_strength is None else one_of(ai_strength, AI_STRENGTHS),
             ai_delay_ms=current.ai_delay_ms if ai_delay_ms is None else ai_delay_ms,
             rated_min_people=current.rated_min_people if rated_min_people is None else rated_min_people,
+            table_threads=current.table_threads if table_threads is None else table_threads,
         )
         await self.db.save_guild_settings(updated)
         return updated
@@ -758,6 +790,11 @@ def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:
     seats = list(table.seats)
     seats[occupant.seat] = occupant
     return replace(table, seats=seats_by_number(s for s in seats if s is not None))
+
+
+def _archiving(payload: dict[str, object], row: TableRow) -> dict[str, object]:
+    """A table's last announcement, which archives the thread the bot opened for it once delivered."""
+    return payload if row.thread_parent_id is None else {**payload, "archive_thread": row.channel_id}
 
 
 def check_turn_seconds(seconds: int) -> None:

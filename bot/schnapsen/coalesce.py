@@ -88,6 +88,11 @@ class Coalescer:
         if worker is not None and worker is not asyncio.current_task():
             worker.cancel()
 
+    async def settled(self, key: Hashable) -> None:
+        """Wait until nothing is requested or running for ``key`` (what must come after its last run)."""
+        while (worker := self._workers.get(key)) is not None and worker is not asyncio.current_task():
+            await asyncio.wait({worker})
+
     def running(self) -> list[Hashable]:
         return list(self._workers)
 

@@ -24,7 +24,7 @@ from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS
 
-from . import payloads
+from . import payloads, threads
 from .checks import Throttle, may_manage
 from .components import COMPONENTS, leave_table, show_hand
 from .replies import answer, language_of, report_error, thinking
@@ -175,16 +175,23 @@ class SchnapsenCog(
         await thinking(interaction)
         assert interaction.guild_id is not None and interaction.channel_id is not None
         defaults = await self.service.guild_settings(interaction.guild_id)
-        table = await self.service.open_table(
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            host_id=interaction.user.id,
-            host_name=interaction.user.display_name,
-            preset=preset or defaults.preset,
-            deck=deck or defaults.deck,
-            turn_seconds=turn_time or defaults.turn_seconds,
-            language=defaults.language or language_for_locale(interaction.guild_locale),
-        )
+        options: dict[str, Any] = {
+            "guild_id": interaction.guild_id,
+            "host_id": interaction.user.id,
+            "host_name": interaction.user.display_name,
+            "preset": preset or defaults.preset,
+            "deck": deck or defaults.deck,
+            "turn_seconds": turn_time or defaults.turn_seconds,
+            "language": defaults.language or language_for_locale(interaction.guild_locale),
+        }
+        if defaults.table_threads and threads.opens_threads_in(interaction.channel):
+            # Inside a thread (or where no thread can be opened) the table opens right there instead.
+            assert isinstance(interaction.channel, discord.TextChannel)
+            table = await threads.open_in_thread(self.bot, interaction, interaction.channel, **options)
+            reply = t(lang, "reply.table_opened_in_thread", channel=table.row.channel_id)
+            await interaction.followup.send(reply, ephemeral=True)
+            return
+        table = await self.service.open_table(channel_id=interaction.channel_id, **options)
         self.runtime.refresh_table_message(table)  # posted (and retried) by the runtime
         await interaction.followup.send(t(lang, "reply.table_opened"), ephemeral=True)
 
@@ -326,6 +333,7 @@ class SchnapsenCog(
         ai_strength=_("AI strength"),
         ai_delay_ms=_("AI thinking pause in milliseconds"),
         rated_min_people=_("People a table needs for a rated Bummerl"),
+        table_threads=_("Open each new table in a thread of its own"),
     )
     async def settings(
         self,
@@ -337,6 +345,7 @@ class SchnapsenCog(
         ai_strength: str | None = None,
         ai_delay_ms: app_commands.Range[int, 0, 10000] | None = None,
         rated_min_people: app_commands.Range[int, 1, 4] | None = None,
+        table_threads: bool | None = None,
     ) -> None:
         lang = language_of(interaction)
         if not (interaction.permissions and interaction.permissions.manage_guild):
@@ -352,7 +361,9 @@ class SchnapsenCog(
             ai_strength=ai_strength,
             ai_delay_ms=ai_delay_ms,
             rated_min_people=rated_min_people,
+            table_threads=table_threads,
         )
+        threads_line = t(lang, "settings.table_threads_on" if updated.table_threads else "settings.table_threads_off")
         await answer(
             interaction,
             t(
@@ -367,7 +378,9 @@ class SchnapsenCog(
                 ai=t(lang, f"command.choice.{updated.ai_strength}"),
                 delay=updated.ai_delay_ms,
                 rated=t(lang, "settings.rated", people=updated.rated_min_people),
-            ),
+            )
+            + "\n"
+            + threads_line,
         )
 
 

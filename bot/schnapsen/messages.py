@@ -20,7 +20,7 @@ from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 
-from . import payloads, texts
+from . import payloads, texts, threads
 from .coalesce import Coalescer
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class Messages:
 
     def where(self, table: TableSnapshot) -> str:
         guild = self.bot.get_guild(table.row.guild_id)
-        channel = guild.get_channel(table.row.channel_id) if guild else None
+        channel = guild.get_channel_or_thread(table.row.channel_id) if guild else None
         return f"{guild.name if guild else table.row.guild_id} · #{channel.name if channel else table.row.channel_id}"
 
     def refresh_table_message(self, table: TableSnapshot) -> None:
@@ -114,7 +114,7 @@ class Messages:
             if message_id is not None:
                 message = self.channel(now.row.channel_id).get_partial_message(message_id)
                 try:
-                    await message.edit(**payload.edit_kwargs())
+                    await threads.edit_in_thread(self.bot, now, message, payload)
                     self._posted_as_it_closed.pop(now.id, None)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
@@ -320,6 +320,13 @@ class Messages:
             await self.service.announcement_delivered(entry.id)
 
     async def _deliver_one(self, entry: OutboxEntry) -> None:
+        await self._deliver_message(entry)
+        if (thread_id := entry.payload.get("archive_thread")) is not None:
+            # The table closed: its message shows that first (no edit reaches an archived thread).
+            await self.edits.settled(("table message", entry.table_id))
+            await threads.archive_thread(self.bot, thread_id)
+
+    async def _deliver_message(self, entry: OutboxEntry) -> None:
         payload = entry.payload
         match entry.kind:
             case "result":

@@ -17,6 +17,12 @@ discord.py to it)::
 
 Restart: ``await fake_discord.stop_client(bot)`` and ``start_client`` a NEW client instance.
 
+Threads: the bot opens public threads (``POST /channels/{id}/threads``, needing Create Public Threads), posts
+in them (Send Messages in Threads), archives, locks or deletes them (``PATCH``/``DELETE /channels/{id}``, with
+Discord's permission rules and 50083 for an edit in an archived thread); ``channel.threads`` lists them,
+``guild.add_thread`` plus ``announce_thread`` is a person's thread, and ``fake.bot_permissions`` or a channel's
+``bot_permissions`` say what the bot may do (also in ``app_permissions``).
+
 Faults: ``fail_next`` (the next requests fail), ``rate_limit`` (a Discord-like bucket), ``random_faults``
 (429s and 5xx at random, some 5xx after the request took effect), ``close_dms(user)`` (403 50007 from then on),
 ``drop_gateway(code, resumable=...)``, ``invalidate_session(resumable=...)`` (op 9), ``request_reconnect``

@@ -29,6 +29,7 @@ from aiohttp import WSMsgType, web
 from tests.fakediscord import clients
 from tests.fakediscord.components import find_component
 from tests.fakediscord.state import (
+    ADMINISTRATOR,
     DEFAULT_ATTACHMENT_SIZE_LIMIT,
     DEFAULT_BOT_PERMISSIONS,
     EPHEMERAL_FLAG,
@@ -123,6 +124,7 @@ class FaultRule:
     message: str
     is_global: bool
     fired: int = 0
+    applied: bool = False  # the request takes effect, and then the failure is answered (the answer was lost)
     # X-RateLimit-Scope of a 429: "user", "shared" or "global"; None: "global" if is_global else "shared".
     scope: str | None = None
 
@@ -431,11 +433,13 @@ class FakeDiscord:
 
     def fail_next(self, method: str, path_pattern: str, *, status: int = 429, times: int = 1,
                   retry_after: float = 0.05, code: int = 0, message: str = "Injected failure",
-                  is_global: bool = False) -> FaultRule:
+                  is_global: bool = False, applied: bool = False) -> FaultRule:
         """Make the next ``times`` matching requests fail. ``path_pattern`` is a glob over the path after
         /api/v10 (``/channels/*/messages/*``) or an exact route template
-        (``/channels/{channel_id}/messages/{message_id}``)."""
-        rule = FaultRule(method.upper(), path_pattern, status, times, retry_after, code, message, is_global)
+        (``/channels/{channel_id}/messages/{message_id}``). ``applied``: each request takes effect first and
+        only its answer is the failure (Discord did it; the answer was lost)."""
+        rule = FaultRule(method.upper(), path_pattern, status, times, retry_after, code, message, is_global,
+                         applied=applied)
         self.faults.append(rule)
         return rule
 
@@ -453,6 +457,27 @@ class FakeDiscord:
                                global_fraction=global_fraction)
         self.random_faults_rules.append(rule)
         return rule
+
+    def bot_permissions_in(self, channel: FakeChannel) -> int:
+        """What the bot may do in ``channel``: its overwrite, a thread its parent's, else the guild's."""
+        if channel.is_thread and channel.parent is not None:
+            channel = channel.parent
+        if channel.bot_permissions is not None:
+            return channel.bot_permissions
+        return self.bot_permissions
+
+    def bot_may(self, channel: FakeChannel, **permissions: bool) -> bool:
+        wanted = discord.Permissions(**permissions).value
+        held = self.bot_permissions_in(channel)
+        return bool(held & ADMINISTRATOR) or held & wanted == wanted
+
+    async def announce_thread(self, thread: FakeChannel) -> None:
+        """THREAD_CREATE for a thread a person opened (the bot hears of every public thread it can see)."""
+        await self._dispatch_if_connected("THREAD_CREATE", {**thread.payload(), "newly_created": True})
+
+    async def _dispatch_if_connected(self, event: str, data: dict[str, Any]) -> None:
+        if self.active_session is not None:
+            await self.dispatch(event, data)
 
     def close_dms(self, user: FakeUser) -> None:
         """The user closes their DMs (or blocks the bot) now: from then on every message create or edit in
@@ -646,7 +671,7 @@ class FakeDiscord:
             "channel_id": str(channel.id),
             "channel": channel.payload(),
             "locale": interaction.locale,
-            "app_permissions": str(self.bot_permissions),
+            "app_permissions": str(self.bot_permissions_in(channel)),
             "entitlements": [],
             "entitlement_sku_ids": [],
             "authorizing_integration_owners": interaction.integration_owners(),
@@ -744,6 +769,9 @@ class FakeDiscord:
             ("GET", "/users/{user_id}", self._get_user),
             ("GET", "/guilds/{guild_id}/members/{user_id}", self._get_member),
             ("GET", "/channels/{channel_id}", self._get_channel),
+            ("PATCH", "/channels/{channel_id}", self._patch_channel),
+            ("DELETE", "/channels/{channel_id}", self._delete_channel),
+            ("POST", "/channels/{channel_id}/threads", self._start_thread),
             ("GET", "/channels/{channel_id}/messages", self._get_messages),
             ("POST", "/channels/{channel_id}/messages", self._post_message),
             ("GET", "/channels/{channel_id}/messages/{message_id}", self._get_message),
@@ -795,7 +823,7 @@ class FakeDiscord:
         for rule in self.faults:
             if rule.fired < rule.times and record.matches(rule.method, rule.pattern):
                 rule.fired += 1
-                return rule.response(), False
+                return rule.response(), rule.applied
         for limit in self.rate_limits:
             refusal = limit.check(record)
             if refusal is not None:
@@ -965,6 +993,8 @@ class FakeDiscord:
         payload = payload or {}
         if channel.is_dm and channel.recipient is not None and not channel.recipient.dms_open:
             raise DiscordError(403, 50007, "Cannot send messages to this user")
+        if channel.is_thread:
+            await self._may_post_in_thread(channel)
         nonce = self._nonce_of(payload)
         if nonce is not None and payload.get("enforce_nonce"):
             existing = self._message_by_nonce(channel, self.bot_user, nonce)
@@ -1004,9 +1034,95 @@ class FakeDiscord:
         recipient = message.channel.recipient
         if message.channel.is_dm and recipient is not None and not recipient.dms_open:
             raise DiscordError(403, 50007, "Cannot send messages to this user")
+        if message.channel.is_thread and message.channel.archived:
+            raise DiscordError(400, 50083, "Thread is archived")
         payload, files = await self._read_body(request)
         self._edit_message(message, payload or {}, files)
         return json_response(message.payload())
+
+    # ----------------------------------------------------------------- REST: threads
+
+    async def _start_thread(self, request: web.Request) -> web.Response:
+        """Start Thread without Message: a public thread (type 11) in a text or announcement channel."""
+        parent = self._channel(request)
+        payload, _ = await self._read_body(request)
+        payload = payload or {}
+        if parent.guild is None or parent.type not in (0, 5):
+            raise DiscordError(400, 50024, "Cannot execute action on this channel type")
+        if not self.bot_may(parent, view_channel=True):
+            raise DiscordError(403, 50001, "Missing Access")
+        if int(payload.get("type") or 12) != FakeChannel.PUBLIC_THREAD:
+            raise DiscordError(400, 50035, "Invalid Form Body", errors={"type": "the fake opens public threads only"})
+        if not self.bot_may(parent, create_public_threads=True):
+            raise DiscordError(403, 50013, "Missing Permissions")
+        name = str(payload.get("name") or "")
+        duration = int(payload.get("auto_archive_duration") or 4320)
+        if not 1 <= len(name) <= 100 or duration not in (60, 1440, 4320, 10080):
+            raise DiscordError(400, 50035, "Invalid Form Body",
+                               errors={"name": "1 to 100 characters", "auto_archive_duration": "60, 1440, 4320 or 10080"})
+        thread = parent.guild.add_thread(parent, name, self.bot_user)
+        thread.auto_archive_duration = duration
+        await self._dispatch_if_connected("THREAD_CREATE", {**thread.payload(), "newly_created": True})
+        return json_response(thread.payload(), status=201)
+
+    def _thread(self, request: web.Request) -> FakeChannel:
+        channel = self._channel(request)
+        if not channel.is_thread:
+            raise DiscordError(403, 50013, "Missing Permissions")  # the fake edits and deletes threads only
+        return channel
+
+    async def _patch_channel(self, request: web.Request) -> web.Response:
+        """Modify a thread: name, archived, locked, auto_archive_duration. Its creator may rename and archive
+        it; locking, and anything on another's thread, needs Manage Threads. An archived thread takes only
+        an unarchive."""
+        thread = self._thread(request)
+        payload, _ = await self._read_body(request)
+        payload = payload or {}
+        manages = self.bot_may(thread, manage_threads=True)
+        owns = thread.owner_id == self.bot_user.id
+        if not manages and (not owns or ("locked" in payload and bool(payload["locked"]) != thread.locked)):
+            raise DiscordError(403, 50013, "Missing Permissions")
+        if thread.archived and payload.get("archived", True):
+            raise DiscordError(400, 50083, "Thread is archived")
+        if thread.locked and not manages:
+            raise DiscordError(403, 50013, "Missing Permissions")
+        if "name" in payload:
+            thread.name = str(payload["name"])[:100]
+        if "locked" in payload:
+            thread.locked = bool(payload["locked"])
+        if "archived" in payload:
+            thread.archived = bool(payload["archived"])
+            thread.archive_timestamp = iso_now()
+        if "auto_archive_duration" in payload:
+            thread.auto_archive_duration = int(payload["auto_archive_duration"])
+        await self._dispatch_if_connected("THREAD_UPDATE", thread.payload())
+        return json_response(thread.payload())
+
+    async def _delete_channel(self, request: web.Request) -> web.Response:
+        thread = self._thread(request)
+        if not self.bot_may(thread, manage_threads=True):
+            raise DiscordError(403, 50013, "Missing Permissions")
+        assert thread.guild is not None and thread.parent is not None
+        thread.deleted = True
+        del thread.guild.threads[thread.id]
+        del self.channels[thread.id]
+        await self._dispatch_if_connected("THREAD_DELETE", {
+            "id": str(thread.id), "guild_id": str(thread.guild.id), "parent_id": str(thread.parent.id),
+            "type": thread.type,
+        })
+        return json_response(thread.payload())
+
+    async def _may_post_in_thread(self, thread: FakeChannel) -> None:
+        """Posting needs Send Messages in Threads; a locked archived thread takes nothing, an unlocked one is
+        unarchived by the post (as on Discord)."""
+        if not self.bot_may(thread, send_messages_in_threads=True):
+            raise DiscordError(403, 50013, "Missing Permissions")
+        if thread.archived:
+            if thread.locked and not self.bot_may(thread, manage_threads=True):
+                raise DiscordError(400, 50083, "Thread is archived")
+            thread.archived = False
+            thread.archive_timestamp = iso_now()
+            await self._dispatch_if_connected("THREAD_UPDATE", thread.payload())
 
     async def _delete_message(self, request: web.Request) -> web.Response:
         self._delete(self._channel_message(request))

@@ -186,6 +186,7 @@ class FakeGuild:
         self.everyone_role = FakeRole(guild_id, "@everyone", DEFAULT_EVERYONE_PERMISSIONS)
         self.roles: list[FakeRole] = [self.everyone_role]
         self.channels: dict[int, FakeChannel] = {}
+        self.threads: dict[int, FakeChannel] = {}  # threads not deleted, archived ones included
         self.members: dict[int, FakeMember] = {}
         self.joined_at = iso_now()
         bot_role = self.add_role(fake.bot_user.name, fake.bot_permissions)
@@ -204,6 +205,14 @@ class FakeGuild:
         self.channels[channel.id] = channel
         self.fake.channels[channel.id] = channel
         return channel
+
+    def add_thread(self, parent: FakeChannel, name: str, owner: FakeUser) -> FakeChannel:
+        """A public thread someone opened in ``parent`` (the bot hears of it with ``fake.announce_thread``)."""
+        thread = FakeChannel(self.fake, self.fake.ids.next(), 11, name=name, guild=self, parent=parent,
+                             owner_id=owner.id)
+        self.threads[thread.id] = thread
+        self.fake.channels[thread.id] = thread
+        return thread
 
     def add_member(self, user: FakeUser, *, roles: list[FakeRole] | tuple[FakeRole, ...] = (),
                    permissions: int = 0, nick: str | None = None) -> FakeMember:
@@ -262,7 +271,7 @@ class FakeGuild:
             "members": [member.payload() for member in members],
             "emojis": [],
             "stickers": [],
-            "threads": [],
+            "threads": [thread.payload() for thread in self.threads.values() if not thread.archived],
             "voice_states": [],
             "presences": [],
             "stage_instances": [],
@@ -275,10 +284,15 @@ class FakeGuild:
 
 
 class FakeChannel:
-    """A guild text channel (type 0) or a DM channel with one user (type 1)."""
+    """A guild text channel (type 0), a DM channel with one user (type 1) or a public thread (type 11) in a
+    text channel."""
+
+    PUBLIC_THREAD = 11
 
     def __init__(self, fake: FakeDiscord, channel_id: int, channel_type: int, *, name: str | None = None,
-                 guild: FakeGuild | None = None, recipient: FakeUser | None = None, position: int = 0) -> None:
+                 guild: FakeGuild | None = None, recipient: FakeUser | None = None, position: int = 0,
+                 parent: FakeChannel | None = None, owner_id: int | None = None,
+                 auto_archive_duration: int = 4320) -> None:
         self.fake = fake
         self.id = channel_id
         self.type = channel_type
@@ -287,10 +301,33 @@ class FakeChannel:
         self.recipient = recipient
         self.position = position
         self.all_messages: list[FakeMessage] = []
+        # What the bot may do here, if not what it may do in the whole guild (``fake.bot_permissions``): a
+        # channel overwrite. A thread has its parent's.
+        self.bot_permissions: int | None = None
+        # A thread's own state (Discord's thread_metadata).
+        self.parent = parent
+        self.owner_id = owner_id
+        self.archived = False
+        self.locked = False
+        self.auto_archive_duration = auto_archive_duration
+        self.archive_timestamp = iso_now()
+        self.create_timestamp = iso_now()
+        self.deleted = False
 
     @property
     def is_dm(self) -> bool:
         return self.type == 1
+
+    @property
+    def is_thread(self) -> bool:
+        return self.type == self.PUBLIC_THREAD
+
+    @property
+    def threads(self) -> list[FakeChannel]:
+        """The threads opened in this channel (not deleted), oldest first."""
+        if self.guild is None:
+            return []
+        return [thread for thread in self.guild.threads.values() if thread.parent is self]
 
     @property
     def messages(self) -> list[FakeMessage]:
@@ -318,6 +355,29 @@ class FakeChannel:
                 "flags": 0,
             }
         assert self.guild is not None
+        if self.is_thread:
+            assert self.parent is not None and self.owner_id is not None
+            return {
+                "id": str(self.id),
+                "type": self.type,
+                "guild_id": str(self.guild.id),
+                "name": self.name,
+                "parent_id": str(self.parent.id),
+                "owner_id": str(self.owner_id),
+                "last_message_id": None,
+                "rate_limit_per_user": 0,
+                "message_count": len(self.all_messages),
+                "total_message_sent": len(self.all_messages),
+                "member_count": 1,
+                "flags": 0,
+                "thread_metadata": {
+                    "archived": self.archived,
+                    "auto_archive_duration": self.auto_archive_duration,
+                    "archive_timestamp": self.archive_timestamp,
+                    "locked": self.locked,
+                    "create_timestamp": self.create_timestamp,
+                },
+            }
         return {
             "id": str(self.id),
             "type": self.type,
@@ -335,6 +395,8 @@ class FakeChannel:
 
     def __repr__(self) -> str:
         where = f"DM with {self.recipient.name}" if self.recipient else f"#{self.name}"
+        if self.is_thread:
+            where = f"thread {self.name!r}{' archived' if self.archived else ''}{' locked' if self.locked else ''}"
         return f"<FakeChannel {where} {self.id}>"
 
 

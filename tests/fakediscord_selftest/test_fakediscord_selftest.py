@@ -148,6 +148,26 @@ class DemoBot(discord.Client):
                     outcomes.append(str(error.code))
             await interaction.followup.send(" ".join(outcomes), ephemeral=True)
 
+        @group.command(name="thread", description="Open a public thread here and post in it")
+        async def thread(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            assert isinstance(interaction.channel, discord.TextChannel)
+            try:
+                made = await interaction.channel.create_thread(
+                    name="table 3", type=discord.ChannelType.public_thread, auto_archive_duration=1440)
+            except discord.Forbidden as error:
+                await interaction.followup.send(f"forbidden {error.code}", ephemeral=True)
+                return
+            await made.send("in the thread", view=seat_view(3))
+            cached = interaction.guild is not None and interaction.guild.get_thread(made.id) is not None
+            await interaction.followup.send(f"made {made.parent_id} {made.type.value} {cached}", ephemeral=True)
+
+        @group.command(name="where", description="Say where the interaction comes from")
+        async def where(interaction: discord.Interaction) -> None:
+            channel = interaction.channel
+            await interaction.response.send_message(
+                f"{type(channel).__name__} {getattr(channel, 'parent_id', None)}", ephemeral=True)
+
         @group.command(name="toolong", description="Break Discord's content limit")
         async def toolong(interaction: discord.Interaction) -> None:
             try:
@@ -545,3 +565,42 @@ async def test_reconnect_request_resumes(fake_discord: FakeDiscord, world: World
     await command.wait_response()
     await fake_discord.wait_for(lambda: fake_discord.resumes == 1)
     assert len(fake_discord.identifies) == 1 and fake_discord.reconnect_requests == 1
+
+
+async def test_threads_are_made_posted_in_archived_and_locked_like_discord(
+        fake_discord: FakeDiscord, world: World) -> None:
+    bot = await fake_discord.start_client(DemoBot())
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "thread")
+    assert (await command.wait_followups(1))[-1].content == "forbidden 50013", "no Create Public Threads"
+    assert world.channel.threads == []
+
+    fake_discord.bot_permissions |= discord.Permissions(
+        create_public_threads=True, send_messages_in_threads=True).value
+    command = await fake_discord.slash(world.alice, world.channel, "demo", "thread")
+    answer = (await command.wait_followups(1))[-1]
+    [thread] = world.channel.threads
+    assert answer.content == f"made {world.channel.id} 11 True", "THREAD_CREATE reached the cache"
+    assert thread.owner_id == fake_discord.bot_user.id and world.channel.messages == []
+    [post] = thread.messages
+
+    where = await fake_discord.slash(world.bob, thread, "demo", "where")
+    assert (await where.wait_original()).content == f"Thread {world.channel.id}"
+    click = await fake_discord.click(world.bob, post, "demo:seat:3")
+    await click.wait_response()
+    assert post.content == "Table 3: bob sat down (guild)"
+
+    cached = bot.get_guild(world.guild.id).get_thread(thread.id)  # type: ignore[union-attr]
+    assert cached is not None
+    with pytest.raises(discord.Forbidden) as refusal:  # locking needs Manage Threads, even for the creator
+        await cached.edit(archived=True, locked=True)
+    assert refusal.value.code == 50013 and not thread.archived
+    await cached.edit(archived=True)  # archiving its own thread it may
+    assert thread.archived
+    with pytest.raises(discord.HTTPException) as archived:
+        await bot.get_partial_messageable(thread.id).get_partial_message(post.id).edit(content="late")
+    assert archived.value.code == 50083
+    await bot.get_partial_messageable(thread.id).send("wakes it")  # a post unarchives an unlocked thread
+    assert not thread.archived
+    with pytest.raises(discord.Forbidden):  # deleting needs Manage Threads
+        await cached.delete()
+    await fake_discord.stop_client(bot)

@@ -76,17 +76,20 @@ async def test_the_migration_from_schema_2_gives_stored_results_their_ratings(tm
                 "INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms)"
                 " VALUES (1, NULL, 'standard', 'french', 60, 'greedy', 0)"
             )
-            table = await db.create_table(
-                guild_id=1, channel_id=500, host_id=21, rules_json='"standard"', deck="french", turn_seconds=60,
-                language="en", first_dealer=0, now=0,
+            # A table as schema 2 stores it (today's create_table writes columns later migrations added).
+            await db._execute(
+                "INSERT INTO game_tables (id, guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds,"
+                " language, first_dealer, created_at, updated_at)"
+                " VALUES (1, 1, 500, 21, 'lobby', '\"standard\"', 'french', 60, 'en', 0, 0, 0)"
             )
+            table_id = 1
             for winners, losers in (((21, 22), (23, None)), ((23, None), (21, 22)), ((21, 23), (22, 24))):
                 await db._execute(
                     "INSERT INTO bummerl_results (guild_id, table_id, winner1_id, winner1_name, winner2_id,"
                     " winner2_name, loser1_id, loser1_name, loser2_id, loser2_name, kind, count, score_winner,"
                     " score_loser, finished_at) VALUES (1, ?, ?, 'w1', ?, 'w2', ?, 'l1', ?, 'l2', 'bummerl', 1, 24,"
                     " 5, 0)",
-                    (table.id, *winners, *losers),
+                    (table_id, *winners, *losers),
                 )
     finally:
         await db.close()
