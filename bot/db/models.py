@@ -35,6 +35,7 @@ class GuildSettings:
     ai_strength: AiStrength = "pimc"
     ai_delay_ms: int = 1200
     rated_min_people: int = DEFAULT_RATED_MIN_PEOPLE  # a Bummerl is rated when this many people played it
+    deal_review: bool = True  # "Show the deal" on result messages
 
 
 @dataclass(frozen=True, slots=True)

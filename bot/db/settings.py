@@ -10,23 +10,26 @@ class GuildSettingsRepo(DatabaseCore):
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings, or the defaults when it never saved any."""
         row = await self._fetch_one(
-            "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people"
-            " FROM guild_settings WHERE guild_id = ?",
+            "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people,"
+            " deal_review FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         )
-        return GuildSettings(guild_id) if row is None else GuildSettings(**dict(row))
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(**{**dict(row), "deal_review": bool(row["deal_review"])})
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         async with self.transaction():
             await self._execute(
                 """
                 INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
-                                            ai_delay_ms, rated_min_people)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                            ai_delay_ms, rated_min_people, deal_review)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id) DO UPDATE SET
                     language = excluded.language, preset = excluded.preset, deck = excluded.deck,
                     turn_seconds = excluded.turn_seconds, ai_strength = excluded.ai_strength,
-                    ai_delay_ms = excluded.ai_delay_ms, rated_min_people = excluded.rated_min_people
+                    ai_delay_ms = excluded.ai_delay_ms, rated_min_people = excluded.rated_min_people,
+                    deal_review = excluded.deal_review
                 """,
                 (
                     settings.guild_id,
@@ -37,5 +40,6 @@ class GuildSettingsRepo(DatabaseCore):
                     settings.ai_strength,
                     settings.ai_delay_ms,
                     settings.rated_min_people,
+                    int(settings.deal_review),
                 ),
             )

@@ -326,6 +326,7 @@ class SchnapsenCog(
         ai_strength=_("AI strength"),
         ai_delay_ms=_("AI thinking pause in milliseconds"),
         rated_min_people=_("People a table needs for a rated Bummerl"),
+        deal_review=_("Result messages offer “Show the deal” (every hand and trick)"),
     )
     async def settings(
         self,
@@ -337,6 +338,7 @@ class SchnapsenCog(
         ai_strength: str | None = None,
         ai_delay_ms: app_commands.Range[int, 0, 10000] | None = None,
         rated_min_people: app_commands.Range[int, 1, 4] | None = None,
+        deal_review: bool | None = None,
     ) -> None:
         lang = language_of(interaction)
         if not (interaction.permissions and interaction.permissions.manage_guild):
@@ -352,7 +354,9 @@ class SchnapsenCog(
             ai_strength=ai_strength,
             ai_delay_ms=ai_delay_ms,
             rated_min_people=rated_min_people,
+            deal_review=deal_review,
         )
+        review = t(lang, "settings.deal_review_on" if updated.deal_review else "settings.deal_review_off")
         await answer(
             interaction,
             t(
@@ -367,7 +371,8 @@ class SchnapsenCog(
                 ai=t(lang, f"command.choice.{updated.ai_strength}"),
                 delay=updated.ai_delay_ms,
                 rated=t(lang, "settings.rated", people=updated.rated_min_people),
-            ),
+            )
+            + f" {review}",
         )
 
 
