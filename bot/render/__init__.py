@@ -21,6 +21,7 @@ from bot.render.review import (
     DealReviewScene,
     ReviewTrick,
     deal_review_alt_text,
+    deal_review_lines,
     render_deal_review,
     review_size,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "TableScene",
     "card_name",
     "deal_review_alt_text",
+    "deal_review_lines",
     "hand_alt_text",
     "label",
     "preload",

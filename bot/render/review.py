@@ -235,72 +235,88 @@ ALT_LIMIT = 1000  # Discord keeps 1024 characters of an attachment's description
 
 
 def deal_review_alt_text(scene: DealReviewScene) -> str:
-    """Every hand, every trick with its winner, the contract and the result, in sentences. When that is too
-    long for Discord's description, the tricks name their cards without repeating who played each (the
-    hands say it), so that every card is still named."""
-    full = _review_sentences(scene, compact=False)
-    return full if len(full) <= ALT_LIMIT else _review_sentences(scene, compact=True)
+    """Every hand, every trick with its winner, the contract and the result, in sentences, within Discord's
+    limit: when that is too long, the tricks name their cards without repeating who played each (the hands say
+    it), and then only who won each trick (``deal_review_lines`` has them in full for the message)."""
+    text = ""
+    for detail in (FULL, CARDS_ONLY, WINNERS_ONLY):
+        text = " ".join([*_deal_sentences(scene), *_trick_sentences(scene, detail), *_end_sentences(scene)])
+        if len(text) <= ALT_LIMIT:
+            return text
+    return text[: ALT_LIMIT - 1] + "…"
 
 
-def _review_sentences(scene: DealReviewScene, *, compact: bool) -> str:
+def deal_review_lines(scene: DealReviewScene) -> list[str]:
+    """The tricks in full, a sentence each (who played what, who won it, marriages), for the message's text."""
+    return _trick_sentences(scene, FULL)
+
+
+FULL, CARDS_ONLY, WINNERS_ONLY = 2, 1, 0  # how much of each trick the alt text says
+
+
+def _cards(scene: DealReviewScene, cards: Sequence[str]) -> str:
+    return ", ".join(card_name(card, scene.deck, scene.lang) for card in cards)
+
+
+def _deal_sentences(scene: DealReviewScene) -> list[str]:
+    """The contract, trump, the turned-up card and the four hands."""
     deck, lang, names = scene.deck, scene.lang, scene.seat_names
-
-    def cards(seq: Sequence[str]) -> str:
-        return ", ".join(card_name(card, deck, lang) for card in seq)
-
     sentences = [label("alt_review_title", lang)]
-    if scene.contract_label:
-        if scene.declarer_seat is not None:
-            sentences.append(
-                label(
-                    "alt_review_declarer",
-                    lang,
-                    name=names[scene.declarer_seat],
-                    contract=scene.contract_label,
-                )
-            )
-        else:
-            sentences.append(label("alt_contract", lang, contract=scene.contract_label))
+    if scene.contract_label and scene.declarer_seat is not None:
+        declarer = names[scene.declarer_seat]
+        sentences.append(label("alt_review_declarer", lang, name=declarer, contract=scene.contract_label))
+    elif scene.contract_label:
+        sentences.append(label("alt_contract", lang, contract=scene.contract_label))
     if scene.multiplier > 1:
         sentences.append(label("alt_multiplier", lang, n=scene.multiplier))
-    sentences.append(
-        label("alt_no_trump", lang)
-        if scene.trump is None
-        else label("alt_trump", lang, suit=suit_name(scene.trump, deck, lang))
-    )
+    if scene.trump is None:
+        sentences.append(label("alt_no_trump", lang))
+    else:
+        sentences.append(label("alt_trump", lang, suit=suit_name(scene.trump, deck, lang)))
     if scene.aufschlag_card is not None:
-        sentences.append(
-            label("alt_review_aufschlag", lang, card=card_name(scene.aufschlag_card, deck, lang))
-        )
+        card = card_name(scene.aufschlag_card, deck, lang)
+        sentences.append(label("alt_review_aufschlag", lang, card=card))
     for seat in SEATS:
-        sentences.append(label("alt_review_hand", lang, name=names[seat], cards=cards(scene.hands[seat])))
+        sentences.append(
+            label("alt_review_hand", lang, name=names[seat], cards=_cards(scene, scene.hands[seat]))
+        )
     if scene.sitting_out_seat is not None:
         sentences.append(label("alt_sits_out", lang, name=names[scene.sitting_out_seat]))
+    return sentences
+
+
+def _trick_sentences(scene: DealReviewScene, detail: int) -> list[str]:
+    deck, lang, names = scene.deck, scene.lang, scene.seat_names
+    sentences = []
     for number, trick in enumerate(scene.tricks, start=1):
-        if compact:
-            plays = cards([card for _, card in trick.plays])
+        winner = names[trick.winner]
+        if detail == WINNERS_ONLY:
+            sentences.append(label("alt_review_won", lang, n=number, name=winner))
         else:
-            plays = join_names(
-                [
-                    label("alt_review_held", lang, name=names[seat], cards=card_name(card, deck, lang))
+            if detail == CARDS_ONLY:
+                plays = _cards(scene, [card for _, card in trick.plays])
+            else:
+                played = [
+                    label("alt_played", lang, name=names[seat], card=card_name(card, deck, lang))
                     for seat, card in trick.plays
-                ],
-                lang,
-            )
-        sentences.append(label("alt_review_trick", lang, n=number, plays=plays, name=names[trick.winner]))
+                ]
+                plays = join_names(played, lang)
+            sentences.append(label("alt_review_trick", lang, n=number, plays=plays, name=winner))
         for seat, suit, value, trick_no in scene.marriages:
             if trick_no == number:
+                suit_said = suit_name(suit, deck, lang)
                 sentences.append(
-                    label(
-                        "alt_review_marriage",
-                        lang,
-                        name=names[seat],
-                        value=value,
-                        suit=suit_name(suit, deck, lang),
-                    )
+                    label("alt_review_marriage", lang, name=names[seat], value=value, suit=suit_said)
                 )
+    return sentences
+
+
+def _end_sentences(scene: DealReviewScene) -> list[str]:
+    """The cards never played (the deal ended early, or a seat sat out) and who won what."""
+    lang, names = scene.lang, scene.seat_names
+    sentences = []
     left = [
-        label("alt_review_held", lang, name=names[seat], cards=cards(scene.never_played(seat)))
+        label("alt_review_held", lang, name=names[seat], cards=_cards(scene, scene.never_played(seat)))
         for seat in SEATS
         if scene.never_played(seat)
     ]
@@ -309,4 +325,4 @@ def _review_sentences(scene: DealReviewScene, *, compact: bool) -> str:
     points = count_label(scene.game_points, "game_point", "game_points", lang).lstrip("+")
     team = label("team", lang, a=names[scene.winner_team], b=names[scene.winner_team + 2])
     sentences.append(label("alt_wins", lang, team=team, points=points))
-    return " ".join(sentences)
+    return sentences

@@ -464,7 +464,11 @@ def _deal_review_png(scene: render.DealReviewScene) -> bytes:
 async def deal_review_payload(table: TableSnapshot, lang: str) -> Payload:
     """The answer to "Show the deal": the review image of ``table``'s finished deal, with its alt text."""
     scene = deal_review_scene(table, lang)
-    embed = discord.Embed(title=t(lang, "review.title", id=table.id, deal=table.deal_no + 1), colour=0xF9A825)
+    embed = discord.Embed(
+        title=t(lang, "review.title", id=table.id, deal=table.deal_no + 1),
+        description="\n".join(render.deal_review_lines(scene))[:4096],  # who played what, as text too
+        colour=0xF9A825,
+    )
     embed.set_image(url="attachment://deal.png")
     png = await rendered(_deal_review_png, scene)
     return Payload([embed], {"deal.png": png}, {"deal.png": render.deal_review_alt_text(scene)})
