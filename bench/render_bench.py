@@ -1,9 +1,10 @@
-"""Time the hand and table images: median and p95 milliseconds per render, PNG sizes, and peak memory.
+"""Time the hand, table, result and deal-review images: median and p95 milliseconds per render, PNG sizes,
+and peak memory.
 
-Run from the repository root:  python bench/render_bench.py [--runs N] [--samples DIR]
-Caches are warmed first, as in a running bot where the tiles are loaded once. --samples also writes the
-README's sample images (docs/images) from the same scenes. The memory figure comes from a fresh child process
-that imports bot.render, preloads both decks and renders one image of each kind per deck.
+Run from the repository root:  python bench/render_bench.py [--runs N]
+Caches are warmed first, as in a running bot where the tiles are loaded once. The README's sample images are
+drawn from a real game by tools/sample_images.py, not from these scenes. The memory figure comes from a fresh
+child process that imports bot.render, preloads both decks and renders one image of each kind per deck.
 """
 
 from __future__ import annotations
@@ -20,7 +21,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.render import DECK_STYLES, ResultScene, TableScene, preload, render_hand, render_result, render_table
+from bot.render import (
+    DECK_STYLES,
+    DealReviewScene,
+    ResultScene,
+    ReviewTrick,
+    TableScene,
+    preload,
+    render_deal_review,
+    render_hand,
+    render_result,
+    render_table,
+)
 
 NAMES = ("Anna", "Benedikt", "Carla", "Dominik")
 HAND = ("HA", "HT", "SQ", "CK", "DJ")
@@ -48,19 +60,30 @@ RESULT = ResultScene(
     bummerls=(0, 1),
     detail="Opponents reached 48",
 )
-
-
-def write_samples(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    samples = {
-        "hand-doppeldeutsch.png": render_hand(HAND, playable=("HA", "HT"), trump="H"),
-        "hand-french.png": render_hand(("SA", "ST", "HK", "DQ", "CJ"), trump="S", deck="french"),
-        "table.png": render_table(TABLE),
-        "result.png": render_result(RESULT),
-    }
-    for name, png in samples.items():
-        (folder / name).write_bytes(png)
-    print(f"wrote {len(samples)} sample images to {folder}")
+# A whole deal of five tricks (the most a review shows), with a turned-up trump and a marriage.
+REVIEW = DealReviewScene(
+    seat_names=NAMES,
+    hands=(
+        ("HA", "HT", "HK", "CQ", "SJ"),
+        ("HQ", "HJ", "DA", "DT", "DK"),
+        ("DQ", "DJ", "CA", "CT", "CK"),
+        ("CJ", "SA", "ST", "SK", "SQ"),
+    ),
+    tricks=(
+        ReviewTrick(((0, "HA"), (1, "HQ"), (2, "DQ"), (3, "CJ")), 0),
+        ReviewTrick(((0, "HK"), (1, "HJ"), (2, "DJ"), (3, "SA")), 0),
+        ReviewTrick(((0, "CQ"), (1, "DA"), (2, "CA"), (3, "SQ")), 2),
+        ReviewTrick(((2, "CT"), (3, "ST"), (0, "SJ"), (1, "DT")), 2),
+        ReviewTrick(((2, "CK"), (3, "SK"), (0, "HT"), (1, "DK")), 0),
+    ),
+    winner_team=0,
+    game_points=1,
+    contract_label="Normal game",
+    declarer_seat=0,
+    trump="H",
+    aufschlag_card="HK",
+    marriages=((0, "H", 40, 2),),
+)
 
 
 def measure(render: Callable[[], bytes], runs: int) -> tuple[float, float, int]:
@@ -80,6 +103,7 @@ def render_one_of_each() -> None:
         render_hand(HAND, playable=("HA", "HT"), trump="H", deck=deck)
         render_table(dataclasses.replace(TABLE, deck=deck))
         render_result(dataclasses.replace(RESULT, deck=deck))
+        render_deal_review(dataclasses.replace(REVIEW, deck=deck))
 
 
 def report_own_peak_rss() -> None:
@@ -102,14 +126,11 @@ def peak_rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--samples", type=Path, help="also write the sample images into this folder")
     parser.add_argument("--peak-rss-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peak_rss_child:
         report_own_peak_rss()
         return
-    if args.samples:
-        write_samples(args.samples)
     cases: dict[str, Callable[[], bytes]] = {
         "hand (doppeldeutsch, 5 cards, 2 playable)": lambda: render_hand(
             HAND, playable=("HA", "HT"), trump="H"
@@ -117,6 +138,7 @@ def main() -> None:
         "hand (french, 5 cards)": lambda: render_hand(HAND, trump="S", deck="french"),
         "table (3 cards in trick, both first tricks)": lambda: render_table(TABLE),
         "result": lambda: render_result(RESULT),
+        "deal review (5 tricks, drawn; cached in the bot)": lambda: render_deal_review(REVIEW),
     }
     print(f"{'image':46} {'median ms':>10} {'p95 ms':>8} {'PNG KB':>8}")
     for name, render in cases.items():

@@ -36,6 +36,7 @@ class GuildSettings:
     ai_delay_ms: int = 1200
     rated_min_people: int = DEFAULT_RATED_MIN_PEOPLE  # a Bummerl is rated when this many people played it
     table_threads: bool = False  # `/schnapsen new` opens a thread of its own for each table
+    deal_review: bool = True  # "Show the deal" on result messages
 
 
 @dataclass(frozen=True, slots=True)

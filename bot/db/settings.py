@@ -11,13 +11,14 @@ class GuildSettingsRepo(DatabaseCore):
         """The guild's settings, or the defaults when it never saved any."""
         row = await self._fetch_one(
             "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people,"
-            " table_threads FROM guild_settings WHERE guild_id = ?",
+            " table_threads, deal_review FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         )
         if row is None:
             return GuildSettings(guild_id)
         values = dict(row)
         values["table_threads"] = bool(values["table_threads"])
+        values["deal_review"] = bool(values["deal_review"])
         return GuildSettings(**values)
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
@@ -25,13 +26,13 @@ class GuildSettingsRepo(DatabaseCore):
             await self._execute(
                 """
                 INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
-                                            ai_delay_ms, rated_min_people, table_threads)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                            ai_delay_ms, rated_min_people, table_threads, deal_review)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id) DO UPDATE SET
                     language = excluded.language, preset = excluded.preset, deck = excluded.deck,
                     turn_seconds = excluded.turn_seconds, ai_strength = excluded.ai_strength,
                     ai_delay_ms = excluded.ai_delay_ms, rated_min_people = excluded.rated_min_people,
-                    table_threads = excluded.table_threads
+                    table_threads = excluded.table_threads, deal_review = excluded.deal_review
                 """,
                 (
                     settings.guild_id,
@@ -42,6 +43,7 @@ class GuildSettingsRepo(DatabaseCore):
                     settings.ai_strength,
                     settings.ai_delay_ms,
                     settings.rated_min_people,
-                    settings.table_threads,
+                    int(settings.table_threads),
+                    int(settings.deal_review),
                 ),
             )

@@ -165,6 +165,28 @@ class TableService(ProfileQueries):
             raise UserError("error.table_gone")
         return restore(row, await self.db.seats_of(table_id), await self.db.load_record(table_id), up_to_deal=deal_no)
 
+    async def finished_deal(self, guild_id: int, table_id: int, deal_no: int) -> TableSnapshot:
+        """The table as it stood when deal ``deal_no`` ended, for "Show the deal": only a finished deal of a
+        table of ``guild_id``, only while the guild allows deal review; read from the stored record, so it
+        works for closed tables and after a restart. Every refusal is the user's error and shows nothing."""
+        row = await self.db.get_table(table_id)
+        if row is None or row.guild_id != guild_id:  # another guild's table is as good as none
+            raise UserError("error.review_no_deal")
+        if not (await self.db.get_guild_settings(guild_id)).deal_review:
+            raise UserError("error.review_off")
+        record = await self.db.load_record(table_id)
+        stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
+        if stored is None:
+            raise UserError("error.review_no_deal")
+        if not stored.finished:
+            raise UserError("error.review_not_finished")
+        if not stored.actions:  # the closed table's action log was pruned (RETENTION_DAYS)
+            raise UserError("error.review_pruned")
+        table = restore(row, await self.db.seats_of(table_id), record, up_to_deal=deal_no)
+        if table.deal_no != deal_no or table.deal is None or not table.deal.finished:
+            raise UserError("error.review_not_finished")
+        return table
+
     def table_in_channel(self, channel_id: int) -> TableSnapshot | None:
         return next((table for table in self.open_tables() if table.row.channel_id == channel_id), None)
 
@@ -691,6 +713,7 @@ class TableService(ProfileQueries):
         ai_delay_ms: int | None = None,
         rated_min_people: int | None = None,
         table_threads: bool | None = None,
+        deal_review: bool | None = None,
     ) -> GuildSettings:
         """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
         current = await self.db.get_guild_settings(guild_id)
@@ -710,6 +733,7 @@ class TableService(ProfileQueries):
             ai_delay_ms=current.ai_delay_ms if ai_delay_ms is None else ai_delay_ms,
             rated_min_people=current.rated_min_people if rated_min_people is None else rated_min_people,
             table_threads=current.table_threads if table_threads is None else table_threads,
+            deal_review=current.deal_review if deal_review is None else deal_review,
         )
         await self.db.save_guild_settings(updated)
         return updated

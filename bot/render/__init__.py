@@ -17,6 +17,14 @@ from bot.render.images import (
     render_table,
 )
 from bot.render.names import ALL_CARDS, DECK_STYLES, LANGUAGES, card_name, label, suit_name
+from bot.render.review import (
+    DealReviewScene,
+    ReviewTrick,
+    deal_review_alt_text,
+    deal_review_lines,
+    render_deal_review,
+    review_size,
+)
 from bot.render.scenes import ProfileScene, ResultScene, TableScene
 
 __all__ = [
@@ -27,19 +35,25 @@ __all__ = [
     "PROFILE_SIZE",
     "RESULT_SIZE",
     "TABLE_SIZE",
+    "DealReviewScene",
     "ProfileScene",
     "ResultScene",
+    "ReviewTrick",
     "TableScene",
     "card_name",
+    "deal_review_alt_text",
+    "deal_review_lines",
     "hand_alt_text",
     "label",
     "preload",
     "profile_alt_text",
+    "render_deal_review",
     "render_hand",
     "render_profile",
     "render_result",
     "render_table",
     "result_alt_text",
+    "review_size",
     "suit_name",
     "table_alt_text",
 ]

@@ -334,6 +334,7 @@ class SchnapsenCog(
         ai_delay_ms=_("AI thinking pause in milliseconds"),
         rated_min_people=_("People a table needs for a rated Bummerl"),
         table_threads=_("Open each new table in a thread of its own"),
+        deal_review=_("Result messages offer “Show the deal” (every hand and trick)"),
     )
     async def settings(
         self,
@@ -346,6 +347,7 @@ class SchnapsenCog(
         ai_delay_ms: app_commands.Range[int, 0, 10000] | None = None,
         rated_min_people: app_commands.Range[int, 1, 4] | None = None,
         table_threads: bool | None = None,
+        deal_review: bool | None = None,
     ) -> None:
         lang = language_of(interaction)
         if not (interaction.permissions and interaction.permissions.manage_guild):
@@ -362,8 +364,10 @@ class SchnapsenCog(
             ai_delay_ms=ai_delay_ms,
             rated_min_people=rated_min_people,
             table_threads=table_threads,
+            deal_review=deal_review,
         )
         threads_line = t(lang, "settings.table_threads_on" if updated.table_threads else "settings.table_threads_off")
+        review = t(lang, "settings.deal_review_on" if updated.deal_review else "settings.deal_review_off")
         await answer(
             interaction,
             t(
@@ -379,6 +383,7 @@ class SchnapsenCog(
                 delay=updated.ai_delay_ms,
                 rated=t(lang, "settings.rated", people=updated.rated_min_people),
             )
+            + f" {review}"
             + "\n"
             + threads_line,
         )

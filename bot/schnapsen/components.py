@@ -23,6 +23,7 @@ from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
 from . import payloads  # payloads builds its views from these buttons: both import the module, not names
 from .checks import check_place, may_manage
 from .ids import (
+    DEAL_REVIEW_PATTERN,
     GAME_VERBS,
     HAND_VERBS,
     HOST_VERBS,
@@ -32,6 +33,7 @@ from .ids import (
     UNKNOWN_VERB_PATTERN,
     ButtonId,
     action_of,
+    deal_review_id,
     template,
 )
 from .replies import acknowledge, answer, language_of, report_error, thinking
@@ -269,7 +271,42 @@ class LeaderboardButton(ShellButton, template=LEADERBOARD_PATTERN):
         await interaction.edit_original_response(embed=embed, view=view)
 
 
-COMPONENTS = (GameActionButton, SeatButton, HostButton, HandButton, UnknownVerbButton, LeaderboardButton)
+class DealReviewButton(ShellButton, template=DEAL_REVIEW_PATTERN):
+    """ "Show the deal" on a result message, ``bsdeal:<table>:<deal>``: the four hands as dealt and every trick,
+    ephemerally. The service refuses (showing nothing) a deal that is not finished, another guild's table, and
+    a guild that turned deal review off; it reads the stored record, so old results and restarts are fine."""
+
+    def __init__(self, table_id: int, deal_no: int, label: str = "·") -> None:
+        super().__init__(discord.ui.Button(label=label[:80], custom_id=deal_review_id(table_id, deal_no)))
+        self.table_id, self.deal_no = table_id, deal_no
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["table"]), int(match["deal"]))
+
+    def check(self, interaction: Interaction) -> None:
+        if interaction.guild_id is None:  # result messages are in guilds; a click from elsewhere is forged
+            raise UserError("error.review_no_deal")
+
+    async def clicked(self, interaction: Interaction) -> None:
+        assert interaction.guild_id is not None
+        await thinking(interaction)  # the record is read from storage: acknowledge first
+        table = await interaction.client.service.finished_deal(interaction.guild_id, self.table_id, self.deal_no)
+        payload = await payloads.deal_review_payload(table, self.lang)
+        await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
+
+
+COMPONENTS = (
+    GameActionButton,
+    SeatButton,
+    HostButton,
+    HandButton,
+    UnknownVerbButton,
+    LeaderboardButton,
+    DealReviewButton,
+)
 
 
 # --- what a command and a button both do ---------------------------------------------------------------

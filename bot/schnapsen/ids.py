@@ -17,6 +17,9 @@ TABLE_AND_VERSION = r"bs:(?P<table>[0-9]{1,18}):(?P<version>[0-9]{1,18})"
 ARG = r"(?P<arg>[A-Za-z0-9_]{0,24})"
 PATTERN = rf"{TABLE_AND_VERSION}:(?P<verb>[a-z]{{1,8}}):{ARG}"  # every table button's id
 LEADERBOARD_PATTERN = rf"bslb:(?P<sort>{'|'.join(LEADERBOARD_SORTS)}):(?P<page>[0-9]{{1,6}})"
+# "Show the deal" on a result message: a finished deal of a table, open or closed (so not a ``bs:`` id, whose
+# family acts only on open tables).
+DEAL_REVIEW_PATTERN = r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"
 
 # The verbs of each family of buttons (one DynamicItem class each, see components.py). Game verbs carry the
 # position version; the others carry 0, except Rematch and Close, which are made for one finished position.
@@ -25,6 +28,10 @@ SEAT_VERBS = ("sit", "ai", "leave", "start")
 HOST_VERBS = ("rematch", "close", "stop")
 HAND_VERBS = ("hand", "back")
 TABLE_VERBS = (*SEAT_VERBS, *HOST_VERBS, *HAND_VERBS)
+
+
+def deal_review_id(table: int, deal_no: int) -> str:
+    return f"bsdeal:{table}:{deal_no}"
 
 
 def template(verbs: tuple[str, ...]) -> str:

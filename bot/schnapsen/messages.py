@@ -334,8 +334,9 @@ class Messages:
                 deal = table.deal
                 assert deal is not None
                 tally = tuple(payload["tally"]) if payload.get("tally") else None
+                review = (await self.service.guild_settings(table.row.guild_id)).deal_review
                 message = await payloads.result_payload(
-                    table, payload["lang"], deal, table.last_bummerl, tally, payload.get("ratings")
+                    table, payload["lang"], deal, table.last_bummerl, tally, payload.get("ratings"), review=review
                 )
                 await self.channel(payload["channel_id"]).send(
                     nonce=f"r{entry.table_id}.{payload['deal_no']}",

@@ -346,7 +346,10 @@ async def result_payload(
     bummerl: Any,
     tally: tuple[int, int] | None,
     rating_changes: list[dict[str, Any]] | None = None,
+    *,
+    review: bool = False,
 ) -> Payload:
+    """A deal's result; ``review``: with the "Show the deal" button (the guild allows deal review)."""
     result = deal.result
     assert result is not None and deal.contract is not None and deal.declarer is not None
     winners = team_names(table, result.winner)
@@ -418,7 +421,57 @@ async def result_payload(
     )
     png = await rendered(render.render_result, scene)
     embed.set_image(url="attachment://result.png")
-    return Payload([embed], {"result.png": png}, {"result.png": render.result_alt_text(scene)})
+    payload = Payload([embed], {"result.png": png}, {"result.png": render.result_alt_text(scene)})
+    if review:
+        payload.view = discord.ui.View(timeout=None)
+        payload.view.add_item(components.DealReviewButton(table.id, table.deal_no, t(lang, "button.show_deal")))
+    return payload
+
+
+# --- the deal review ("Show the deal") ----------------------------------------------------------------------
+
+
+def deal_review_scene(table: TableSnapshot, lang: str) -> render.DealReviewScene:
+    """The finished deal of ``table`` (as it stood when the deal ended) as the review image shows it."""
+    deal = table.deal
+    assert deal is not None and deal.result is not None
+    has_trumps = deal.contract is None or deal.contract in engine.contracts.TRUMP_CONTRACTS
+    hands = tuple(tuple(hand) for hand in deal.dealt)
+    return render.DealReviewScene(
+        seat_names=tuple(seat_name(table, s) for s in range(4)),  # type: ignore[arg-type]
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        tricks=tuple(render.ReviewTrick(tuple(trick.plays), trick.winner) for trick in deal.tricks),
+        winner_team=deal.result.winner,
+        game_points=deal.result.game_points,
+        contract_label=None if deal.contract is None else contract_name(lang, deal.contract),
+        declarer_seat=deal.declarer,
+        trump=deal.trump if has_trumps else None,
+        aufschlag_card=deal.aufschlag_card,
+        multiplier=deal.multiplier,
+        sitting_out_seat=deal.sitting_out,
+        marriages=tuple((m.seat, m.suit, m.value, m.trick_no) for m in deal.marriages),
+        deck=table.row.deck,
+        lang=lang,
+    )
+
+
+@lru_cache(maxsize=64)
+def _deal_review_png(scene: render.DealReviewScene) -> bytes:
+    """A finished deal never changes: its review is drawn once per table, deal and language (the scene)."""
+    return render.render_deal_review(scene)
+
+
+async def deal_review_payload(table: TableSnapshot, lang: str) -> Payload:
+    """The answer to "Show the deal": the review image of ``table``'s finished deal, with its alt text."""
+    scene = deal_review_scene(table, lang)
+    embed = discord.Embed(
+        title=t(lang, "review.title", id=table.id, deal=table.deal_no + 1),
+        description="\n".join(render.deal_review_lines(scene))[:4096],  # who played what, as text too
+        colour=0xF9A825,
+    )
+    embed.set_image(url="attachment://deal.png")
+    png = await rendered(_deal_review_png, scene)
+    return Payload([embed], {"deal.png": png}, {"deal.png": render.deal_review_alt_text(scene)})
 
 
 # --- answers to commands -----------------------------------------------------------------------------------
