@@ -18,6 +18,7 @@ from bot.render.images import (
 )
 from bot.render.names import ALL_CARDS, DECK_STYLES, LANGUAGES, card_name, label, suit_name
 from bot.render.scenes import ProfileScene, ResultScene, TableScene
+from bot.render.turn import TURN_SIZE, TurnScene, render_turn, turn_alt_text
 
 __all__ = [
     "ALL_CARDS",
@@ -27,9 +28,11 @@ __all__ = [
     "PROFILE_SIZE",
     "RESULT_SIZE",
     "TABLE_SIZE",
+    "TURN_SIZE",
     "ProfileScene",
     "ResultScene",
     "TableScene",
+    "TurnScene",
     "card_name",
     "hand_alt_text",
     "label",
@@ -39,7 +42,9 @@ __all__ = [
     "render_profile",
     "render_result",
     "render_table",
+    "render_turn",
     "result_alt_text",
     "suit_name",
     "table_alt_text",
+    "turn_alt_text",
 ]
