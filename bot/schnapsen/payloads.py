@@ -230,6 +230,14 @@ def table_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     return view
 
 
+def turn_notice_view(table: TableSnapshot, lang: str) -> discord.ui.View:
+    """The button of a turn notice: the hand of whoever presses it, ephemerally ("My hand" by another name)."""
+    view = discord.ui.View(timeout=None)
+    show = ButtonId(table.id, 0, "hand")
+    view.add_item(components.HandButton(show, t(lang, "button.show_hand"), discord.ButtonStyle.primary))
+    return view
+
+
 def stop_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     """The confirmation of ``/schnapsen stop``, shown only to who asked."""
     view = discord.ui.View(timeout=None)
