@@ -154,6 +154,8 @@ async def test_a_whole_deal_played_from_the_channel_alone(fake_discord: FakeDisc
             await opened.wait_followups(1)
             continue
         _, message, button = step
+        if isinstance(action_on(button), engine.PlayCard):  # the one screen: the table's cards above the hand
+            assert any(caption in alt_text(message) for caption in TURN_CAPTIONS), alt_text(message)
         click = await world.click_and_settle(anna, message, button["custom_id"])
         clicks_after_expiry += expired
         if not expired and first_card_play(table):
@@ -260,3 +262,38 @@ async def test_dealt_order_when_the_player_chose_it(fake_discord: FakeDiscord, w
     expected = list(engine.display_order(dealt, deal.trump, deal.contract))
     resorted = await world.latest_dm(leader, lambda m: card_buttons(m) == expected)
     assert hand_in_alt(expected) in alt_text(resorted)
+
+
+async def test_a_new_place_applies_at_once_to_the_open_table(fake_discord: FakeDiscord, world: Table) -> None:
+    anna = world.add_player("anna")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(anna, [None, None, None])
+    dm = await world.latest_dm(anna, lambda m: table.seat_of(anna.id) is not None and bool(m.attachments))
+
+    # To the channel: the DM says where the hand went and loses its buttons; the answer shows the hand.
+    moved = await world.command(anna, "prefs", hand="channel")
+    assert "In the channel, only to you" in await ephemeral_reply(moved)
+    await fake_discord.wait_for(
+        lambda: "shown in the channel now" in dm.visible_text and not dm.buttons, what="the DM to say so"
+    )
+    shown = await moved.wait_followups(2)
+    assert shown[-1].ephemeral and is_hand_message(shown[-1]) and shown[-1].attachments
+
+    def ephemeral_hand_is_current() -> bool:
+        now = table.snapshot()
+        deal = now.deal
+        hands = [m for m in fake_discord.ephemeral_messages(anna) if is_hand_message(m)]
+        if deal is None or deal.to_act != now.seat_of(anna.id):
+            return True  # not anna's turn: nothing to press
+        return bool(hands) and current_button(hands[-1], now.version) is not None
+
+    await fake_discord.wait_for(ephemeral_hand_is_current, what="the ephemeral hand to follow the game")
+
+    # Back to DMs: the same DM shows the hand again, with buttons whenever it is anna's turn.
+    back = await world.command(anna, "prefs", hand="dm")
+    assert "By direct message" in await ephemeral_reply(back)
+    await fake_discord.wait_for(
+        lambda: "shown in the channel now" not in dm.visible_text and bool(dm.attachments),
+        what="the DM to show the hand again",
+    )
