@@ -28,7 +28,7 @@ SCENE = TurnScene(
         ("Carla", None, True),
         ("Dominik", None, False),
     ),
-    caption="Trick 3: Anna led",
+    caption="Anna led · your turn",  # as the bot captions it (hand.caption.led)
     trump="H",
     contract_label="Normal game",
     multiplier=2,
