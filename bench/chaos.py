@@ -234,7 +234,8 @@ class ChaosTable:
     def table_message(self) -> FakeMessage | None:
         messages = self.channel.all_messages
         for message in messages[self._scanned :]:
-            if not message.ephemeral and any(
+            # A turn notice carries a table button too, but no embed.
+            if not message.ephemeral and message.embeds and any(
                 str(b.get("custom_id", "")).startswith("bs:") for b in message.buttons
             ):
                 self._table_message = message

@@ -28,3 +28,9 @@ DEFAULT_LANGUAGE: Language = "en"
 # The contracts grouped the way a player's profile counts them (engine/contracts.py has the members of each).
 ContractFamily = Literal["normal", "bettler", "schnapser", "all_tricks", "farbringerl"]
 CONTRACT_FAMILIES: tuple[ContractFamily, ...] = get_args(ContractFamily)
+
+# A person's own choices (/schnapsen prefs): where their hand lives, and in which order it is shown.
+HandPlace = Literal["dm", "channel"]
+HandOrder = Literal["sorted", "dealt"]
+HAND_PLACES: tuple[HandPlace, ...] = get_args(HandPlace)
+HAND_ORDERS: tuple[HandOrder, ...] = get_args(HandOrder)

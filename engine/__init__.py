@@ -38,7 +38,7 @@ from .record import (
 from .rules import apply, apply_unchecked, check, is_legal, legal_actions
 from .ruleset import PRESETS, STANDARD, STARGAMES, Preset, Ruleset, ruleset_from_json, ruleset_to_json
 from .state import AUCTION, DOUBLING, FINISHED, PHASES, PLAY, TRUMP, DealResult, DealState, Phase, Trick
-from .views import PlayerView, TrickView, view_for
+from .views import PlayerView, TrickView, display_order, view_for
 
 __all__ = [
     "AUCTION",
@@ -88,6 +88,7 @@ __all__ = [
     "apply_unchecked",
     "check",
     "deal_hands",
+    "display_order",
     "displayed_score",
     "format_action",
     "is_legal",

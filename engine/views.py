@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .actions import Action
-from .contracts import Contract
+from .cards import NORMAL_ORDER, SUITS, ZEHNERLOCH_ORDER
+from .contracts import TRUMP_CONTRACTS, Contract
 from .rules import legal_actions
 from .ruleset import Ruleset
 from .state import TRUMP, DealResult, DealState, Phase
@@ -123,3 +124,29 @@ def _just_completed(state: DealState) -> TrickView | None:
         return None
     last = state.tricks[-1]
     return TrickView(last.leader, last.winner, last.plays, last.points)
+
+
+def display_order(
+    hand: tuple[str, ...] | list[str], trump: str | None, contract: Contract | None
+) -> tuple[str, ...]:
+    """``hand`` in the order a player holds it: trumps first, then the other suits (Herz, Schellen, Eichel,
+    Laub), each from its strongest card down in the contract's rank order (Zehnerloch: T K Q J A).
+
+    ``trump`` is the suit named (None before it is chosen: then by suit and rank only); a contract without
+    trumps (Bettler, Gang, Zehnerloch ...) has no trump group. While the auction runs (``contract`` None)
+    the named trump leads, as it will in the normal game.
+
+    >>> display_order(("CK", "HJ", "SA", "HA", "CT"), "C", Contract.NORMAL)
+    ('CT', 'CK', 'HA', 'HJ', 'SA')
+    >>> display_order(("CK", "HJ", "SA", "HA", "CT"), "C", Contract.ZEHNERLOCH)
+    ('HJ', 'HA', 'CT', 'CK', 'SA')
+    >>> display_order(("SQ", "DA", "SA"), None, None)
+    ('DA', 'SA', 'SQ')
+    """
+    trump_group = trump if contract is None or contract in TRUMP_CONTRACTS else None
+    strength = ZEHNERLOCH_ORDER if contract is Contract.ZEHNERLOCH else NORMAL_ORDER
+
+    def place(card: str) -> tuple[bool, int, int]:
+        return card[0] != trump_group, SUITS.index(card[0]), -strength[card]
+
+    return tuple(sorted(hand, key=place))

@@ -93,6 +93,15 @@ def hand_turn(game: Game) -> engine.ReplayStep:
     return next((s for s in game.steps if choice(s) >= 2), None) or next(s for s in game.steps if choice(s))
 
 
+def hand_bidding(game: Game) -> engine.ReplayStep:
+    """The viewer's first bid of the record, with all five cards in hand (the plain hand image)."""
+    return next(
+        step
+        for step in game.steps
+        if step.state.phase == engine.AUCTION and engine.view_for(step.state, VIEWER).to_act == VIEWER
+    )
+
+
 def mid_trick(game: Game) -> engine.ReplayStep:
     """Three cards in a trick of the third trick or later, with tricks won on both sides."""
     return next(
@@ -112,8 +121,9 @@ def reviewed_deal(game: Game) -> int:
     return max(ends, key=interest).deal
 
 
-async def hand_png(game: Game, deck: str) -> bytes:
-    payload = await payloads.hand_payload(game.snapshot(hand_turn(game), deck), VIEWER, LANG, WHERE)
+async def hand_png(game: Game, at: Callable[[Game], engine.ReplayStep], deck: str) -> bytes:
+    """The viewer's hand message image: the plain hand, or on their card turn the table's cards above it."""
+    payload = await payloads.hand_payload(game.snapshot(at(game), deck), VIEWER, LANG, WHERE)
     return payload.images["hand.png"]
 
 
@@ -136,8 +146,9 @@ async def review_png(game: Game) -> bytes:
 
 
 SAMPLES: dict[str, Callable[[Game], Awaitable[bytes]]] = {
-    "hand-doppeldeutsch.png": lambda game: hand_png(game, "doppeldeutsch"),
-    "hand-french.png": lambda game: hand_png(game, "french"),
+    "hand-doppeldeutsch.png": lambda game: hand_png(game, hand_bidding, "doppeldeutsch"),
+    "hand-french.png": lambda game: hand_png(game, hand_bidding, "french"),
+    "hand-turn.png": lambda game: hand_png(game, hand_turn, "doppeldeutsch"),
     "table.png": table_png,
     "result.png": result_png,
     "deal-review.png": review_png,

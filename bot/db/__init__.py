@@ -45,6 +45,7 @@ from .models import (
     pair_key,
     shown_rating,
 )
+from .prefs import PlayerPrefs
 
 __all__ = [
     "AI_IDENTITIES",
@@ -69,6 +70,7 @@ __all__ = [
     "OutboxKind",
     "Player",
     "PlayerDealStats",
+    "PlayerPrefs",
     "PlayerRating",
     "PlayerStats",
     "Preset",

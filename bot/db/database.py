@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .outbox import OutboxRepo
+from .prefs import PlayerPrefsRepo
 from .profile import ProfileRepo
 from .ratings import RatingsRepo
 from .records import RecordsRepo
@@ -13,7 +14,8 @@ from .tables import TablesRepo
 
 
 class Database(
-    GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo, ProfileRepo
+    GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo, ProfileRepo,
+    PlayerPrefsRepo,
 ):
     """Open with `await Database.open(path)`, close with `await db.close()`.
 

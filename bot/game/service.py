@@ -13,6 +13,7 @@ import json
 import logging
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -32,13 +33,14 @@ from bot.db import (
     OutboxEntry,
     Player,
     PlayerDealStats,
+    PlayerPrefs,
     SeatRow,
     SeatTaken,
     TableRow,
     Tally,
 )
 from bot.db.retention import retention_cutoff
-from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
+from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
 
@@ -50,6 +52,7 @@ from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_b
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
 COMMAND_HASH_KEY = "command_hash"
+REMEMBERED_PREFS = 10_000  # people whose choices are kept in memory (least recently used forgotten)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class TableService(ProfileQueries):
         self.new_seed = seed_source or (lambda: rng.getrandbits(62))
         self._tables: dict[int, TableSnapshot] = {}  # table id -> the open table's current snapshot
         self._locks: dict[int, asyncio.Lock] = {}
+        self._prefs: OrderedDict[int, PlayerPrefs] = OrderedDict()  # user id -> their choices, as stored
 
     def now(self) -> int:
         return int(self.clock())
@@ -808,6 +812,43 @@ class TableService(ProfileQueries):
                 await self.db.set_dm_message(table_id, seat, None, None)
                 await self._notice(table, "notice.dms_closed", mention=user_id)
             return await self._refresh(table)
+
+    # --- a person's own choices (/schnapsen prefs) --------------------------------------------------------
+
+    async def player_prefs(self, user_id: int) -> PlayerPrefs:
+        """Where the person's hand lives and in which order it is shown (read once, then from memory)."""
+        prefs = self.cached_prefs(user_id)
+        if prefs is None:
+            prefs = await self.db.get_player_prefs(user_id)
+            self._remember_prefs(prefs)
+        return prefs
+
+    def cached_prefs(self, user_id: int) -> PlayerPrefs | None:
+        """The person's choices if they were read already (the shell's synchronous paths), else None."""
+        prefs = self._prefs.get(user_id)
+        if prefs is not None:
+            self._prefs.move_to_end(user_id)
+        return prefs
+
+    async def set_player_prefs(
+        self, user_id: int, *, hand_place: str | None = None, hand_order: str | None = None
+    ) -> PlayerPrefs:
+        """Change the choices that are given (None keeps one); an unknown value changes nothing."""
+        current = await self.player_prefs(user_id)
+        updated = PlayerPrefs(
+            user_id,
+            hand_place=current.hand_place if hand_place is None else one_of(hand_place, HAND_PLACES),
+            hand_order=current.hand_order if hand_order is None else one_of(hand_order, HAND_ORDERS),
+        )
+        await self.db.save_player_prefs(updated, self.now())
+        self._remember_prefs(updated)
+        return updated
+
+    def _remember_prefs(self, prefs: PlayerPrefs) -> None:
+        self._prefs[prefs.user_id] = prefs
+        self._prefs.move_to_end(prefs.user_id)
+        while len(self._prefs) > REMEMBERED_PREFS:
+            self._prefs.popitem(last=False)
 
 
 def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:

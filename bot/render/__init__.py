@@ -26,6 +26,7 @@ from bot.render.review import (
     review_size,
 )
 from bot.render.scenes import ProfileScene, ResultScene, TableScene
+from bot.render.turn import TURN_SIZE, TurnScene, render_turn, turn_alt_text
 
 __all__ = [
     "ALL_CARDS",
@@ -35,11 +36,13 @@ __all__ = [
     "PROFILE_SIZE",
     "RESULT_SIZE",
     "TABLE_SIZE",
+    "TURN_SIZE",
     "DealReviewScene",
     "ProfileScene",
     "ResultScene",
     "ReviewTrick",
     "TableScene",
+    "TurnScene",
     "card_name",
     "deal_review_alt_text",
     "deal_review_lines",
@@ -52,8 +55,10 @@ __all__ = [
     "render_profile",
     "render_result",
     "render_table",
+    "render_turn",
     "result_alt_text",
     "review_size",
     "suit_name",
     "table_alt_text",
+    "turn_alt_text",
 ]

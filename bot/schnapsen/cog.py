@@ -22,7 +22,7 @@ from bot.game.errors import UserError, one_of
 from bot.game.service import TableService
 from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
-from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS
+from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
 
 from . import payloads, threads
 from .checks import Throttle, may_manage
@@ -54,6 +54,15 @@ SEAT_CHOICES = named_choices(*engine.SEAT_NAMES)
 SORT_CHOICES = named_choices(*LEADERBOARD_SORTS)
 LANGUAGE_CHOICES = named_choices(*LANGUAGES)
 AI_CHOICES = named_choices(*AI_STRENGTHS)
+HAND_PLACE_CHOICES = named_choices(*HAND_PLACES)
+HAND_ORDER_CHOICES = named_choices(*HAND_ORDERS)
+# The words of a person's choices in the answer to /schnapsen prefs: the choices' own texts.
+CHOICE_TEXT_KEYS = {
+    "dm": "command.choice.dm",
+    "channel": "command.choice.channel",
+    "sorted": "command.choice.sorted",
+    "dealt": "command.choice.dealt",
+}
 
 
 class SchnapsenCog(
@@ -318,6 +327,33 @@ class SchnapsenCog(
         record = await self.service.export_record(table.id, include_unfinished=False)
         file = payloads.record_file(table.id, record)
         await answer(interaction, t(lang, "reply.export", deals=len(record.deals)), file=file)
+
+    @app_commands.command(
+        name="prefs", description=_("Your own choices: where your cards are shown and in which order")
+    )
+    @app_commands.choices(hand=HAND_PLACE_CHOICES, order=HAND_ORDER_CHOICES)
+    @app_commands.describe(hand=_("Where your cards are shown"), order=_("In which order your cards are shown"))
+    async def prefs(self, interaction: Interaction, hand: str | None = None, order: str | None = None) -> None:
+        """Per person, the same in every server; applied at once to their open table. Choosing the channel
+        there shows the hand right away (this answer's token then keeps it up to date)."""
+        lang = language_of(interaction)
+        await thinking(interaction)
+        user_id = interaction.user.id
+        before = await self.service.player_prefs(user_id)
+        prefs = await self.service.set_player_prefs(user_id, hand_place=hand, hand_order=order)
+        place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (prefs.hand_place, prefs.hand_order))
+        await answer(interaction, t(lang, "reply.prefs", place=place, order=shown_order))
+        table = self.service.table_of_user(user_id)
+        if table is None or prefs == before:
+            return
+        self.runtime.prefs_changed(table, user_id, before)
+        if (
+            table.status == "playing"
+            and prefs.hand_place == "channel"
+            and before.hand_place == "dm"
+            and interaction.channel_id == table.row.channel_id
+        ):
+            await show_hand(interaction, table, lang)
 
     @app_commands.command(name="settings", description=_("Server defaults for new tables (Manage Server)"))
     @app_commands.choices(

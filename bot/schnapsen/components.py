@@ -155,13 +155,17 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         table_id, user_id = self.table.id, interaction.user.id
         from_ephemeral = bool(interaction.message and interaction.message.flags.ephemeral)
         await acknowledge(interaction)
+        if from_ephemeral:  # this click's token keeps the ephemeral hand up to date for 15 minutes
+            runtime.remember_channel_hand(self.table, user_id, interaction, None, shows_now=False)
         if await service.reclaim(table_id, user_id):
             runtime.turn_clock_reset(self.table)
         outcome = await service.act(table_id, self.seat, self.action, self.button.version, user_id=user_id)
         runtime.after_change(outcome.table, outcome)
-        if from_ephemeral:
+        if from_ephemeral and not runtime.hand_in_channel(outcome.table, self.seat):
+            # A hand shown on request to someone whose hand lives in their DMs: brought up to date once.
+            order = runtime.messages.hand_order(user_id)
             payload = await payloads.hand_payload(
-                outcome.table, self.seat, self.lang, runtime.where(outcome.table)
+                outcome.table, self.seat, self.lang, runtime.where(outcome.table), order=order
             )
             await interaction.edit_original_response(**payload.edit_kwargs())
 
@@ -317,9 +321,15 @@ async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -
     seat = table.seat_of(interaction.user.id)
     if seat is None:
         raise UserError("error.not_seated_here")
-    await thinking(interaction)
-    payload = await payloads.hand_payload(table, seat, lang, interaction.client.runtime.where(table))
-    await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
+    if not interaction.response.is_done():
+        await thinking(interaction)
+    runtime, user_id = interaction.client.runtime, interaction.user.id
+    table = interaction.client.service.snapshot(table.id) or table  # as it stands after the acknowledgement
+    order = runtime.messages.hand_order(user_id)
+    payload = await payloads.hand_payload(table, seat, lang, runtime.where(table), order=order)
+    message = await interaction.followup.send(ephemeral=True, wait=True, **payload.send_kwargs())
+    # Kept up to date through this interaction while its token lasts (hands in the channel).
+    runtime.remember_channel_hand(table, user_id, interaction, message.id, shows_now=True)
 
 
 async def leave_table(client: SchnapsenBot, table_id: int, user_id: int) -> None:

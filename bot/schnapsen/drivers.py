@@ -140,7 +140,7 @@ class Drivers:
                 )
                 self.drive(table)
             missing_hand = table.status == "playing" and any(
-                s.dm_message_id is None and not s.dms_closed for s in table.humans()
+                s.dm_message_id is None and not self.messages.hand_in_channel(s) for s in table.humans()
             )
             if missing_hand and not self.messages.sending_hands(table.id):
                 log.error("table %s: a hand message is missing and no send was scheduled; sending", table.id)

@@ -8,17 +8,20 @@ table's snapshot when it runs: the service's current one, or for a closed table 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.db import OutboxEntry
+from bot.db import OutboxEntry, PlayerPrefs, SeatRow
 from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 from bot.i18n import t
+from bot.vocabulary import HandOrder
 
 from . import payloads, texts, threads
 from .coalesce import Coalescer
@@ -31,6 +34,30 @@ DMS_CLOSED = 50007
 NO_MENTIONS = discord.AllowedMentions.none()
 REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
 REMEMBERED_DEAL_ENDS = 256  # finished deals kept for their result messages (else rebuilt from storage)
+# An interaction's token edits its ephemeral messages for 15 minutes; a minute's margin for a slow edit.
+CHANNEL_HAND_WINDOW = 14 * 60.0
+# The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
+CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
+
+
+@dataclass(frozen=True)
+class ChannelHand:
+    """A person's hand shown ephemerally in their table's channel, editable through the interaction that
+    showed it (``message_id`` None: its original response) until the token expires."""
+
+    table_id: int
+    interaction: discord.Interaction[Any]
+    message_id: int | None
+    since: float  # the event loop's time when the interaction arrived
+
+    def fresh(self, now: float) -> bool:
+        return now - self.since < CHANNEL_HAND_WINDOW
+
+    async def edit(self, payload: payloads.Payload) -> None:
+        if self.message_id is None:
+            await self.interaction.edit_original_response(**payload.edit_kwargs())
+        else:
+            await self.interaction.followup.edit_message(self.message_id, **payload.edit_kwargs())
 
 
 class Messages:
@@ -47,6 +74,10 @@ class Messages:
         self._deal_ends: OrderedDict[tuple[int, int], TableSnapshot] = OrderedDict()
         self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
         self._posted_as_it_closed: dict[int, int] = {}  # table id -> table message no snapshot knows yet
+        # Hands in the channel (the person chose so, or their DMs are closed), keyed by user id / (table, user).
+        self._channel_hands: dict[int, ChannelHand] = {}
+        self._channel_shown: dict[tuple[int, int], tuple[object, ...]] = {}  # what the ephemeral hand shows
+        self._turn_notices: dict[tuple[int, int], tuple[int, int]] = {}  # -> (version, message id) posted
 
     def current(self, table: TableSnapshot) -> TableSnapshot:
         """The table as it stands now: the service's snapshot, or (the table closed) the one given."""
@@ -71,9 +102,7 @@ class Messages:
             self._remember_deal_end(table.id, outcome.deal_end.deal_no, outcome.deal_end)
         self.deliver(table.id)
         self.refresh_table_message(table)
-        for seat in range(4):
-            self.refresh_hand_if_changed(table, seat)
-        self.send_hands(table)  # a new deal's hands, or one whose send was cut short
+        self.refresh_hands(table)
 
     def expect_resent_hands(self, table: TableSnapshot) -> None:
         """After a restart: a hand not stored as sent may have been sent before the stop; a send now gets that
@@ -90,6 +119,12 @@ class Messages:
         for key in [key for key in self._deal_ends if key[0] == table_id]:
             del self._deal_ends[key]
         self._sends_tried = {attempt for attempt in self._sends_tried if attempt[0] != table_id}
+        for user_id in [u for u, hand in self._channel_hands.items() if hand.table_id == table_id]:
+            del self._channel_hands[user_id]
+        for key in [key for key in self._channel_shown if key[0] == table_id]:
+            del self._channel_shown[key]
+        for key in [key for key in self._turn_notices if key[0] == table_id]:
+            del self._turn_notices[key]
 
     # --- the table message -------------------------------------------------------------------------------
 
@@ -151,8 +186,10 @@ class Messages:
             now_there = now.seats[seat]
             if now.deal_no != deal_no or now_there is None or now_there.dm_message_id != message_id:
                 return  # that message no longer shows the running deal: its last word is in the outbox
+            if self.hand_in_channel(now_there):
+                return  # they moved their hand to the channel meanwhile
             lang = self.user_lang(now, user_id)
-            payload = await payloads.hand_payload(now, seat, lang, self.where(now))
+            payload = await payloads.hand_payload(now, seat, lang, self.where(now), order=self.hand_order(user_id))
             try:
                 digest = await self._edit_hand_message(channel_id, message_id, payload)
             except discord.Forbidden as err:
@@ -174,9 +211,29 @@ class Messages:
 
         self.edits.request(("hand", table.id, message_id), edit)
 
+    def refresh_hands(self, table: TableSnapshot) -> None:
+        """Bring every person's hand up to date where it lives, once their choices are known (read once)."""
+        unknown = [o.user_id for o in table.humans() if o.user_id and self.service.cached_prefs(o.user_id) is None]
+        if unknown:
+
+            async def read_prefs() -> None:
+                for user_id in unknown:
+                    await self.service.player_prefs(user_id)
+                self.refresh_hands(self.current(table))
+
+            self.sends.request(("prefs", table.id), read_prefs)
+            return
+        for seat in range(4):
+            self.refresh_hand_if_changed(table, seat)
+        self.send_hands(table)  # a new deal's hands, or one whose send was cut short
+
     def refresh_hand_if_changed(self, table: TableSnapshot, seat: int) -> None:
-        """Edit the seat's DM only when something it shows changed since it was last sent or edited."""
+        """Edit the seat's DM (or ephemeral hand) only when something it shows changed since it was last
+        sent or edited."""
         occupant = table.seats[seat]
+        if occupant is not None and occupant.user_id is not None and self.hand_in_channel(occupant):
+            self._refresh_channel_hand_if_changed(table, seat, occupant.user_id)
+            return
         if occupant is None or occupant.dm_message_id is None:
             return
         signature = texts.hand_signature(table, seat)
@@ -201,14 +258,16 @@ class Messages:
         self._hand_images.pop(message_id, None)
         self._hand_shown.pop(message_id, None)
 
-    def retire_hand(self, table: TableSnapshot, user_id: int, message: tuple[int, int]) -> None:
-        """A player left: their hand message says so and loses its buttons (an AI plays the seat now)."""
+    def retire_hand(
+        self, table: TableSnapshot, user_id: int, message: tuple[int, int], why: str = "hand.left"
+    ) -> None:
+        """A player left (or moved their hand to the channel): their DM says so (``why``) and loses its buttons."""
         channel_id, message_id = message
 
         async def edit() -> None:
             lang = self.user_lang(table, user_id)
             embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.where(table)))
-            embed.description = t(lang, "hand.left")
+            embed.description = t(lang, why)
             with contextlib.suppress(
                 discord.NotFound, discord.Forbidden
             ):  # gone or blocked: nothing to take back
@@ -231,7 +290,9 @@ class Messages:
                 return
             failures = []
             for occupant in now.humans():
-                if occupant.dms_closed or occupant.dm_message_id is not None:
+                if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
+                    continue
+                if (await self.service.player_prefs(occupant.user_id)).hand_place == "channel":
                     continue
                 try:
                     await self._send_hand(now, occupant.seat)
@@ -250,7 +311,8 @@ class Messages:
         assert occupant is not None and occupant.user_id is not None
         user_id, deal_no = occupant.user_id, table.deal_no
         shown = texts.hand_signature(table, seat)  # what the payload below shows
-        payload = await payloads.hand_payload(table, seat, self.user_lang(table, user_id), self.where(table))
+        lang, order = self.user_lang(table, user_id), self.hand_order(user_id)
+        payload = await payloads.hand_payload(table, seat, lang, self.where(table), order=order)
         now = self.current(table)
         now_there = now.seats[seat]
         if now_there is None or now_there.user_id != user_id or now.deal_no != deal_no:
@@ -294,6 +356,119 @@ class Messages:
             )
             self.deliver(table.id)
             self.refresh_table_message(changed)
+
+    # --- hands in the channel (ephemeral) and people's own choices ------------------------------------
+
+    def hand_order(self, user_id: int) -> HandOrder:
+        prefs = self.service.cached_prefs(user_id)
+        return "sorted" if prefs is None else prefs.hand_order
+
+    def hand_in_channel(self, occupant: SeatRow) -> bool:
+        """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed."""
+        if occupant.dms_closed:
+            return True
+        prefs = None if occupant.user_id is None else self.service.cached_prefs(occupant.user_id)
+        return prefs is not None and prefs.hand_place == "channel"
+
+    def remember_channel_hand(
+        self, table: TableSnapshot, user_id: int, interaction: discord.Interaction[Any], message_id: int | None,
+        *, shows_now: bool,
+    ) -> None:  # fmt: skip
+        """An ephemeral hand of ``user_id`` at ``table``: edited on every change of theirs while its token
+        lasts. ``shows_now``: it shows the table as it stands (else the next change edits it)."""
+        loop_time = asyncio.get_running_loop().time()
+        self._channel_hands[user_id] = ChannelHand(table.id, interaction, message_id, loop_time)
+        key, seat = (table.id, user_id), table.seat_of(user_id)
+        if shows_now and seat is not None:
+            self._channel_shown[key] = self._channel_signature(table, seat, user_id)
+            occupant = table.seats[seat]
+            if occupant is not None and self.hand_in_channel(occupant):  # a move while it was sent shows now
+                self._refresh_channel_hand_if_changed(self.current(table), seat, user_id)
+        else:
+            self._channel_shown.pop(key, None)
+        notice = self._turn_notices.pop(key, None)
+        if notice is not None:  # the hand is open: the notice that offered it has done its job
+            self._delete_later(table, notice[1])
+
+    def _channel_signature(self, table: TableSnapshot, seat: int, user_id: int) -> tuple[object, ...]:
+        return (*texts.hand_signature(table, seat), self.hand_order(user_id))
+
+    def _refresh_channel_hand_if_changed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
+        key = (table.id, user_id)
+        signature = self._channel_signature(table, seat, user_id)
+        if self._channel_shown.get(key) != signature:
+            self._channel_shown[key] = signature
+            self.refresh_channel_hand(table, seat, user_id)
+
+    def refresh_channel_hand(self, table: TableSnapshot, seat: int, user_id: int) -> None:
+        """Edit the person's ephemeral hand while its token lasts; on their turn without one, tell them in the
+        channel with a button that opens a fresh one (an ephemeral message can only answer a click)."""
+
+        async def edit() -> None:
+            now = self.current(table)
+            there = now.seats[seat]
+            if now.status != "playing" or there is None or there.user_id != user_id:
+                return
+            hand = self._channel_hands.get(user_id)
+            if hand is not None and hand.table_id == now.id and hand.fresh(asyncio.get_running_loop().time()):
+                lang, order = self.user_lang(now, user_id), self.hand_order(user_id)
+                payload = await payloads.hand_payload(now, seat, lang, self.where(now), order=order)
+                try:
+                    await hand.edit(payload)
+                    return
+                except discord.HTTPException as err:
+                    if err.code not in CHANNEL_HAND_GONE:
+                        raise
+                    log.info("table %s: the ephemeral hand of seat %s expired (%s)", now.id, seat, err.code)
+            if self._channel_hands.get(user_id) is hand:
+                self._channel_hands.pop(user_id, None)
+            deal = now.deal
+            if deal is not None and deal.to_act == seat and not there.ai_takeover:
+                await self._turn_notice(now, user_id)
+
+        self.edits.request(("channel hand", table.id, user_id), edit)
+
+    async def _turn_notice(self, table: TableSnapshot, user_id: int) -> None:
+        key = (table.id, user_id)
+        earlier = self._turn_notices.get(key)
+        if earlier is not None and earlier[0] == table.version:
+            return
+        lang = table.row.language
+        sent = await self.channel(table.row.channel_id).send(
+            t(lang, "hand.turn_notice", mention=f"<@{user_id}>", id=table.id),
+            view=payloads.turn_notice_view(table, lang),
+            nonce=f"t{table.id}.{table.version}",
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(user_id)]),
+        )
+        self._turn_notices[key] = (table.version, sent.id)
+        if earlier is not None:
+            self._delete_later(table, earlier[1])
+
+    def _delete_later(self, table: TableSnapshot, message_id: int) -> None:
+        """Take down a turn notice that served its purpose (once; gone already is as good)."""
+
+        async def delete() -> None:
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await self.channel(table.row.channel_id).get_partial_message(message_id).delete()
+
+        self.edits.request(("delete", table.id, message_id), delete)
+
+    def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
+        """Apply a person's new choices to their open table at once: the hand moves to where they want it
+        (a DM left behind says where it went) and is shown in their order."""
+        seat = table.seat_of(user_id)
+        occupant = None if seat is None else table.seats[seat]
+        if table.status != "playing" or occupant is None:
+            return
+        self._channel_shown.pop((table.id, user_id), None)
+        if occupant.dm_message_id is not None:
+            self._hand_shown.pop(occupant.dm_message_id, None)
+            if self.hand_in_channel(occupant) and before.hand_place == "dm" and occupant.dm_channel_id is not None:
+                message = (occupant.dm_channel_id, occupant.dm_message_id)
+                self.retire_hand(table, user_id, message, why="hand.moved_to_channel")
+        if not self.hand_in_channel(occupant):
+            self._channel_hands.pop(user_id, None)
+        self.refresh_hands(table)
 
     # --- what a stored change owes ---------------------------------------------------------------------
 
@@ -347,7 +522,8 @@ class Messages:
                 table = await self._deal_end(entry.table_id, payload["deal_no"])
                 seat, message_id = payload["seat"], payload["message_id"]
                 lang = self.user_lang(table, payload["user_id"])
-                message = await payloads.hand_payload(table, seat, lang, self.where(table), table.deal)
+                order = self.hand_order(payload["user_id"])
+                message = await payloads.hand_payload(table, seat, lang, self.where(table), table.deal, order)
                 self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
                 await self._edit_hand_message(payload["channel_id"], message_id, message)
                 self._forget_hand(message_id)  # a finished deal's message is never edited again

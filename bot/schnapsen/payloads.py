@@ -22,7 +22,7 @@ from bot.db import RATING_MIN_GAMES, LeaderboardEntry, Tally
 from bot.game.profile import PlayerProfile
 from bot.game.table import TableSnapshot
 from bot.i18n import t
-from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
+from bot.vocabulary import LEADERBOARD_SORTS, HandOrder, LeaderboardSort
 from engine import PlayerView
 
 from . import components  # its buttons answer with these payloads: both import the module, not names
@@ -70,6 +70,12 @@ def _hand_png(
 ) -> bytes:
     """A hand changes only for the player who acted: the other three DMs reuse their image."""
     return render.render_hand(cards, playable, trump, deck, lang)
+
+
+@lru_cache(maxsize=1024)
+def _turn_png(scene: render.TurnScene) -> bytes:
+    """A position's turn image, drawn once: a retried or repeated edit of the same position reuses it."""
+    return render.render_turn(scene)
 
 
 COLOUR_OF_PHASE = {"lobby": 0x2E7D32, "playing": 0x1565C0, "finished": 0xF9A825, "closed": 0x616161}
@@ -224,6 +230,14 @@ def table_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     return view
 
 
+def turn_notice_view(table: TableSnapshot, lang: str) -> discord.ui.View:
+    """The button of a turn notice: the hand of whoever presses it, ephemerally ("My hand" by another name)."""
+    view = discord.ui.View(timeout=None)
+    show = ButtonId(table.id, 0, "hand")
+    view.add_item(components.HandButton(show, t(lang, "button.show_hand"), discord.ButtonStyle.primary))
+    return view
+
+
 def stop_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     """The confirmation of ``/schnapsen stop``, shown only to who asked."""
     view = discord.ui.View(timeout=None)
@@ -236,10 +250,17 @@ def stop_view(table: TableSnapshot, lang: str) -> discord.ui.View:
 
 
 async def hand_payload(
-    table: TableSnapshot, seat: int, lang: str, where: str, deal: engine.DealState | None = None
+    table: TableSnapshot,
+    seat: int,
+    lang: str,
+    where: str,
+    deal: engine.DealState | None = None,
+    order: HandOrder = "sorted",
 ) -> Payload:
     """The seat's private message: their hand as an image, the trick and the contract as text, and their
-    buttons when it is their turn. ``deal`` defaults to the running deal (a finished one for its last word)."""
+    buttons when it is their turn. ``deal`` defaults to the running deal (a finished one for its last word).
+    On a card play of theirs the image shows the cards on the table above the hand (one screen is enough);
+    ``order`` is the player's choice of how their cards are arranged, in the image and the buttons alike."""
     deal = deal or table.deal
     occupant = table.seats[seat]
     embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=where), colour=0x6A1B9A)
@@ -259,6 +280,7 @@ async def hand_payload(
         embed.description += "\n" + t(lang, "hand.taken_over")
     embed.add_field(name=t(lang, "table.trump"), value=trump_text(table, lang, view), inline=True)
     embed.add_field(name=t(lang, "table.contract"), value=contract_text(table, lang, view), inline=True)
+    embed.add_field(name=t(lang, "table.score"), value=score_text(table, lang), inline=True)
     trick_field = trick_text(table, lang, view, my_turn)
     if trick_field:
         embed.add_field(name=trick_field[0], value=trick_field[1], inline=False)
@@ -266,20 +288,73 @@ async def hand_payload(
     if my_turn and deal.phase == engine.PLAY:
         playable = tuple(a.card for a in view.legal if isinstance(a, engine.PlayCard))
     trump = view.trump if view.contract is None or view.contract in engine.contracts.TRUMP_CONTRACTS else None
+    cards = engine.display_order(view.hand, view.trump, view.contract) if order == "sorted" else view.hand
     # The buttons carry the version of the position they were made for: build them before the render
     # awaits, or an action meanwhile would stamp the old position's buttons with the new version.
-    buttons = hand_view(table, seat, lang, view, my_turn)
-    hand_png = await rendered(_hand_png, tuple(view.hand), playable, trump, table.row.deck, lang)
-    payload.images = {"hand.png": hand_png}
-    payload.alt = {"hand.png": render.hand_alt_text(view.hand, playable, trump, table.row.deck, lang)}
+    buttons = hand_view(table, seat, lang, view, my_turn, cards)
+    if playable is not None:
+        scene = turn_scene(table, lang, view, cards, playable, trump)
+        payload.images = {"hand.png": await rendered(_turn_png, scene)}
+        payload.alt = {"hand.png": render.turn_alt_text(scene)}
+    else:
+        hand_png = await rendered(_hand_png, cards, playable, trump, table.row.deck, lang)
+        payload.images = {"hand.png": hand_png}
+        payload.alt = {"hand.png": render.hand_alt_text(cards, playable, trump, table.row.deck, lang)}
     embed.set_image(url="attachment://hand.png")
     payload.view = buttons
     return payload
 
 
+def turn_scene(
+    table: TableSnapshot,
+    lang: str,
+    view: PlayerView,
+    cards: tuple[str, ...],
+    playable: tuple[str, ...],
+    trump: str | None,
+) -> render.TurnScene:
+    """The one-screen image of the viewer's card play: the trick so far (or, when they lead, the trick just
+    taken) in playing order, every seat that plays this deal named, above their hand."""
+    assert view.seat is not None
+    if view.trick:
+        plays, caption = view.trick, t(lang, "hand.caption.led", name=seat_name(table, view.trick[0][0]))
+    elif view.last_trick is not None and view.last_trick.plays is not None:
+        plays = view.last_trick.plays
+        caption = t(lang, "hand.caption.last", name=seat_name(table, view.last_trick.winner))
+    else:
+        plays, caption = (), t(lang, "hand.caption.lead")
+    leader = plays[0][0] if plays else view.seat
+    in_play = [s for s in range(4) if s != view.sitting_out]
+    start = in_play.index(leader)
+    played = dict(plays)
+    places = tuple(
+        (seat_name(table, s), played.get(s), s == view.seat)
+        for s in in_play[start:] + in_play[:start]
+    )
+    return render.TurnScene(
+        cards=cards,
+        playable=playable,
+        places=places,
+        caption=caption,
+        trump=trump,
+        contract_label=None if view.contract is None else contract_name(lang, view.contract),
+        multiplier=view.multiplier,
+        deck=table.row.deck,
+        lang=lang,
+    )
+
+
 def hand_view(
-    table: TableSnapshot, seat: int, lang: str, view: PlayerView, my_turn: bool
+    table: TableSnapshot,
+    seat: int,
+    lang: str,
+    view: PlayerView,
+    my_turn: bool,
+    cards: tuple[str, ...] | None = None,
 ) -> discord.ui.View | None:
+    """The seat's buttons: on their card play one per card in ``cards`` (the order the image shows; the
+    order dealt if not given), illegal ones disabled, then the marriages in the same order."""
+    cards = view.hand if cards is None else cards
     buttons = discord.ui.View(timeout=None)
     occupant = table.seats[seat]
     if occupant is not None and occupant.ai_takeover:
@@ -294,7 +369,7 @@ def hand_view(
     if view.phase == engine.PLAY:
         # Every card is shown; the illegal ones disabled, so a player sees why nothing else is allowed.
         legal = set(view.legal)
-        for card in view.hand:
+        for card in cards:
             play = engine.PlayCard(card)
             buttons.add_item(
                 components.GameActionButton(
@@ -306,17 +381,17 @@ def hand_view(
                     row=0,
                 )
             )
-        for action in view.legal:
-            if isinstance(action, engine.PlayCard) and action.marriage:
-                buttons.add_item(
-                    components.GameActionButton(
-                        action_id(table.id, table.version, action),
-                        action_label(table, lang, action),
-                        discord.ButtonStyle.success,
-                        emoji=action_emoji(table, action),
-                        row=1,
-                    )
+        marriages = [a for a in view.legal if isinstance(a, engine.PlayCard) and a.marriage]
+        for marriage in sorted(marriages, key=lambda a: cards.index(a.card)):
+            buttons.add_item(
+                components.GameActionButton(
+                    action_id(table.id, table.version, marriage),
+                    action_label(table, lang, marriage),
+                    discord.ButtonStyle.success,
+                    emoji=action_emoji(table, marriage),
+                    row=1,
                 )
+            )
         return buttons
     for index, action in enumerate(view.legal):
         style = (

@@ -10,8 +10,11 @@ until it succeeds, and the watchdog restarts any table that has someone to act a
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import discord
+
+from bot.db import PlayerPrefs
 from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 
@@ -53,6 +56,19 @@ class Runtime:
 
     def retire_hand(self, table: TableSnapshot, user_id: int, message: tuple[int, int]) -> None:
         self.messages.retire_hand(table, user_id, message)
+
+    def remember_channel_hand(
+        self, table: TableSnapshot, user_id: int, interaction: discord.Interaction[Any], message_id: int | None,
+        *, shows_now: bool,
+    ) -> None:  # fmt: skip
+        self.messages.remember_channel_hand(table, user_id, interaction, message_id, shows_now=shows_now)
+
+    def hand_in_channel(self, table: TableSnapshot, seat: int) -> bool:
+        occupant = table.seats[seat]
+        return occupant is not None and self.messages.hand_in_channel(occupant)
+
+    def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
+        self.messages.prefs_changed(table, user_id, before)
 
     def where(self, table: TableSnapshot) -> str:
         return self.messages.where(table)

@@ -267,6 +267,9 @@ class FakeDiscord:
         self.bot_permissions = DEFAULT_BOT_PERMISSIONS
         # Discord refuses callbacks that arrive later than this after the interaction was created.
         self.interaction_deadline = interaction_deadline
+        # An interaction's token works for follow-ups and edits of its messages this long (Discord: 15 min);
+        # after that its webhook answers 401 Invalid Webhook Token (50027).
+        self.interaction_token_lifetime = 15 * 60.0
         # discord.py waits this long after the last GUILD_CREATE before `ready`; its default is 2 s.
         self.guild_ready_timeout = guild_ready_timeout
         # Benchmarks turn these off so the fake's own memory stays flat over thousands of interactions.
@@ -1134,6 +1137,8 @@ class FakeDiscord:
         interaction = self._interactions_by_token.get(request.match_info["token"])
         if interaction is None or int(request.match_info["application_id"]) != self.application_id:
             raise DiscordError(404, 10015, "Unknown Webhook")
+        if time.monotonic() - interaction.created_at > self.interaction_token_lifetime:
+            raise DiscordError(401, 50027, "Invalid Webhook Token")
         return interaction
 
     async def _interaction_callback(self, request: web.Request) -> web.Response:

@@ -610,6 +610,11 @@ class FakeInteraction:
     def custom_id(self) -> str | None:
         return self.data.get("custom_id")
 
+    def age(self, seconds: float) -> None:
+        """Let ``seconds`` pass for this interaction: e.g. past its token's 15 minutes, after which Discord
+        refuses its follow-ups and edits (the fake's ``interaction_token_lifetime``)."""
+        self.created_at -= seconds
+
     @property
     def responded(self) -> bool:
         return self.response is not None

@@ -229,11 +229,12 @@ class Table:
         await self.command(self.admin, "settings", ai_delay_ms=0)
 
     def table_message_now(self) -> FakeMessage | None:
-        """The newest message in the channel that carries table buttons."""
+        """The newest message in the channel that carries table buttons (and an embed: a turn notice carries
+        a table button too)."""
         messages = [
             m
             for m in self.channel.messages
-            if any(b.get("custom_id", "").startswith("bs:") for b in m.buttons)
+            if m.embeds and any(b.get("custom_id", "").startswith("bs:") for b in m.buttons)
         ]
         return messages[-1] if messages else None
 
