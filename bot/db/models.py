@@ -53,6 +53,7 @@ class TableRow:
     first_dealer: int
     created_at: int
     updated_at: int
+    practice: bool = False  # a practice table: hints, and its deals count for no statistic or rating
 
     @property
     def is_open(self) -> bool:
@@ -93,6 +94,7 @@ class TableRecord:
     rules_json: str
     first_dealer: int
     deals: tuple[StoredDeal, ...]
+    practice: bool = False
 
     def to_game_record(self, *, include_unfinished: bool = False) -> GameRecord:
         """The record as the engine's game record (it writes the export format); the unfinished deal, whose
@@ -103,6 +105,7 @@ class TableRecord:
             deals=tuple(
                 DealRecord(deal.hands, deal.actions) for deal in self.deals if deal.finished or include_unfinished
             ),
+            practice=self.practice,
         )
 
 

@@ -12,7 +12,7 @@ from .models import SeatRow, TableRow
 
 _TABLE_COLUMNS = (
     "id, guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds, language,"
-    " table_message_id, version, first_dealer, created_at, updated_at"
+    " table_message_id, version, first_dealer, created_at, updated_at, practice"
 )
 _SEAT_COLUMNS = (
     "table_id, seat, user_id, display_name, ai_takeover, dm_channel_id, dm_message_id, dms_closed, warned"
@@ -20,7 +20,9 @@ _SEAT_COLUMNS = (
 
 
 def _table_from_row(row: sqlite3.Row) -> TableRow:
-    return TableRow(**dict(row))
+    fields = dict(row)
+    fields["practice"] = bool(fields["practice"])
+    return TableRow(**fields)
 
 
 def _seat_from_row(row: sqlite3.Row) -> SeatRow:
@@ -52,6 +54,7 @@ class TablesRepo(DatabaseCore):
         language: Language,
         first_dealer: int,
         now: int,
+        practice: bool = False,
     ) -> TableRow:
         """Open a lobby in the channel; raises `ChannelBusy` when the channel has a table not closed."""
         async with self.transaction():
@@ -63,8 +66,8 @@ class TablesRepo(DatabaseCore):
             row = await self._fetch_one(
                 f"""
                 INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
-                                         turn_seconds, language, first_dealer, created_at, updated_at)
-                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)
+                                         turn_seconds, language, first_dealer, created_at, updated_at, practice)
+                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING {_TABLE_COLUMNS}
                 """,
                 (
@@ -78,10 +81,18 @@ class TablesRepo(DatabaseCore):
                     first_dealer,
                     now,
                     now,
+                    int(practice),
                 ),
             )
         assert row is not None
         return _table_from_row(row)
+
+    async def set_practice(self, table_id: int, practice: bool) -> None:
+        async with self.transaction():
+            if not await self._execute(
+                "UPDATE game_tables SET practice = ? WHERE id = ?", (int(practice), table_id)
+            ):
+                raise TableNotFound(table_id)
 
     async def get_table(self, table_id: int) -> TableRow | None:
         row = await self._fetch_one(f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE id = ?", (table_id,))

@@ -76,17 +76,21 @@ async def test_the_migration_from_schema_2_gives_stored_results_their_ratings(tm
                 "INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms)"
                 " VALUES (1, NULL, 'standard', 'french', 60, 'greedy', 0)"
             )
-            table = await db.create_table(
-                guild_id=1, channel_id=500, host_id=21, rules_json='"standard"', deck="french", turn_seconds=60,
-                language="en", first_dealer=0, now=0,
+            # Written as schema 2 has it (today's create_table names columns later migrations added).
+            inserted = await db._fetch_one(
+                "INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds,"
+                " language, first_dealer, created_at, updated_at)"
+                " VALUES (1, 500, 21, 'lobby', '\"standard\"', 'french', 60, 'en', 0, 0, 0) RETURNING id"
             )
+            assert inserted is not None
+            table_id = inserted["id"]
             for winners, losers in (((21, 22), (23, None)), ((23, None), (21, 22)), ((21, 23), (22, 24))):
                 await db._execute(
                     "INSERT INTO bummerl_results (guild_id, table_id, winner1_id, winner1_name, winner2_id,"
                     " winner2_name, loser1_id, loser1_name, loser2_id, loser2_name, kind, count, score_winner,"
                     " score_loser, finished_at) VALUES (1, ?, ?, 'w1', ?, 'w2', ?, 'l1', ?, 'l2', 'bummerl', 1, 24,"
                     " 5, 0)",
-                    (table.id, *winners, *losers),
+                    (table_id, *winners, *losers),
                 )
     finally:
         await db.close()
