@@ -349,15 +349,17 @@ def profile_fields(profile: PlayerProfile, lang: str) -> list[tuple[str, str, bo
 # --- the coach: "Review my play" and hints --------------------------------------------------------------
 
 
-def game_points(lang: str, value: float) -> str:
-    """Expected game points as the reader writes them, signed, two decimals.
+def game_points(lang: str, value: float, *, signed: bool = True) -> str:
+    """Expected game points as the reader writes them, two decimals, signed unless told otherwise.
 
-    >>> game_points("en", 1.5), game_points("de", -0.25), game_points("en", 0.0)
-    ('+1.50', '−0,25', '±0.00')
+    >>> game_points("en", 1.5), game_points("de", -0.25), game_points("en", 0.0), game_points("nl", 2, signed=False)
+    ('+1.50', '−0,25', '±0.00', '2,00')
     """
     text = f"{abs(value):.2f}"
     if lang != "en":
         text = text.replace(".", ",")
+    if not signed:
+        return text
     return ("+" if value > 0.004 else "−" if value < -0.004 else "±") + text
 
 
@@ -379,7 +381,7 @@ def review_lines(deck: str, lang: str, decisions: list[Judged]) -> list[str]:
             played_value=game_points(lang, d.played_value),
             best=action_name(deck, lang, d.best),
             best_value=game_points(lang, d.best_value),
-            loss=game_points(lang, -d.loss),
+            loss=game_points(lang, d.loss, signed=False),
         )
         for d in costly(decisions)
     ]
