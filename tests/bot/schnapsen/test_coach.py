@@ -274,3 +274,31 @@ async def test_practice_deals_count_for_no_leaderboard_statistic_or_rating(
     assert export.to_json()["practice"] is True
     result = await result_message(world, 0)
     assert "Review my play" in result.visible_text  # practice deals can be reviewed too
+
+
+async def test_a_hint_from_the_hand_in_the_channel(fake_discord: FakeDiscord, world: Table) -> None:
+    coach_settings(world)
+    hidden = world.add_player("hilde", dms_open=False)
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await open_dealt_table(world, hidden, [None, None, None], practice=True)
+
+    # hilde asks for her hand with "My hand" on her turn (world.play does); it shows the Hint button there.
+    await world.play(
+        [hidden],
+        until=lambda t: any(
+            b.get("label") == "Hint" and ButtonId.parse(b["custom_id"]).version == t.version  # type: ignore[union-attr]
+            for m in fake_discord.ephemeral_messages(hidden)
+            for b in m.buttons
+        ),
+    )
+    hand = world.hand_message(hidden)
+    assert hand is not None and hand.ephemeral
+    assert world.bot is not None
+    record = (await world.bot.service.export_record(table.id)).to_json()
+    hint = await fake_discord.click(hidden, hand, label="Hint")
+    text = await answer_text(hint)
+    expected = await engine_ai(record)
+    best = engine.parse_action(expected["action"])[1]
+    assert f"The AI would choose **{action_name(table.row.deck, 'en', best)}**." in text
+    assert fake_discord.dm_messages(hidden) == []
