@@ -107,6 +107,8 @@ class BenchTable:
 
     def table_message(self) -> FakeMessage | None:
         for message in reversed(self.channel.messages):
+            if "result.png" in message.filenames:  # a deal's result (its "Review my play" is no table button)
+                continue
             # A turn notice carries a table button too, but no embed.
             if message.embeds and any(str(b.get("custom_id", "")).startswith("bs:") for b in message.buttons):
                 return message

@@ -94,6 +94,7 @@ from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteracti
 CHILD = Path(__file__).with_name("chaos_child.py")
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
 BUTTON_ID = re.compile(r"bs:(\d+):(\d+):([a-z]+):(\w*)")
+RESULT_VERBS = {"review"}  # the buttons of a deal's result message
 SEATS = ("North", "East", "South", "West")
 HAND_TITLE = "Your hand"
 STALE_ANSWER = "out of date"  # the bot's refusal of a button whose position has moved on
@@ -234,10 +235,9 @@ class ChaosTable:
     def table_message(self) -> FakeMessage | None:
         messages = self.channel.all_messages
         for message in messages[self._scanned :]:
-            # A turn notice carries a table button too, but no embed.
-            if not message.ephemeral and message.embeds and any(
-                str(b.get("custom_id", "")).startswith("bs:") for b in message.buttons
-            ):
+            verbs = {found[3] for b in message.buttons if (found := BUTTON_ID.fullmatch(str(b.get("custom_id", ""))))}
+            # A deal's result is no table message, nor is a turn notice (a table button too, but no embed).
+            if not message.ephemeral and message.embeds and verbs and not verbs <= RESULT_VERBS:
                 self._table_message = message
         self._scanned = len(messages)
         if self._table_message is not None and self._table_message.deleted:

@@ -32,15 +32,20 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from engine import Action, PlayerView, Ruleset
-from engine.ai import choose_action
+from engine.ai import Evaluation, choose_action
 
 log = logging.getLogger(__name__)
 
 ENGINE_SEARCH = "engine.ai:choose_action"
+ENGINE_EVALUATION = "engine.ai:evaluate_actions"  # the coach's workers: the choice and every action's value
 
 
 class _Fallback(Exception):
     """Why a decision was not answered by the search (the message is logged)."""
+
+
+class AnalysisFailed(Exception):
+    """An evaluation (``AiWorker.evaluate``) got no answer: the message says why."""
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -60,9 +65,12 @@ def _warm_up(search: Callable[..., Any]) -> None:
     search(view_for(state, state.to_act), "pimc", 0, 1, None)
 
 
-def _serve(conn: Connection, search_path: str) -> None:
+def _serve(conn: Connection, search_path: str, niceness: int = 0) -> None:
     """A worker's main loop: one pickled request ``(view, player, seed, budget_ms, rules)``, one reply."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is for the bot, which stops us
+    if niceness > 0:  # a low-priority pool (the coach's) yields the cores to the tables' searches
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
     try:
         search = _load(search_path)
     except BaseException as err:
@@ -211,8 +219,10 @@ class AiWorker:
         search: str = ENGINE_SEARCH,
         start_timeout: float = 60.0,
         retry_seconds: float = 5.0,
+        niceness: int = 0,
     ) -> None:
         self._context = multiprocessing.get_context("spawn")
+        self.niceness = niceness  # added to each worker process's nice value (lower CPU priority)
         self.workers = workers or max(1, min(2, os.cpu_count() or 1))
         self.search = search
         self.start_timeout = start_timeout  # a worker not ready by then is given up (and logged)
@@ -274,6 +284,25 @@ class AiWorker:
         log.warning("AI %s fell back to greedy: %s", player, reason)
         return await _fallback(view, rules, seed)
 
+    async def evaluate(
+        self,
+        view: PlayerView,
+        seed: int = 0,
+        budget_ms: int = 150,
+        hard_cap_ms: int = 2000,
+        rules: Ruleset | None = None,
+    ) -> tuple[Action, list[Evaluation]]:
+        """The AI's choice and its value of every legal action (``engine.ai.evaluate_actions`` with pimc), for
+        workers whose ``search`` is that function. Raises ``AnalysisFailed`` saying why there is none: unlike
+        a move, an analysis has no stand-in answer."""
+        try:
+            best, evaluations = await self._call((view, "pimc", seed, budget_ms, rules), hard_cap_ms)
+        except _Fallback as err:
+            raise AnalysisFailed(str(err)) from None
+        if best not in view.legal:
+            raise AnalysisFailed(f"the search gave {best!r}, not a legal action")
+        return best, evaluations
+
     async def settled(self) -> None:
         """Wait until the housekeeping under way has finished: retired workers reaped, answers read off."""
         while self._background:
@@ -313,11 +342,18 @@ class AiWorker:
         hard_cap_ms: int,
         rules: Ruleset | None,
     ) -> Action:
+        value = await self._call((view, player, seed, budget_ms, rules), hard_cap_ms)
+        if value not in view.legal:
+            raise _Fallback(f"the search gave {value!r}, not a legal action")
+        return value
+
+    async def _call(self, args: tuple[Any, ...], hard_cap_ms: int) -> Any:
+        """What a worker's search returns for ``args``; ``_Fallback`` says why there is no answer."""
         if self._closed:
             raise _Fallback("the AI workers are closed")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + hard_cap_ms / 1000
-        request = pickle.dumps((view, player, seed, budget_ms, rules), pickle.HIGHEST_PROTOCOL)
+        request = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
         worker = await self._acquire(deadline)
         owned = True  # until handed on, this decision must release or retire the worker
         try:
@@ -346,8 +382,6 @@ class AiWorker:
         status, value = reply
         if status != "ok":
             raise _Fallback(f"the search raised {value}")
-        if value not in view.legal:
-            raise _Fallback(f"the search gave {value!r}, not a legal action")
         return value
 
     async def _acquire(self, deadline: float) -> _Worker:
@@ -426,7 +460,7 @@ class AiWorker:
         for _ in range(self.workers - len(self._workers)):
             parent, child = self._context.Pipe()
             process = self._context.Process(
-                target=_serve, args=(child, self.search), name="ai-worker", daemon=True
+                target=_serve, args=(child, self.search, self.niceness), name="ai-worker", daemon=True
             )
             worker = _Worker(process, parent)
             self._workers.add(worker)

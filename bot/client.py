@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.db import Database
 from bot.game.ai import AiPlayers
+from bot.game.coach import Coach
 from bot.game.service import TableService
 from bot.settings import Settings
 
@@ -41,6 +42,7 @@ class SchnapsenBot(commands.Bot):
         self.db: Database
         self.service: TableService
         self.ai: AiPlayers
+        self.coach: Coach
         # Set by the schnapsen extension while it is loaded (bot/schnapsen/cog.py, cog_load).
         self.runtime: Runtime
         self.throttle: Throttle
@@ -51,6 +53,16 @@ class SchnapsenBot(commands.Bot):
         self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()
+        # The coach's low-priority worker starts at its first review or hint (most bots never need it).
+        settings = self.settings
+        self.coach = Coach.with_worker(
+            settings.coach_search,
+            budget_ms=settings.coach_budget_ms,
+            hint_cap_ms=settings.hint_cap_ms,
+            review_seconds=settings.review_seconds,
+            reviews_per_window=settings.reviews_per_window,
+            review_window=settings.review_window,
+        )
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands_if_changed()
@@ -76,6 +88,8 @@ class SchnapsenBot(commands.Bot):
         await super().close()  # unloads the extensions first: their loops stop and their messages drain
         if hasattr(self, "ai"):
             await self.ai.close()
+        if hasattr(self, "coach"):
+            await self.coach.close()
         if hasattr(self, "db"):
             await self.db.close()
 

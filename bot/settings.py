@@ -39,6 +39,14 @@ class Settings:
     retry_first: float = 0.5
     retry_max: float = 10.0
     watchdog_interval: float = 15.0
+    # The coach ("Review my play" and practice hints, bot/game/coach.py): a search budget per decision, the
+    # time a hint and a whole review may take, and reviews per person per window.
+    coach_budget_ms: int = 150
+    coach_search: str = "engine.ai:evaluate_actions"  # what its low-priority worker runs (tests name their own)
+    hint_cap_ms: int = 10_000
+    review_seconds: float = 60.0
+    reviews_per_window: int = 3
+    review_window: float = 600.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:

@@ -32,17 +32,21 @@ class GameRecord:
     rules: Ruleset
     dealer: int
     deals: tuple[DealRecord, ...]
+    practice: bool = False  # played at a practice table (with hints): it counts for no statistic or rating
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": FORMAT,
             "rules": ruleset_to_json(self.rules),
             "dealer": SEAT_NAMES[self.dealer],
-            "deals": [
-                {"hands": {SEAT_NAMES[s]: list(h) for s, h in enumerate(d.hands)}, "actions": list(d.actions)}
-                for d in self.deals
-            ],
         }
+        if self.practice:  # written only when set, so that every other record reads as before
+            data["practice"] = True
+        data["deals"] = [
+            {"hands": {SEAT_NAMES[s]: list(h) for s, h in enumerate(d.hands)}, "actions": list(d.actions)}
+            for d in self.deals
+        ]
+        return data
 
 
 def _fail(where: str, message: str, code: str = "bad_record") -> MalformedInput:
@@ -55,7 +59,7 @@ def parse_record(data: Any) -> GameRecord:
         raise _fail("record", "must be a JSON object")
     if data.get("format") != FORMAT:
         raise _fail("format", f"must be {FORMAT!r}, not {data.get('format')!r}", "unknown_format")
-    unknown = set(data) - {"format", "rules", "dealer", "deals"}
+    unknown = set(data) - {"format", "rules", "dealer", "deals", "practice"}
     if unknown:
         raise _fail("record", f"unknown field(s) {sorted(unknown)}")
     try:
@@ -68,8 +72,11 @@ def parse_record(data: Any) -> GameRecord:
     deals_data = data.get("deals")
     if not isinstance(deals_data, list):
         raise _fail("deals", "must be a list")
+    practice = data.get("practice", False)
+    if not isinstance(practice, bool):
+        raise _fail("practice", "must be true or false")
     deals = tuple(_parse_deal(i, d) for i, d in enumerate(deals_data))
-    return GameRecord(rules, SEAT_NAMES.index(dealer_text), deals)
+    return GameRecord(rules, SEAT_NAMES.index(dealer_text), deals, practice)
 
 
 def _parse_deal(index: int, data: Any) -> DealRecord:

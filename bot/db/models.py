@@ -56,6 +56,7 @@ class TableRow:
     created_at: int
     updated_at: int
     thread_parent_id: int | None = None  # the table lives in a thread the bot opened in this channel
+    practice: bool = False  # a practice table: hints, and its deals count for no statistic or rating
 
     @property
     def is_open(self) -> bool:
@@ -96,6 +97,7 @@ class TableRecord:
     rules_json: str
     first_dealer: int
     deals: tuple[StoredDeal, ...]
+    practice: bool = False
 
     def to_game_record(self, *, include_unfinished: bool = False) -> GameRecord:
         """The record as the engine's game record (it writes the export format); the unfinished deal, whose
@@ -106,6 +108,7 @@ class TableRecord:
             deals=tuple(
                 DealRecord(deal.hands, deal.actions) for deal in self.deals if deal.finished or include_unfinished
             ),
+            practice=self.practice,
         )
 
 

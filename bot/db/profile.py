@@ -59,7 +59,7 @@ class ProfileRepo(DatabaseCore):
             FROM deal_results AS r
             JOIN game_tables AS g ON g.id = r.table_id
             JOIN seats AS s ON s.table_id = r.table_id AND s.seat = r.declarer_seat
-            WHERE g.guild_id = ? AND s.user_id = ?
+            WHERE g.guild_id = ? AND s.user_id = ? AND g.practice = 0
             GROUP BY r.contract ORDER BY r.contract
             """,
             (guild_id, user_id),
@@ -76,7 +76,7 @@ class ProfileRepo(DatabaseCore):
             JOIN deal_results AS r ON r.table_id = a.table_id AND r.deal_no = a.deal_no
             JOIN game_tables AS g ON g.id = a.table_id
             JOIN seats AS s ON s.table_id = a.table_id
-            WHERE g.guild_id = ? AND s.user_id = ? AND a.action IN {_doubling_actions()}
+            WHERE g.guild_id = ? AND s.user_id = ? AND g.practice = 0 AND a.action IN {_doubling_actions()}
             """,
             (guild_id, user_id),
         )

@@ -71,7 +71,7 @@ class RecordsRepo(DatabaseCore):
         """Everything needed to rebuild the table's state: rules, first dealer, every deal and action."""
         async with self._reading():
             table = await self._fetch_one(
-                "SELECT rules_json, first_dealer FROM game_tables WHERE id = ?", (table_id,)
+                "SELECT rules_json, first_dealer, practice FROM game_tables WHERE id = ?", (table_id,)
             )
             if table is None:
                 raise TableNotFound(table_id)
@@ -95,6 +95,7 @@ class RecordsRepo(DatabaseCore):
             rules_json=table["rules_json"],
             first_dealer=table["first_dealer"],
             deals=tuple(_deal_from_row(row, actions_by_deal.get(row["deal_no"], [])) for row in deals),
+            practice=bool(table["practice"]),
         )
 
     async def finished_deal_nos(self, table_id: int) -> list[int]:

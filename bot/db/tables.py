@@ -12,7 +12,7 @@ from .models import SeatRow, TableRow
 
 _TABLE_COLUMNS = (
     "id, guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds, language,"
-    " table_message_id, version, first_dealer, created_at, updated_at, thread_parent_id"
+    " table_message_id, version, first_dealer, created_at, updated_at, thread_parent_id, practice"
 )
 _SEAT_COLUMNS = (
     "table_id, seat, user_id, display_name, ai_takeover, dm_channel_id, dm_message_id, dms_closed, warned"
@@ -20,7 +20,9 @@ _SEAT_COLUMNS = (
 
 
 def _table_from_row(row: sqlite3.Row) -> TableRow:
-    return TableRow(**dict(row))
+    fields = dict(row)
+    fields["practice"] = bool(fields["practice"])
+    return TableRow(**fields)
 
 
 def _seat_from_row(row: sqlite3.Row) -> SeatRow:
@@ -53,6 +55,7 @@ class TablesRepo(DatabaseCore):
         first_dealer: int,
         now: int,
         thread_parent_id: int | None = None,
+        practice: bool = False,
     ) -> TableRow:
         """Open a lobby in the channel; raises `ChannelBusy` when the channel has a table not closed."""
         async with self.transaction():
@@ -65,8 +68,8 @@ class TablesRepo(DatabaseCore):
                 f"""
                 INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
                                          turn_seconds, language, first_dealer, created_at, updated_at,
-                                         thread_parent_id)
-                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?)
+                                         thread_parent_id, practice)
+                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING {_TABLE_COLUMNS}
                 """,
                 (
@@ -81,6 +84,7 @@ class TablesRepo(DatabaseCore):
                     now,
                     now,
                     thread_parent_id,
+                    int(practice),
                 ),
             )
         assert row is not None
@@ -100,6 +104,13 @@ class TablesRepo(DatabaseCore):
                 "DELETE FROM game_tables WHERE id = ? AND status = 'lobby'", (table_id,)
             )
         return bool(removed)
+
+    async def set_practice(self, table_id: int, practice: bool) -> None:
+        async with self.transaction():
+            if not await self._execute(
+                "UPDATE game_tables SET practice = ? WHERE id = ?", (int(practice), table_id)
+            ):
+                raise TableNotFound(table_id)
 
     async def get_table(self, table_id: int) -> TableRow | None:
         row = await self._fetch_one(f"SELECT {_TABLE_COLUMNS} FROM game_tables WHERE id = ?", (table_id,))

@@ -45,6 +45,7 @@ from engine import Action
 from engine.events import BummerlWon, Event
 
 from . import ratings
+from .coach import ReviewSubject
 from .errors import UserError, one_of
 from .profile import ProfileQueries
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
@@ -261,6 +262,7 @@ class TableService(ProfileQueries):
         turn_seconds: int,
         language: str,
         thread_parent_id: int | None = None,
+        practice: bool = False,
     ) -> TableSnapshot:
         """Open a lobby in ``channel_id`` with the host in North. ``thread_parent_id``: the channel is a thread
         the bot opened there for this table (it is archived when the table closes)."""
@@ -282,6 +284,7 @@ class TableService(ProfileQueries):
                     first_dealer=random.randrange(4),
                     now=self.now(),
                     thread_parent_id=thread_parent_id,
+                    practice=practice,
                 )
                 await self.db.take_seat(row.id, 0, host_id, host_name)
         except ChannelBusy:
@@ -379,6 +382,19 @@ class TableService(ProfileQueries):
             if table.status == "closed":
                 self._forget(table.id)
             return table, occupant
+
+    async def set_practice(self, table_id: int, user_id: int, practice: bool) -> TableSnapshot:
+        """The host makes the lobby a practice table (hints; no statistic or rating) or a normal one."""
+        async with self.lock(table_id):
+            table = self.get(table_id)
+            if table.status != "lobby":
+                raise UserError("error.not_in_lobby")
+            if user_id != table.row.host_id:
+                raise UserError("error.host_only")
+            async with self.db.transaction():
+                await self.db.set_practice(table.id, practice)
+                await self.db.bump_version(table.id, self.now())
+            return await self._refresh(table)
 
     async def start(self, table_id: int, user_id: int) -> TableSnapshot:
         """The host starts: empty seats get AI players, and the first deal is dealt."""
@@ -555,11 +571,13 @@ class TableService(ProfileQueries):
             for s in table.humans()
             if s.user_id is not None and not s.ai_takeover  # humans() has a user id; said again for the types
         ]
-        await self.db.add_deal_stats(table.row.guild_id, players)
+        practice = table.row.practice  # a practice deal counts for no statistic, tally or rating
+        if not practice:
+            await self.db.add_deal_stats(table.row.guild_id, players)
         match, bummerl = engine.score_deal(table.match, result)
         tally = None
         rating_changes: list[dict[str, object]] = []
-        if bummerl is not None:
+        if bummerl is not None and not practice:
 
             def pair(team: int) -> tuple[Player, Player]:
                 a, b = table.seats[team], table.seats[team + 2]
@@ -684,6 +702,27 @@ class TableService(ProfileQueries):
         unless ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
         record = await self.db.load_record(table_id)
         return record.to_game_record(include_unfinished=include_unfinished)
+
+    async def review_subject(
+        self, table_id: int, deal_no: int, user_id: int, *, guild_id: int | None, channel_id: int | None
+    ) -> ReviewSubject:
+        """A finished deal of the table and the seat ``user_id`` holds there, for "Review my play" (the table
+        may be closed since). Refused for anybody not seated at the table, a deal not finished (or pruned),
+        and a button used anywhere but the table's own channel."""
+        row = await self.db.get_table(table_id)
+        if row is None:
+            raise UserError("error.table_gone")
+        if guild_id != row.guild_id or channel_id != row.channel_id:
+            raise UserError("error.wrong_channel")
+        seat = next((s.seat for s in await self.db.seats_of(table_id) if s.user_id == user_id), None)
+        if seat is None:
+            raise UserError("coach.not_your_deal")
+        stored = await self.db.load_record(table_id)
+        index = next((i for i, d in enumerate(stored.deals) if d.deal_no == deal_no and d.finished), None)
+        if index is None or not stored.deals[index].actions:
+            raise UserError("coach.deal_not_over")
+        record = replace(stored, deals=stored.deals[: index + 1]).to_game_record()
+        return ReviewSubject(record, index, seat, row.deck)
 
     # --- housekeeping ------------------------------------------------------------------------------------
 

@@ -171,7 +171,12 @@ class SchnapsenCog(
 
     @app_commands.command(name="new", description=_("Open a table in this channel"))
     @app_commands.choices(preset=PRESET_CHOICES, deck=DECK_CHOICES)
-    @app_commands.describe(preset=_("Rules preset"), deck=_("Card deck"), turn_time=_("Seconds per turn"))
+    @app_commands.describe(
+        preset=_("Rules preset"),
+        deck=_("Card deck"),
+        turn_time=_("Seconds per turn"),
+        practice=_("A practice table: hints on every turn; counts for no leaderboard, statistic or rating"),
+    )
     @app_commands.guild_only()
     async def new(
         self,
@@ -179,6 +184,7 @@ class SchnapsenCog(
         preset: str | None = None,
         deck: str | None = None,
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
+        practice: bool = False,
     ) -> None:
         lang = language_of(interaction)
         await thinking(interaction)
@@ -192,6 +198,7 @@ class SchnapsenCog(
             "deck": deck or defaults.deck,
             "turn_seconds": turn_time or defaults.turn_seconds,
             "language": defaults.language or language_for_locale(interaction.guild_locale),
+            "practice": practice,
         }
         if defaults.table_threads and threads.opens_threads_in(interaction.channel):
             # Inside a thread (or where no thread can be opened) the table opens right there instead.

@@ -23,6 +23,7 @@ from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
 from . import payloads  # payloads builds its views from these buttons: both import the module, not names
 from .checks import check_place, may_manage
 from .ids import (
+    COACH_VERBS,
     DEAL_REVIEW_PATTERN,
     GAME_VERBS,
     HAND_VERBS,
@@ -177,6 +178,8 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
         super().check(interaction)
         if self.button.verb == "sit" and self.button.arg not in ("0", "1", "2", "3"):
             raise UserError("error.bad_button")
+        if self.button.verb == "practice" and self.button.arg not in ("0", "1"):
+            raise UserError("error.bad_button")
 
     async def clicked(self, interaction: Interaction) -> None:
         client, user, lang = interaction.client, interaction.user, self.lang
@@ -197,6 +200,10 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
             case "start":
                 await acknowledge(interaction)
                 client.runtime.after_change(await client.service.start(table_id, user.id))
+            case "practice":
+                await acknowledge(interaction)
+                changed = await client.service.set_practice(table_id, user.id, self.button.arg == "1")
+                client.runtime.refresh_table_message(changed)
 
 
 class HostButton(TableButton, template=template(HOST_VERBS)):
@@ -246,6 +253,65 @@ class HandButton(TableButton, template=template(HAND_VERBS)):
         if reclaimed and current is not None:
             client.runtime.turn_clock_reset(current)
             client.runtime.after_change(current)
+
+
+class CoachButton(TableButton, template=template(COACH_VERBS)):
+    """ "Review my play" on a deal's result (``arg`` the deal number; its table may be closed since) and a
+    practice table's "Hint" on a player's hand at one position (in their DM, or ephemeral). Both answer only
+    the one who asked; the AI's work runs in the coach's own low-priority worker, never a table's."""
+
+    seat: int
+
+    @property
+    def works_in_dm(self) -> bool:
+        return self.button.verb == "hint"
+
+    def check(self, interaction: Interaction) -> None:
+        if self.button.verb == "review":
+            if not self.button.arg.isdigit():
+                raise UserError("error.bad_button")
+            return  # the table may be closed: the service checks place and seat against storage
+        super().check(interaction)
+        table, user_id = self.table, interaction.user.id
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise UserError("error.not_a_player")
+        if not table.row.practice:
+            raise UserError("coach.not_practice")
+        if self.button.version != table.version:
+            raise UserError("error.stale")
+        occupant, deal = table.seats[seat], table.deal
+        if deal is None or deal.finished or deal.to_act != seat or (occupant is not None and occupant.ai_takeover):
+            raise UserError("coach.not_your_turn")
+        self.seat = seat
+
+    async def clicked(self, interaction: Interaction) -> None:
+        if self.button.verb == "review":
+            await self.review(interaction)
+        else:
+            await self.hint(interaction)
+
+    async def review(self, interaction: Interaction) -> None:
+        client, user_id = interaction.client, interaction.user.id
+        await thinking(interaction)
+        subject = await client.service.review_subject(
+            self.button.table,
+            int(self.button.arg),
+            user_id,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+        )
+        client.coach.admit_review(user_id)
+        decisions = await client.coach.review(user_id, subject)
+        await answer(interaction, embed=payloads.review_embed(subject, self.lang, decisions))
+
+    async def hint(self, interaction: Interaction) -> None:
+        table, seat = self.table, self.seat
+        assert table.deal is not None
+        await thinking(interaction)
+        view = engine.view_for(table.deal, seat)
+        found = await interaction.client.coach.hint(table.id, table.version, view, table.rules)
+        await answer(interaction, embed=payloads.hint_embed(table, self.lang, found))
 
 
 class UnknownVerbButton(TableButton, template=UNKNOWN_VERB_PATTERN):
@@ -307,6 +373,7 @@ COMPONENTS = (
     SeatButton,
     HostButton,
     HandButton,
+    CoachButton,
     UnknownVerbButton,
     LeaderboardButton,
     DealReviewButton,

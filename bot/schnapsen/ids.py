@@ -24,10 +24,12 @@ DEAL_REVIEW_PATTERN = r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"
 # The verbs of each family of buttons (one DynamicItem class each, see components.py). Game verbs carry the
 # position version; the others carry 0, except Rematch and Close, which are made for one finished position.
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
-SEAT_VERBS = ("sit", "ai", "leave", "start")
+SEAT_VERBS = ("sit", "ai", "leave", "start", "practice")  # practice: the host's toggle, ``arg`` 1 or 0
 HOST_VERBS = ("rematch", "close", "stop")
 HAND_VERBS = ("hand", "back")
-TABLE_VERBS = (*SEAT_VERBS, *HOST_VERBS, *HAND_VERBS)
+# "Review my play" (``arg`` the deal number) on a result, and a practice table's "Hint" (at a position).
+COACH_VERBS = ("review", "hint")
+TABLE_VERBS = (*SEAT_VERBS, *HOST_VERBS, *HAND_VERBS, *COACH_VERBS)
 
 
 def deal_review_id(table: int, deal_no: int) -> str:

@@ -19,11 +19,13 @@ import discord
 import engine
 from bot import render
 from bot.db import RATING_MIN_GAMES, LeaderboardEntry, Tally
+from bot.game.coach import Hint, ReviewSubject
 from bot.game.profile import PlayerProfile
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import LEADERBOARD_SORTS, HandOrder, LeaderboardSort
 from engine import PlayerView
+from engine.ai.analysis import Judged
 
 from . import components  # its buttons answer with these payloads: both import the module, not names
 from .ids import ButtonId, action_id
@@ -33,11 +35,13 @@ from .texts import (
     board_name,
     contract_name,
     contract_text,
+    hint_lines,
     log_line,
     pair_label,
     profile_fields,
     profile_scene,
     rating_changes_text,
+    review_lines,
     score_text,
     seat_name,
     status_line,
@@ -154,6 +158,8 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
         description=status_line(table, lang),
         colour=COLOUR_OF_PHASE.get(table.status, 0x1565C0),
     )
+    if table.row.practice:
+        embed.description = f"{embed.description}\n{t(lang, 'table.practice')}"
     payload = Payload([embed])
     if table.status == "lobby":
         for seat in range(4):
@@ -212,7 +218,17 @@ def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:
     leave, start = ButtonId(table.id, 0, "leave"), ButtonId(table.id, 0, "start")
     view.add_item(components.SeatButton(leave, t(lang, "button.leave"), discord.ButtonStyle.danger, row=1))
     view.add_item(components.SeatButton(start, t(lang, "button.start"), discord.ButtonStyle.success, row=1))
+    view.add_item(practice_toggle(table, lang))
     return view
+
+
+def practice_toggle(table: TableSnapshot, lang: str) -> discord.ui.Item[Any]:
+    """The host's lobby switch between a practice table (hints; no statistic or rating) and a normal one."""
+    practice = table.row.practice
+    toggle = ButtonId(table.id, 0, "practice", "0" if practice else "1")
+    label = t(lang, "button.practice_on" if practice else "button.practice_off")
+    style = discord.ButtonStyle.success if practice else discord.ButtonStyle.secondary
+    return components.SeatButton(toggle, label, style, row=2)
 
 
 def table_view(table: TableSnapshot, lang: str) -> discord.ui.View:
@@ -292,6 +308,8 @@ async def hand_payload(
     # The buttons carry the version of the position they were made for: build them before the render
     # awaits, or an action meanwhile would stamp the old position's buttons with the new version.
     buttons = hand_view(table, seat, lang, view, my_turn, cards)
+    if my_turn and table.row.practice and buttons is not None:
+        buttons.add_item(hint_button(table, lang))
     if playable is not None:
         scene = turn_scene(table, lang, view, cards, playable, trump)
         payload.images = {"hand.png": await rendered(_turn_png, scene)}
@@ -411,6 +429,12 @@ def hand_view(
     return buttons
 
 
+def hint_button(table: TableSnapshot, lang: str) -> discord.ui.Item[Any]:
+    """A practice table's "Hint", for the position it is shown at."""
+    hint = ButtonId(table.id, table.version, "hint")
+    return components.CoachButton(hint, t(lang, "button.hint"), discord.ButtonStyle.secondary, emoji="💡", row=4)
+
+
 # --- results -----------------------------------------------------------------------------------------------
 
 
@@ -497,10 +521,17 @@ async def result_payload(
     png = await rendered(render.render_result, scene)
     embed.set_image(url="attachment://result.png")
     payload = Payload([embed], {"result.png": png}, {"result.png": render.result_alt_text(scene)})
+    payload.view = discord.ui.View(timeout=None)
     if review:
-        payload.view = discord.ui.View(timeout=None)
         payload.view.add_item(components.DealReviewButton(table.id, table.deal_no, t(lang, "button.show_deal")))
+    payload.view.add_item(review_button(table, lang))
     return payload
+
+
+def review_button(table: TableSnapshot, lang: str) -> discord.ui.Item[Any]:
+    """ "Review my play" for the deal that just ended (``table`` as it stood then)."""
+    review = ButtonId(table.id, 0, "review", str(table.deal_no))
+    return components.CoachButton(review, t(lang, "button.review"), discord.ButtonStyle.secondary, emoji="🎓")
 
 
 # --- the deal review ("Show the deal") ----------------------------------------------------------------------
@@ -547,6 +578,28 @@ async def deal_review_payload(table: TableSnapshot, lang: str) -> Payload:
     embed.set_image(url="attachment://deal.png")
     png = await rendered(_deal_review_png, scene)
     return Payload([embed], {"deal.png": png}, {"deal.png": render.deal_review_alt_text(scene)})
+
+
+def review_embed(subject: ReviewSubject, lang: str, decisions: list[Judged]) -> discord.Embed:
+    """The answer to "Review my play": the costly decisions, biggest loss first, with the AI's values."""
+    embed = discord.Embed(title=t(lang, "coach.review_title", deal=subject.deal + 1), colour=0x00897B)
+    lines = review_lines(subject.deck, lang, decisions)
+    if lines:
+        embed.description = "\n".join([t(lang, "coach.review_intro"), *lines])[:4000]
+    elif decisions:
+        embed.description = t(lang, "coach.review_clean", count=len(decisions))
+    else:
+        embed.description = t(lang, "coach.review_nothing")
+    embed.set_footer(text=t(lang, "coach.values_note"))
+    return embed
+
+
+def hint_embed(table: TableSnapshot, lang: str, hint: Hint) -> discord.Embed:
+    """The answer to "Hint": the AI's choice and the value of every alternative."""
+    embed = discord.Embed(title=t(lang, "coach.hint_title"), colour=0x00897B)
+    embed.description = "\n".join(hint_lines(table.row.deck, lang, hint.best, hint.evaluations))
+    embed.set_footer(text=t(lang, "coach.values_note"))
+    return embed
 
 
 # --- answers to commands -----------------------------------------------------------------------------------

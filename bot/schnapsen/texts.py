@@ -14,6 +14,8 @@ from bot.i18n import t
 from bot.render import ProfileScene, card_name, suit_name
 from bot.render.names import family_label, family_members, label
 from engine import Contract, PlayerView
+from engine.ai import Evaluation
+from engine.ai.analysis import Judged, costly
 
 SUIT_EMOJI = {
     "french": {"H": "♥️", "D": "♦️", "C": "♣️", "S": "♠️"},
@@ -94,10 +96,14 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
 
 
 def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
-    deck = table.row.deck
+    return action_name(table.row.deck, lang, action)
+
+
+def action_name(deck: str, lang: str, action: engine.Action) -> str:
+    """An action as its button names it, in a deck's words (a finished table's too)."""
     match action:
         case engine.ChooseTrump(suit):
-            return suit_label(table, lang, suit)
+            return suit_name(suit, deck, lang)
         case engine.Aufschlagen():
             return t(lang, "button.aufschlagen")
         case engine.Bid(contract):
@@ -337,3 +343,53 @@ def profile_fields(profile: PlayerProfile, lang: str) -> list[tuple[str, str, bo
         )
     fields.append((label("profile_partner", lang), partner_text, False))
     return fields
+
+
+# --- the coach: "Review my play" and hints --------------------------------------------------------------
+
+
+def game_points(lang: str, value: float, *, signed: bool = True) -> str:
+    """Expected game points as the reader writes them, two decimals, signed unless told otherwise.
+
+    >>> game_points("en", 1.5), game_points("de", -0.25), game_points("en", 0.0), game_points("nl", 2, signed=False)
+    ('+1.50', '−0,25', '±0.00', '2,00')
+    """
+    text = f"{abs(value):.2f}"
+    if lang != "en":
+        text = text.replace(".", ",")
+    if not signed:
+        return text
+    return ("+" if value > 0.004 else "−" if value < -0.004 else "±") + text
+
+
+def decision_place(lang: str, view: PlayerView) -> str:
+    """Where in the deal a decision was: trump, bidding, Kontra/Re, or the trick."""
+    if view.phase == engine.PLAY:
+        return t(lang, "coach.where.play", trick=len(view.tricks) + 1)
+    return t(lang, f"coach.where.{view.phase}")
+
+
+def review_lines(deck: str, lang: str, decisions: list[Judged]) -> list[str]:
+    """The decisions that cost expected game points, biggest loss first, one line each."""
+    return [
+        t(
+            lang,
+            "coach.review_line",
+            where=decision_place(lang, d.moment.view),
+            played=action_name(deck, lang, d.moment.played),
+            played_value=game_points(lang, d.played_value),
+            best=action_name(deck, lang, d.best),
+            best_value=game_points(lang, d.best_value),
+            loss=game_points(lang, d.loss, signed=False),
+        )
+        for d in costly(decisions)
+    ]
+
+
+def hint_lines(deck: str, lang: str, best: engine.Action, evaluations: tuple[Evaluation, ...]) -> list[str]:
+    """The AI's choice, then every legal action with its value, best first."""
+    ranked = sorted(evaluations, key=lambda e: (e.action != best, -e.value))
+    return [t(lang, "coach.hint_best", action=action_name(deck, lang, best))] + [
+        t(lang, "coach.hint_line", action=action_name(deck, lang, e.action), value=game_points(lang, e.value))
+        for e in ranked
+    ]

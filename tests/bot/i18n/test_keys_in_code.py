@@ -55,6 +55,7 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "result.bummerl.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "result.kind.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "rules.": tuple(sorted(engine_rule_codes())),
+    "coach.where.": ("trump", "auction", "doubling"),  # a card's decision names its trick (coach.where.play)
     # Choice names, also shown for stored settings; test_translator checks every choice of every command.
     "command.choice.": ("standard", "stargames", "en", "de", "nl", "tr", "pimc", "greedy"),
 }

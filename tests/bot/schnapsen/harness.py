@@ -92,6 +92,14 @@ def current_button(message: FakeMessage | None, version: int) -> dict[str, Any] 
     return None
 
 
+RESULT_VERBS = ("review",)  # the buttons a deal's result message carries
+
+
+def is_result_message(message: FakeMessage) -> bool:
+    verbs = {parsed.verb for b in message.buttons if (parsed := ButtonId.parse(str(b.get("custom_id", ""))))}
+    return bool(verbs) and verbs <= set(RESULT_VERBS)
+
+
 def is_hand_message(message: FakeMessage) -> bool:
     return bool(message.embeds) and str(message.embeds[0].get("title", "")).startswith(HAND_TITLE)
 
@@ -230,11 +238,11 @@ class Table:
 
     def table_message_now(self) -> FakeMessage | None:
         """The newest message in the channel that carries table buttons (and an embed: a turn notice carries
-        a table button too)."""
+        a table button too; a result's buttons do not count)."""
         messages = [
             m
             for m in self.channel.messages
-            if m.embeds and any(b.get("custom_id", "").startswith("bs:") for b in m.buttons)
+            if m.embeds and any(b.get("custom_id", "").startswith("bs:") for b in m.buttons) and not is_result_message(m)
         ]
         return messages[-1] if messages else None
 

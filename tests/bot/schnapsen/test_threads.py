@@ -10,7 +10,7 @@ from typing import Any
 import discord
 import pytest
 
-from tests.bot.schnapsen.harness import Table, ephemeral_reply
+from tests.bot.schnapsen.harness import Table, ephemeral_reply, is_result_message
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeUser
 
 CREATE = discord.Permissions(create_public_threads=True).value
@@ -55,7 +55,12 @@ async def open_in_thread(world: Table, host: FakeUser) -> tuple[FakeChannel, Fak
 
 
 def table_messages(channel: FakeChannel) -> list[Any]:
-    return [m for m in channel.messages if any(b.get("custom_id", "").startswith("bs:") for b in m.buttons)]
+    """The channel's table messages: table buttons and an embed (a turn notice has no embed), no result."""
+    return [
+        m
+        for m in channel.messages
+        if m.embeds and any(b.get("custom_id", "").startswith("bs:") for b in m.buttons) and not is_result_message(m)
+    ]
 
 
 async def test_a_table_in_a_thread_is_played_there_and_the_thread_archived_when_it_closes(

@@ -1,0 +1,156 @@
+"""The coach: "Review my play" after a deal and the hints of a practice table, answered by the AI.
+
+Its searches run in an AI worker pool of their own (``bot.ai_worker.AiWorker``, one process at a lower CPU
+priority), so a review never takes a worker, or a core, that a table's move needs. A review is one request
+per decision (the seat's ``PlayerView`` then, as ``engine.ai.analysis`` cuts the deal up), all within one
+time budget; a hint is one request. The values are ``engine.ai.evaluate_actions``' with a fixed seed and
+node budget, so they are those ``python -m engine.ai`` prints for the same position (``--review`` for a
+deal). Reviews are rate-limited per person. Never imports discord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import engine
+from engine.ai import Evaluation, analysis
+
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from bot.ai_worker import AiWorker
+
+log = logging.getLogger(__name__)
+
+COACH_SEED = 0  # every review and hint searches with this seed: the same position, the same values
+HINTS_KEPT = 256  # hints remembered per position, so a second click is answered at once
+REVIEWERS_KEPT = 1024  # people whose recent reviews are remembered for the rate limit
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSubject:
+    """A finished deal and the seat whose decisions are judged, as the service hands it out."""
+
+    record: engine.GameRecord  # the table's finished deals up to and including this one
+    deal: int  # index of the deal in ``record``
+    seat: int
+    deck: str  # the table's deck, for the names of the cards in the answer
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    seat: int
+    best: engine.Action
+    evaluations: tuple[Evaluation, ...]
+
+
+class Coach:
+    def __init__(
+        self,
+        worker: AiWorker | None,
+        *,
+        budget_ms: int = 150,
+        hint_cap_ms: int = 10_000,
+        review_seconds: float = 60.0,
+        reviews_per_window: int = 3,
+        review_window: float = 600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._worker = worker
+        self.budget_ms = budget_ms
+        self.hint_cap_ms = hint_cap_ms
+        self.review_seconds = review_seconds
+        self.reviews_per_window = reviews_per_window
+        self.review_window = review_window
+        self.clock = clock
+        self._reviews: OrderedDict[int, deque[float]] = OrderedDict()  # user -> start times in the window
+        self._reviewing: set[int] = set()  # users with a review under way (one at a time each)
+        self._hints: OrderedDict[tuple[int, int, int], Hint] = OrderedDict()
+
+    @classmethod
+    def with_worker(cls, search: str, **options: object) -> Coach:
+        """A coach with one low-priority worker process running ``search``."""
+        from bot.ai_worker import AiWorker
+
+        return cls(AiWorker(workers=1, search=search, niceness=10), **options)  # type: ignore[arg-type]
+
+    async def start(self) -> None:
+        if self._worker is not None:
+            await self._worker.start()
+
+    async def close(self) -> None:
+        if self._worker is not None:
+            await self._worker.close()
+
+    # --- Review my play ------------------------------------------------------------------------------
+
+    def admit_review(self, user_id: int) -> None:
+        """Count a review for ``user_id`` now, or refuse it (one at a time, a few per window each)."""
+        if user_id in self._reviewing:
+            raise UserError("coach.review_running")
+        now = self.clock()
+        started = self._reviews.get(user_id) or deque()
+        while started and started[0] <= now - self.review_window:
+            started.popleft()
+        if len(started) >= self.reviews_per_window:
+            wait = max(1, round(started[0] + self.review_window - now))
+            raise UserError("coach.review_limited", count=self.reviews_per_window, seconds=wait)
+        started.append(now)
+        self._reviews[user_id] = started
+        self._reviews.move_to_end(user_id)
+        while len(self._reviews) > REVIEWERS_KEPT:
+            self._reviews.popitem(last=False)
+
+    async def review(self, user_id: int, subject: ReviewSubject) -> list[analysis.Judged]:
+        """Every decision of the subject's seat with a choice, judged (in the order made); the caller admitted
+        the review first (``admit_review``). A decision the worker cannot judge in the time left ends the
+        review with the user's error ``coach.review_failed``."""
+        self._reviewing.add(user_id)
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.review_seconds
+            judged = []
+            for moment in analysis.moments(subject.record, subject.deal, subject.seat):
+                left_ms = int((deadline - loop.time()) * 1000)
+                best, evaluations = await self._evaluate(
+                    moment.view, subject.record.rules, left_ms, "coach.review_failed"
+                )
+                judged.append(analysis.judged(moment, best, evaluations))
+            return judged
+        finally:
+            self._reviewing.discard(user_id)
+
+    # --- hints ---------------------------------------------------------------------------------------
+
+    async def hint(self, table_id: int, version: int, view: engine.PlayerView, rules: engine.Ruleset) -> Hint:
+        """The AI's choice for the view's seat and the value of every legal action (remembered per position)."""
+        assert view.seat is not None
+        key = (table_id, version, view.seat)
+        if (known := self._hints.get(key)) is not None:
+            return known
+        best, evaluations = await self._evaluate(view, rules, self.hint_cap_ms, "coach.hint_failed")
+        hint = Hint(view.seat, best, tuple(evaluations))
+        self._hints[key] = hint
+        while len(self._hints) > HINTS_KEPT:
+            self._hints.popitem(last=False)
+        return hint
+
+    async def _evaluate(
+        self, view: engine.PlayerView, rules: engine.Ruleset, cap_ms: int, failed_key: str
+    ) -> tuple[engine.Action, list[Evaluation]]:
+        """The worker's evaluation within ``cap_ms``; the user's error ``failed_key`` when there is none."""
+        if self._worker is None or cap_ms <= 0:
+            raise UserError(failed_key)
+        from bot.ai_worker import AnalysisFailed
+
+        try:
+            return await self._worker.evaluate(view, COACH_SEED, self.budget_ms, cap_ms, rules)
+        except AnalysisFailed as err:
+            log.warning("coach: no evaluation (%s)", err)
+            raise UserError(failed_key) from None
