@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.vocabulary import DeckStyle, Language, TableStatus
 
-from .core import DatabaseCore
+from .core import DatabaseCore, Row
 from .errors import AlreadySeated, ChannelBusy, SeatNotFound, SeatTaken, TableClosed, TableNotFound
 from .models import SeatRow, TableRow
 
@@ -19,13 +17,13 @@ _SEAT_COLUMNS = (
 )
 
 
-def _table_from_row(row: sqlite3.Row) -> TableRow:
+def _table_from_row(row: Row) -> TableRow:
     fields = dict(row)
     fields["practice"] = bool(fields["practice"])
     return TableRow(**fields)
 
 
-def _seat_from_row(row: sqlite3.Row) -> SeatRow:
+def _seat_from_row(row: Row) -> SeatRow:
     return SeatRow(
         table_id=row["table_id"],
         seat=row["seat"],
@@ -93,8 +91,7 @@ class TablesRepo(DatabaseCore):
     async def next_table_id(self) -> int:
         """The id the next table will most likely get (ids are never reused), to name its thread before it
         exists; a table opened meanwhile elsewhere takes it, so it is a hint, not a promise."""
-        row = await self._fetch_one("SELECT seq FROM sqlite_sequence WHERE name = 'game_tables'")
-        return 1 if row is None else int(row["seq"]) + 1
+        return await self._next_id_hint("game_tables")
 
     async def delete_new_table(self, table_id: int) -> bool:
         """Remove a lobby that never got its place (its thread could not be made or used) with its seats, as

@@ -1,5 +1,3 @@
-import sqlite3
-
 import pytest
 
 from bot.db import (
@@ -12,6 +10,7 @@ from bot.db import (
     TableClosed,
     TableNotFound,
 )
+from tests.bot.db.conftest import INTEGRITY_ERRORS
 
 NOW = 1_700_000_000  # the tables' creation time (see conftest)
 
@@ -81,7 +80,7 @@ async def test_one_open_table_per_channel(db: Database, make_table) -> None:
 
 async def test_the_channel_rule_holds_in_sql_too(db: Database, make_table) -> None:
     table = await make_table(channel_id=500)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with db.transaction():
             await db._execute(
                 "INSERT INTO game_tables (guild_id, channel_id, host_id, rules_json, deck, turn_seconds, language,"
@@ -172,7 +171,7 @@ async def test_the_one_table_per_person_rule_holds_in_sql_too(db: Database, make
     first = await make_table(channel_id=500)
     second = await make_table(channel_id=501)
     await db.take_seat(first.id, 0, 21, "Alice")
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with db.transaction():
             await db._execute(
                 "INSERT INTO seats (table_id, seat, user_id, display_name) VALUES (?, 0, 21, 'Alice')",
