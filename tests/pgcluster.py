@@ -35,8 +35,9 @@ def _free_port() -> int:
 
 
 class Cluster:
-    def __init__(self, binaries: Path) -> None:
+    def __init__(self, binaries: Path, *, durable: bool = False) -> None:
         self.binaries = binaries
+        self.durable = durable  # fsync on, as a real server (for benchmarks); tests throw the data away
         self.folder = Path(tempfile.mkdtemp(prefix="schnapsen-pg-"))
         self.data = self.folder / "data"
         self.port = _free_port()
@@ -60,10 +61,9 @@ class Cluster:
             str(self.binaries / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
             "--no-locale", "-E", "UTF8", "--no-sync",
         )
-        options = (
-            f"-k {self.folder} -p {self.port} -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
-            " -c full_page_writes=off -c max_connections=200"
-        )
+        options = f"-k {self.folder} -p {self.port} -c listen_addresses='' -c max_connections=200"
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run(
             str(self.binaries / "pg_ctl"), "-D", str(self.data), "-o", options,
             "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start",
