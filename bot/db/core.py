@@ -50,6 +50,12 @@ class DatabaseCore:
         """The id the next row of `table` (an auto-numbered one) will most likely get."""
         raise NotImplementedError
 
+    def _statement_savepoint(self) -> AbstractAsyncContextManager[None]:
+        """Around a write that may break a unique constraint another process raced for: afterwards the
+        transaction goes on (SQLite undoes only the failed statement by itself; PostgreSQL needs a savepoint,
+        or the whole transaction is aborted)."""
+        raise NotImplementedError
+
     def _violated(self, err: BaseException) -> str | None:
         """Which kind of constraint the driver's `err` reports broken ("unique", "foreign_key", "other"), or
         None when it is no constraint violation."""

@@ -160,6 +160,11 @@ class PostgresCore(DatabaseCore):
         )
         return 1 if row is None or row["last"] is None else int(row["last"]) + 1
 
+    @asynccontextmanager
+    async def _statement_savepoint(self) -> AsyncIterator[None]:
+        async with self._writer().transaction():  # nested in a transaction: a SAVEPOINT
+            yield
+
     def _violated(self, err: BaseException) -> str | None:
         if isinstance(err, asyncpg.UniqueViolationError):
             return "unique"

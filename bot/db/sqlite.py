@@ -174,6 +174,10 @@ class SqliteCore(DatabaseCore):
         row = await self._fetch_one("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
         return 1 if row is None else int(row["seq"]) + 1
 
+    @asynccontextmanager
+    async def _statement_savepoint(self) -> AsyncIterator[None]:
+        yield  # a failed statement leaves SQLite's transaction as it was before the statement
+
     def _violated(self, err: BaseException) -> str | None:
         if not isinstance(err, sqlite3.IntegrityError):
             return None

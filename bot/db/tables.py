@@ -62,29 +62,39 @@ class TablesRepo(DatabaseCore):
             )
             if busy is not None:
                 raise ChannelBusy(channel_id, busy["id"])
-            row = await self._fetch_one(
-                f"""
-                INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
-                                         turn_seconds, language, first_dealer, created_at, updated_at,
-                                         thread_parent_id, practice)
-                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                RETURNING {_TABLE_COLUMNS}
-                """,
-                (
-                    guild_id,
-                    channel_id,
-                    host_id,
-                    rules_json,
-                    deck,
-                    turn_seconds,
-                    language,
-                    first_dealer,
-                    now,
-                    now,
-                    thread_parent_id,
-                    int(practice),
-                ),
-            )
+            try:
+                async with self._statement_savepoint():
+                    row = await self._fetch_one(
+                        f"""
+                        INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
+                                                 turn_seconds, language, first_dealer, created_at, updated_at,
+                                                 thread_parent_id, practice)
+                        VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        RETURNING {_TABLE_COLUMNS}
+                        """,
+                        (
+                            guild_id,
+                            channel_id,
+                            host_id,
+                            rules_json,
+                            deck,
+                            turn_seconds,
+                            language,
+                            first_dealer,
+                            now,
+                            now,
+                            thread_parent_id,
+                            int(practice),
+                        ),
+                    )
+            except Exception as err:
+                # Only a writer outside the write lock (another program) can race the check: say the same.
+                if self._violated(err) != "unique":
+                    raise
+                busy = await self._fetch_one(
+                    "SELECT id FROM game_tables WHERE channel_id = ? AND status <> 'closed'", (channel_id,)
+                )
+                raise ChannelBusy(channel_id, busy["id"] if busy else 0) from err
         assert row is not None
         return _table_from_row(row)
 
@@ -184,11 +194,21 @@ class TablesRepo(DatabaseCore):
                 raise AlreadySeated(current)
             if await self._fetch_one("SELECT 1 FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat)):
                 raise SeatTaken(table_id, seat)
-            row = await self._fetch_one(
-                f"INSERT INTO seats (table_id, seat, user_id, display_name) VALUES (?, ?, ?, ?)"
-                f" RETURNING {_SEAT_COLUMNS}",
-                (table_id, seat, user_id, display_name),
-            )
+            try:
+                async with self._statement_savepoint():
+                    row = await self._fetch_one(
+                        f"INSERT INTO seats (table_id, seat, user_id, display_name) VALUES (?, ?, ?, ?)"
+                        f" RETURNING {_SEAT_COLUMNS}",
+                        (table_id, seat, user_id, display_name),
+                    )
+            except Exception as err:
+                # Only a writer outside the write lock (another program) can race the checks: say which rule.
+                if self._violated(err) != "unique":
+                    raise
+                current = await self.table_of_user(user_id)
+                if current is not None:
+                    raise AlreadySeated(current) from err
+                raise SeatTaken(table_id, seat) from err
         assert row is not None
         return _seat_from_row(row)
 
