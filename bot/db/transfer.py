@@ -40,10 +40,16 @@ async def copy_all(source: DatabaseCore, target: DatabaseCore, *, batch: int = 2
     numbering past the highest id. Returns rows copied per table. The target should be empty."""
     copied: dict[str, int] = {}
     async with target.transaction():
+        # Seats of closed tables are stored as they were; the trigger refusing them guards play, not a copy.
+        # (DDL is transactional on both engines: the trigger is back at commit, or was never gone.)
+        seats_trigger = None
         if target.dialect == "postgresql":
-            # Seats of closed tables are stored as they were; the trigger refusing them guards play, not a copy.
-            # (DDL is transactional in PostgreSQL: the trigger is back on at commit, or never was off.)
             await target._execute("ALTER TABLE seats DISABLE TRIGGER seats_not_at_closed_table")
+        else:
+            seats_trigger = await target._fetch_one(
+                "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'seats_not_at_closed_table'"
+            )
+            await target._execute("DROP TRIGGER IF EXISTS seats_not_at_closed_table")
         for table in TABLES:
             rows = await source._fetch_all(f"SELECT * FROM {table}")
             copied[table] = len(rows)
@@ -57,6 +63,8 @@ async def copy_all(source: DatabaseCore, target: DatabaseCore, *, batch: int = 2
             values = [tuple(dict(row).values()) for row in rows]
             for start in range(0, len(values), batch):
                 await target._execute_many(insert, values[start : start + batch])
+        if seats_trigger is not None:
+            await target._execute(seats_trigger["sql"])
         if target.dialect == "postgresql":
             await target._execute("ALTER TABLE seats ENABLE TRIGGER seats_not_at_closed_table")
             for table in NUMBERED:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,21 @@ def test_a_moved_database_answers_the_bots_queries_as_before(
         "rating_history", "outbox", "player_prefs", "player_stats", "team_tallies", "guild_settings", "meta",
     ))
     assert after == before
+
+
+def test_a_postgresql_database_moves_back_to_sqlite_unchanged(
+    tmp_path: Path, pg_empty_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, back = tmp_path / "old.sqlite3", tmp_path / "back.sqlite3"
+    asyncio.run(fill(source))
+    assert migrate.main(["--from", str(source), "--to", pg_empty_url]) == 0
+    assert migrate.main(["--from", pg_empty_url, "--to", f"sqlite:///{back}"]) == 0
+    capsys.readouterr()
+    assert asyncio.run(answers_of(str(back))) == asyncio.run(answers_of(str(source)))
+    with sqlite3.connect(back) as conn:  # the trigger set aside for the copy is back
+        triggers = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'")}
+    conn.close()
+    assert "seats_not_at_closed_table" in triggers
 
 
 def test_a_target_holding_rows_is_refused_unless_replaced(
