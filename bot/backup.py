@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot.db.database import parse_database_url
 from bot.settings import database_path_from_env
 
 EXIT_OK = 0
@@ -262,7 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep < 1:
         parser.error("--keep must be at least 1")
     try:
-        database = args.database if args.database is not None else Path(database_path_from_env())
+        configured = parse_database_url(database_path_from_env())
+        if args.database is None and configured.dialect == "postgresql":
+            raise BackupError("DATABASE_URL names a PostgreSQL database: back it up with pg_dump (docs/deploy.md)", 2)
+        database = args.database if args.database is not None else Path(configured.path)
         result = make_backup(database, args.dest, keep=args.keep)
     except BackupError as err:
         print(f"backup failed: {err}", file=sys.stderr)

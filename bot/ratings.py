@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from bot.db import Database
+from bot.db.database import parse_database_url
 from bot.game import ratings
 from bot.settings import database_path_from_env
 
@@ -24,7 +25,7 @@ EXIT_OK = 0
 EXIT_NO_DATABASE = 3
 
 
-async def rebuild(database: Path) -> int:
+async def rebuild(database: Path | str) -> int:
     db = await Database.open(database)
     try:
         return await ratings.rebuild(db)
@@ -41,7 +42,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the database file (default: DATABASE_PATH from the environment or .env, as the bot reads it)",
     )
     args = parser.parse_args(argv)
-    database = args.database if args.database is not None else Path(database_path_from_env())
+    if args.database is None and parse_database_url(database_path_from_env()).dialect == "postgresql":
+        rated = asyncio.run(rebuild(database_path_from_env()))
+        print(f"ratings rebuilt: {rated} rated Bummerl")
+        return EXIT_OK
+    database = args.database if args.database is not None else Path(parse_database_url(database_path_from_env()).path)
     if not database.is_file():
         print(f"no database at {database} (set DATABASE_PATH or pass --database)", file=sys.stderr)
         return EXIT_NO_DATABASE

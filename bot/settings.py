@@ -92,7 +92,8 @@ def database_path_from_env(env: dict[str, str] | None = None, dotenv: Path | Non
 
 
 def _database_path(env: dict[str, str]) -> str:
-    return env.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH
+    """`DATABASE_URL` (a path, sqlite:///path or postgresql://...) when set, else `DATABASE_PATH` (a file)."""
+    return env.get("DATABASE_URL", "").strip() or env.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH
 
 
 def _synchronous(env: dict[str, str]) -> Synchronous:

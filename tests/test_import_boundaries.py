@@ -18,7 +18,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/vocabulary.py": (),
     "bot/render": ("PIL", "bot.vocabulary"),
     "bot/i18n": ("bot.vocabulary",),
-    "bot/db": ("aiosqlite", "engine", "bot.vocabulary"),
+    "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
     "bot/ai_worker.py": ("engine",),
     "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.ai_worker", "openskill"),
     "bot/ratings.py": ("bot.game", "bot.db", "bot.settings"),

@@ -1,181 +1,71 @@
-"""The connection, its transactions, and the small helpers the repositories share."""
+"""The one interface the repositories use, whatever the engine (bot/db/sqlite.py, bot/db/postgres.py).
+
+Repositories write their SQL once, with `?` or `?N` placeholders and only what SQLite and PostgreSQL both
+understand; where the dialects differ the core has a small method (`_next_id_hint`, `_violated`). Rows are
+read by column name (`row["id"]`, `dict(row)`) on both engines.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import os
-import sqlite3
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any, Literal, Self
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Self
 
-import aiosqlite
-
-from .migrate import MIGRATIONS_DIR, apply_migrations
-
-log = logging.getLogger(__name__)
+Row = Mapping[str, Any]
 
 
 class DatabaseCore:
-    """One aiosqlite connection shared by the whole bot.
+    """What every engine provides. Writes run inside `async with db.transaction():` (a nested block joins
+    the caller's transaction: the outermost one commits); `_reading()` holds one consistent view for a few
+    reads. Every engine serialises write transactions, so a repository method that checks before it writes
+    stays right: a typed `StorageError` raised inside a transaction has written nothing."""
 
-    The connection runs in autocommit mode and every write goes through `transaction()`. An asyncio lock
-    gives one task at a time the connection, so a task's reads never see another task's unfinished writes.
-    Inside a transaction the owning task may call any repository method (they join it); it must not
-    await *another* task that uses the database, or both wait for each other.
+    dialect: str  # "sqlite" or "postgresql"
 
-    Repository methods check before they write, so a typed `StorageError` raised inside an outer
-    transaction has written nothing; the caller may catch it and carry on.
-    """
+    def transaction(self) -> AbstractAsyncContextManager[None]:
+        raise NotImplementedError
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
-        self._lock = asyncio.Lock()
-        self._owner: asyncio.Task[Any] | None = None  # the task holding the connection
-        self._writing = False  # the owner is inside transaction()
-        # The last transaction ended abnormally (a failed ROLLBACK, a cancellation while BEGIN, COMMIT or
-        # ROLLBACK ran in aiosqlite's thread): the connection may still be inside it. Checked before next use.
-        self._unsettled = False
-
-    @classmethod
-    async def open(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        migrations_dir: Path = MIGRATIONS_DIR,
-        busy_timeout_ms: int = 5000,
-        synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
-    ) -> Self:
-        """Connect, switch to WAL with foreign keys on, and apply any pending migrations.
-
-        With WAL, `synchronous=NORMAL` survives any crash of the bot process; only a power cut or an OS
-        crash may lose the last commits. `FULL` also survives those, at about 1.5 ms more per commit.
-        """
-        if synchronous not in ("NORMAL", "FULL"):
-            raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
-        conn = await aiosqlite.connect(os.fspath(path), isolation_level=None)
-        try:
-            conn.row_factory = sqlite3.Row
-            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            await conn.execute(f"PRAGMA synchronous = {synchronous}")
-            # WAL is a property of the file: set it once, not on every start.
-            (mode,) = next(iter(await conn.execute_fetchall("PRAGMA journal_mode")))
-            if mode != "wal":
-                await conn.execute("PRAGMA journal_mode = WAL")
-            await apply_migrations(conn, migrations_dir)
-        except BaseException:
-            await conn.close()
-            raise
-        return cls(conn)
+    def _reading(self) -> AbstractAsyncContextManager[None]:
+        raise NotImplementedError
 
     async def close(self) -> None:
-        async with self._lock:
-            await self._conn.close()
+        raise NotImplementedError
+
+    async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        raise NotImplementedError
+
+    async def _fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        rows = await self._fetch_all(sql, params)
+        return rows[0] if rows else None
+
+    async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """Run one write inside the current transaction; returns the number of rows changed."""
+        raise NotImplementedError
+
+    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        """Run one write for each of many rows inside the current transaction."""
+        raise NotImplementedError
+
+    async def _next_id_hint(self, table: str) -> int:
+        """The id the next row of `table` (an auto-numbered one) will most likely get."""
+        raise NotImplementedError
+
+    def _statement_savepoint(self) -> AbstractAsyncContextManager[None]:
+        """Around a write that may break a unique constraint another process raced for: afterwards the
+        transaction goes on (SQLite undoes only the failed statement by itself; PostgreSQL needs a savepoint,
+        or the whole transaction is aborted)."""
+        raise NotImplementedError
+
+    def _violated(self, err: BaseException) -> str | None:
+        """Which kind of constraint the driver's `err` reports broken ("unique", "foreign_key", "other"), or
+        None when it is no constraint violation."""
+        raise NotImplementedError
 
     async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
-
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[None]:
-        """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` when the block raises.
-
-        Nested in a transaction of the same task it simply joins it: the outermost block commits.
-
-        Faults leave the connection usable: when COMMIT fails (a full disk, an I/O error) the transaction is
-        rolled back and the COMMIT's error raised; when that ROLLBACK fails too, or the task is cancelled
-        while BEGIN, COMMIT or ROLLBACK runs in aiosqlite's thread, the next use of the connection rolls back
-        whatever was left open (logged at ERROR). A task cancelled during COMMIT gets `CancelledError`, yet
-        the thread may still have committed: the write is then stored, as if the cancellation came later.
-        """
-        if self._owner is asyncio.current_task():
-            if not self._writing:
-                raise RuntimeError("transaction() cannot start inside a read block")
-            yield
-            return
-        async with self._lock:
-            self._owner = asyncio.current_task()
-            self._writing = True
-            try:
-                await self._settle()
-                try:
-                    await self._conn.execute("BEGIN IMMEDIATE")
-                    yield
-                    await self._conn.execute("COMMIT")
-                except BaseException as err:
-                    await self._abandon(err)
-                    raise
-            finally:
-                self._owner = None
-                self._writing = False
-
-    async def _abandon(self, err: BaseException) -> None:
-        """Roll back after `err` ended a transaction; never replaces `err` by a follow-up error."""
-        # After a cancellation the statement may still be running in the thread: `in_transaction` is not
-        # known yet. A ROLLBACK queued behind it settles the question either way.
-        cancelled = isinstance(err, asyncio.CancelledError)
-        self._unsettled = True
-        if cancelled or self._conn.in_transaction:
-            try:
-                await self._conn.execute("ROLLBACK")
-            except Exception as rollback_err:  # never hide `err` behind it
-                if self._conn.in_transaction:
-                    log.error("ROLLBACK after %r failed: %s; retried before the next use", err, rollback_err)
-                    return
-        self._unsettled = self._conn.in_transaction
-
-    async def _settle(self) -> None:
-        """Roll back a transaction a fault left open, before the connection is used again."""
-        if not (self._unsettled or self._conn.in_transaction):
-            return
-        if self._unsettled:
-            # A statement of the abandoned transaction may still be queued in the thread: wait for it.
-            await self._conn.execute("SELECT 1")
-        if self._conn.in_transaction:
-            log.error("a transaction left open by an earlier fault is rolled back before the next use")
-            await self._conn.execute("ROLLBACK")
-        self._unsettled = False
-
-    @asynccontextmanager
-    async def _reading(self) -> AsyncIterator[None]:
-        """Hold the connection for a few consistent reads (already held inside this task's transaction)."""
-        if self._owner is asyncio.current_task():
-            yield
-            return
-        async with self._lock:
-            self._owner = asyncio.current_task()
-            try:
-                await self._settle()
-                yield
-            finally:
-                self._owner = None
-
-    async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        async with self._reading():
-            return list(await self._conn.execute_fetchall(sql, tuple(params)))
-
-    async def _fetch_one(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Row | None:
-        rows = await self._fetch_all(sql, params)
-        return rows[0] if rows else None
-
-    async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """Run one write inside the current transaction; returns the number of rows changed."""
-        if not (self._writing and self._owner is asyncio.current_task()):
-            raise RuntimeError("database writes run inside `async with db.transaction():`")
-        # The cursor is left to the garbage collector: closing it would cost another trip to the thread.
-        cursor = await self._conn.execute(sql, tuple(params))
-        return cursor.rowcount
-
-    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
-        """Run one write for each of many rows inside the current transaction, in one trip to the thread."""
-        if not (self._writing and self._owner is asyncio.current_task()):
-            raise RuntimeError("database writes run inside `async with db.transaction():`")
-        await self._conn.executemany(sql, [tuple(row) for row in rows])
 
     async def get_meta(self, key: str) -> str | None:
         row = await self._fetch_one("SELECT value FROM meta WHERE key = ?", (key,))
@@ -188,3 +78,4 @@ class DatabaseCore:
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, value),
             )
+

@@ -55,7 +55,7 @@ class ProfileRepo(DatabaseCore):
         team won the deal), in the order of the contract ids."""
         rows = await self._fetch_all(
             """
-            SELECT r.contract, COUNT(*) AS declared, SUM(r.winner_team = r.declarer_seat % 2) AS made
+            SELECT r.contract, COUNT(*) AS declared, SUM(CASE WHEN r.winner_team = r.declarer_seat % 2 THEN 1 ELSE 0 END) AS made
             FROM deal_results AS r
             JOIN game_tables AS g ON g.id = r.table_id
             JOIN seats AS s ON s.table_id = r.table_id AND s.seat = r.declarer_seat
@@ -71,7 +71,7 @@ class ProfileRepo(DatabaseCore):
         team won."""
         row = await self._fetch_one(
             f"""
-            SELECT COUNT(*) AS said, COALESCE(SUM(r.winner_team = s.seat % 2), 0) AS won
+            SELECT COUNT(*) AS said, COALESCE(SUM(CASE WHEN r.winner_team = s.seat % 2 THEN 1 ELSE 0 END), 0) AS won
             FROM actions AS a
             JOIN deal_results AS r ON r.table_id = a.table_id AND r.deal_no = a.deal_no
             JOIN game_tables AS g ON g.id = a.table_id
@@ -98,14 +98,16 @@ class ProfileRepo(DatabaseCore):
                 UNION ALL
                 SELECT id, loser1_id, loser1_name, 0 FROM bummerl_results WHERE guild_id = ?1 AND loser2_id = ?2
             )
-            SELECT partner, name, MAX(id) AS latest, COUNT(*) AS together, SUM(won) AS won
+            SELECT partner, COUNT(*) AS together, SUM(won) AS won,
+                   (SELECT latest.name FROM pairs AS latest WHERE latest.partner = pairs.partner
+                    ORDER BY latest.id DESC LIMIT 1) AS name
             FROM pairs WHERE partner IS NOT NULL
             GROUP BY partner HAVING COUNT(*) >= ?3
-            ORDER BY won DESC, together - won ASC, together DESC, partner
+            ORDER BY SUM(won) DESC, COUNT(*) - SUM(won) ASC, COUNT(*) DESC, partner
             """,
             (guild_id, user_id, min_together),
         )
-        # SQLite takes a bare column (name) from the row that gave MAX(id): the name at their latest Bummerl.
+        # The name is the one stored with their latest Bummerl together (written so both engines agree).
         return [
             PartnerTally(int(row["partner"]), row["name"], int(row["together"]), int(row["won"]))
             for row in rows

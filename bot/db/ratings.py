@@ -29,6 +29,8 @@ class RatingsRepo(DatabaseCore):
     async def get_ratings(self, guild_id: int, player_ids: Iterable[int]) -> dict[int, PlayerRating]:
         """The players' ratings; a player never rated gets the initial rating."""
         wanted = sorted(set(player_ids))
+        if not wanted:
+            return {}  # PostgreSQL refuses an empty IN ()
         found = {
             int(row["player_id"]): PlayerRating(int(row["player_id"]), row["mu"], row["sigma"], row["games"])
             for row in await self._fetch_all(

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 
-from .core import DatabaseCore
+from .core import DatabaseCore, Row
 from .errors import RecordConflict, TableNotFound
 from .models import DealResultRow, StoredDeal, TableRecord
 
@@ -51,8 +50,9 @@ class RecordsRepo(DatabaseCore):
             inserted = await self._fetch_one(
                 """
                 INSERT INTO actions (table_id, deal_no, seq, action, created_at)
-                SELECT ?1, ?2,
-                       (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE table_id = ?1 AND deal_no = ?2), ?3, ?4
+                SELECT CAST(?1 AS BIGINT), CAST(?2 AS INTEGER),
+                       (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE table_id = ?1 AND deal_no = ?2),
+                       CAST(?3 AS TEXT), CAST(?4 AS BIGINT)
                 WHERE ?2 = (SELECT MAX(deal_no) FROM deals WHERE table_id = ?1)
                   AND NOT EXISTS (SELECT 1 FROM deal_results WHERE table_id = ?1 AND deal_no = ?2)
                 RETURNING seq
@@ -126,8 +126,8 @@ class RecordsRepo(DatabaseCore):
                         result.finished_at,
                     ),
                 )
-            except sqlite3.IntegrityError as err:
-                if "UNIQUE" in str(err) or "FOREIGN KEY" in str(err):
+            except Exception as err:
+                if self._violated(err) in ("unique", "foreign_key"):
                     raise RecordConflict(
                         f"table {result.table_id}: deal {result.deal_no} is missing or already finished"
                     ) from err
@@ -145,7 +145,7 @@ class RecordsRepo(DatabaseCore):
         return [DealResultRow(**dict(row)) for row in rows]
 
 
-def _deal_from_row(row: sqlite3.Row, actions: list[str]) -> StoredDeal:
+def _deal_from_row(row: Row, actions: list[str]) -> StoredDeal:
     return StoredDeal(
         deal_no=row["deal_no"],
         dealer=row["dealer"],

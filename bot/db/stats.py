@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from bot.vocabulary import LeaderboardSort
 
-from .core import DatabaseCore
+from .core import DatabaseCore, Row
 from .models import (
     BummerlRow,
     LeaderboardEntry,
@@ -30,7 +29,7 @@ _RANK_ORDER: dict[LeaderboardSort, str] = {
     "rating": "mu - 3 * sigma DESC, games DESC",  # the conservative estimate people see
     "bummerl": "bummerl_won DESC, bummerl_lost ASC, game_points DESC",
     "winrate": (
-        "CAST(bummerl_won AS REAL) / (bummerl_won + bummerl_lost) DESC, bummerl_won DESC, game_points DESC"
+        "CAST(bummerl_won AS DOUBLE PRECISION) / (bummerl_won + bummerl_lost) DESC, bummerl_won DESC, game_points DESC"
     ),
     "points": "game_points DESC, deals_won DESC, bummerl_won DESC",
 }
@@ -58,7 +57,7 @@ def _ranking_sql(sort: LeaderboardSort) -> str:
     players = _RATED_PLAYERS_SQL if sort == "rating" else _PLAYERS_SQL
     return f"""
         SELECT *, RANK() OVER (ORDER BY {_RANK_ORDER[sort]}) AS rank
-        FROM ({players}) WHERE games >= ?
+        FROM ({players}) AS players WHERE games >= ?
     """
 
 
@@ -67,7 +66,7 @@ def _min_played(sort: LeaderboardSort, min_games: int) -> int:
     return max(min_games, 1) if sort == "winrate" else max(min_games, 0)
 
 
-def _stats_from_row(row: sqlite3.Row) -> PlayerStats:
+def _stats_from_row(row: Row) -> PlayerStats:
     return PlayerStats(
         guild_id=row["guild_id"],
         user_id=row["user_id"],
@@ -82,12 +81,12 @@ def _stats_from_row(row: sqlite3.Row) -> PlayerStats:
     )
 
 
-def _entry_from_row(row: sqlite3.Row) -> LeaderboardEntry:
+def _entry_from_row(row: Row) -> LeaderboardEntry:
     rating = None if row["mu"] is None else PlayerRating(row["user_id"], row["mu"], row["sigma"], row["games"])
     return LeaderboardEntry(rank=int(row["rank"]), stats=_stats_from_row(row), rating=rating)
 
 
-def _bummerl_from_row(row: sqlite3.Row) -> BummerlRow:
+def _bummerl_from_row(row: Row) -> BummerlRow:
     return BummerlRow(
         guild_id=row["guild_id"],
         table_id=row["table_id"],
@@ -180,8 +179,8 @@ class StatsRepo(DatabaseCore):
                         VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT (guild_id, user_id) DO UPDATE SET
                             display_name = excluded.display_name,
-                            bummerl_won = bummerl_won + excluded.bummerl_won,
-                            bummerl_lost = bummerl_lost + excluded.bummerl_lost
+                            bummerl_won = player_stats.bummerl_won + excluded.bummerl_won,
+                            bummerl_lost = player_stats.bummerl_lost + excluded.bummerl_lost
                         """,
                         (guild_id, player.user_id, player.display_name, won, 1 - won),
                     )
@@ -197,11 +196,11 @@ class StatsRepo(DatabaseCore):
                     VALUES (?, ?, ?, 1, ?, ?, ?, ?)
                     ON CONFLICT (guild_id, user_id) DO UPDATE SET
                         display_name = excluded.display_name,
-                        deals_played = deals_played + 1,
-                        deals_won = deals_won + excluded.deals_won,
-                        game_points = game_points + excluded.game_points,
-                        contracts_declared = contracts_declared + excluded.contracts_declared,
-                        contracts_made = contracts_made + excluded.contracts_made
+                        deals_played = player_stats.deals_played + 1,
+                        deals_won = player_stats.deals_won + excluded.deals_won,
+                        game_points = player_stats.game_points + excluded.game_points,
+                        contracts_declared = player_stats.contracts_declared + excluded.contracts_declared,
+                        contracts_made = player_stats.contracts_made + excluded.contracts_made
                     """,
                     (
                         guild_id,
@@ -237,8 +236,8 @@ class StatsRepo(DatabaseCore):
                                           pair1_wins, pair2_wins)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id, pair1_low, pair1_high, pair2_low, pair2_high) DO UPDATE SET
-                    pair1_wins = pair1_wins + excluded.pair1_wins,
-                    pair2_wins = pair2_wins + excluded.pair2_wins
+                    pair1_wins = team_tallies.pair1_wins + excluded.pair1_wins,
+                    pair2_wins = team_tallies.pair2_wins + excluded.pair2_wins
                 """,
                 (guild_id, *first, *second, first_wins, second_wins),
             )
@@ -271,7 +270,7 @@ class StatsRepo(DatabaseCore):
                 UNION ALL
                 SELECT pair1_low, pair1_high, pair2_wins, pair1_wins
                 FROM team_tallies WHERE guild_id = ? AND pair2_low = ? AND pair2_high = ?
-            )
+            ) AS tallies
             ORDER BY wins + losses DESC, opp_low, opp_high
             """,
             (guild_id, *pair, guild_id, *pair),
@@ -293,10 +292,10 @@ class StatsRepo(DatabaseCore):
         minimum = _min_played(sort, min_games)
         async with self._reading():
             rows = await self._fetch_all(
-                f"{_ranking_sql(sort)} ORDER BY rank, display_name COLLATE NOCASE, user_id LIMIT ? OFFSET ?",
+                f"{_ranking_sql(sort)} ORDER BY rank, lower(display_name), user_id LIMIT ? OFFSET ?",
                 (guild_id, minimum, limit, offset),
             )
-            total = await self._fetch_one(f"SELECT COUNT(*) AS n FROM ({_ranking_sql(sort)})", (guild_id, minimum))
+            total = await self._fetch_one(f"SELECT COUNT(*) AS n FROM ({_ranking_sql(sort)}) AS ranked", (guild_id, minimum))
         assert total is not None
         return LeaderboardPage(tuple(_entry_from_row(row) for row in rows), int(total["n"]))
 
@@ -305,7 +304,7 @@ class StatsRepo(DatabaseCore):
     ) -> LeaderboardEntry | None:
         """The user's place on that leaderboard, or None when they are not on it."""
         row = await self._fetch_one(
-            f"SELECT * FROM ({_ranking_sql(sort)}) WHERE user_id = ?",
+            f"SELECT * FROM ({_ranking_sql(sort)}) AS ranked WHERE user_id = ?",
             (guild_id, _min_played(sort, min_games), user_id),
         )
         return None if row is None else _entry_from_row(row)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from bot.vocabulary import DeckStyle, Language, TableStatus
 
-from .core import DatabaseCore
+from .core import DatabaseCore, Row
 from .errors import AlreadySeated, ChannelBusy, SeatNotFound, SeatTaken, TableClosed, TableNotFound
 from .models import SeatRow, TableRow
 
@@ -19,13 +17,13 @@ _SEAT_COLUMNS = (
 )
 
 
-def _table_from_row(row: sqlite3.Row) -> TableRow:
+def _table_from_row(row: Row) -> TableRow:
     fields = dict(row)
     fields["practice"] = bool(fields["practice"])
     return TableRow(**fields)
 
 
-def _seat_from_row(row: sqlite3.Row) -> SeatRow:
+def _seat_from_row(row: Row) -> SeatRow:
     return SeatRow(
         table_id=row["table_id"],
         seat=row["seat"],
@@ -64,37 +62,46 @@ class TablesRepo(DatabaseCore):
             )
             if busy is not None:
                 raise ChannelBusy(channel_id, busy["id"])
-            row = await self._fetch_one(
-                f"""
-                INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
-                                         turn_seconds, language, first_dealer, created_at, updated_at,
-                                         thread_parent_id, practice)
-                VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                RETURNING {_TABLE_COLUMNS}
-                """,
-                (
-                    guild_id,
-                    channel_id,
-                    host_id,
-                    rules_json,
-                    deck,
-                    turn_seconds,
-                    language,
-                    first_dealer,
-                    now,
-                    now,
-                    thread_parent_id,
-                    int(practice),
-                ),
-            )
+            try:
+                async with self._statement_savepoint():
+                    row = await self._fetch_one(
+                        f"""
+                        INSERT INTO game_tables (guild_id, channel_id, host_id, status, rules_json, deck,
+                                                 turn_seconds, language, first_dealer, created_at, updated_at,
+                                                 thread_parent_id, practice)
+                        VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        RETURNING {_TABLE_COLUMNS}
+                        """,
+                        (
+                            guild_id,
+                            channel_id,
+                            host_id,
+                            rules_json,
+                            deck,
+                            turn_seconds,
+                            language,
+                            first_dealer,
+                            now,
+                            now,
+                            thread_parent_id,
+                            int(practice),
+                        ),
+                    )
+            except Exception as err:
+                # Only a writer outside the write lock (another program) can race the check: say the same.
+                if self._violated(err) != "unique":
+                    raise
+                busy = await self._fetch_one(
+                    "SELECT id FROM game_tables WHERE channel_id = ? AND status <> 'closed'", (channel_id,)
+                )
+                raise ChannelBusy(channel_id, busy["id"] if busy else 0) from err
         assert row is not None
         return _table_from_row(row)
 
     async def next_table_id(self) -> int:
         """The id the next table will most likely get (ids are never reused), to name its thread before it
         exists; a table opened meanwhile elsewhere takes it, so it is a hint, not a promise."""
-        row = await self._fetch_one("SELECT seq FROM sqlite_sequence WHERE name = 'game_tables'")
-        return 1 if row is None else int(row["seq"]) + 1
+        return await self._next_id_hint("game_tables")
 
     async def delete_new_table(self, table_id: int) -> bool:
         """Remove a lobby that never got its place (its thread could not be made or used) with its seats, as
@@ -187,11 +194,21 @@ class TablesRepo(DatabaseCore):
                 raise AlreadySeated(current)
             if await self._fetch_one("SELECT 1 FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat)):
                 raise SeatTaken(table_id, seat)
-            row = await self._fetch_one(
-                f"INSERT INTO seats (table_id, seat, user_id, display_name) VALUES (?, ?, ?, ?)"
-                f" RETURNING {_SEAT_COLUMNS}",
-                (table_id, seat, user_id, display_name),
-            )
+            try:
+                async with self._statement_savepoint():
+                    row = await self._fetch_one(
+                        f"INSERT INTO seats (table_id, seat, user_id, display_name) VALUES (?, ?, ?, ?)"
+                        f" RETURNING {_SEAT_COLUMNS}",
+                        (table_id, seat, user_id, display_name),
+                    )
+            except Exception as err:
+                # Only a writer outside the write lock (another program) can race the checks: say which rule.
+                if self._violated(err) != "unique":
+                    raise
+                current = await self.table_of_user(user_id)
+                if current is not None:
+                    raise AlreadySeated(current) from err
+                raise SeatTaken(table_id, seat) from err
         assert row is not None
         return _seat_from_row(row)
 

@@ -184,7 +184,7 @@ def test_a_full_disk_is_reported_with_its_own_exit_code_and_leaves_no_partial_fi
 def run_cli(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environment = {
         key: value for key, value in os.environ.items()
-        if key not in ("DISCORD_TOKEN", "DATABASE_PATH", "DB_SYNCHRONOUS", "RETENTION_DAYS")
+        if key not in ("DISCORD_TOKEN", "DATABASE_PATH", "DATABASE_URL", "DB_SYNCHRONOUS", "RETENTION_DAYS")
     }
     environment["PYTHONPATH"] = str(ROOT)
     environment.update(env)
@@ -263,3 +263,13 @@ def test_cli_refuses_keep_below_one(tmp_path: Path) -> None:
     done = run_cli(tmp_path, "backups", "--keep", "0")
     assert done.returncode == 2
     assert "--keep" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cli_reads_a_sqlite_database_url_and_points_postgresql_to_pg_dump(tmp_path: Path) -> None:
+    make_database(tmp_path / "custom.sqlite3")
+    done = run_cli(tmp_path, "backups", DATABASE_URL="sqlite:///custom.sqlite3")
+    assert done.returncode == 0, done.stderr
+    assert len(copies(tmp_path / "backups")) == 1
+    refused = run_cli(tmp_path, "backups", DATABASE_URL="postgresql://bot@db/schnapsen")
+    assert refused.returncode == 2
+    assert "pg_dump" in refused.stderr

@@ -59,3 +59,10 @@ def test_the_database_path_comes_from_dotenv_unless_the_environment_sets_it(
     assert database_path_from_env(dotenv=dotenv) == "from-env.sqlite3"
     monkeypatch.delenv("DATABASE_PATH")
     assert database_path_from_env(dotenv=tmp_path / "missing.env") == "schnapsen.sqlite3"
+
+
+def test_database_url_chooses_the_engine_and_wins_over_database_path() -> None:
+    both = {"DATABASE_PATH": "x.sqlite3", "DATABASE_URL": "postgresql://bot@db/schnapsen"}
+    assert Settings.from_env({**TOKEN, **both}).database_path == "postgresql://bot@db/schnapsen"
+    assert database_path_from_env({"DATABASE_URL": "sqlite:///data/bot.sqlite3"}) == "sqlite:///data/bot.sqlite3"
+    assert database_path_from_env({"DATABASE_URL": " "}) == "schnapsen.sqlite3"  # empty: today's default

@@ -1,10 +1,15 @@
+import sqlite3
 from collections.abc import Awaitable, Callable
 
+import asyncpg
 import pytest
 
 from bot.db import Database, TableRow
 
 CREATED_AT = 1_700_000_000
+
+# What a broken constraint or a refusing trigger raises, on either engine.
+INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
 
 MakeTable = Callable[..., Awaitable[TableRow]]
 
@@ -27,3 +32,9 @@ def make_table(db: Database) -> MakeTable:
         )
 
     return make
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_engine(request: pytest.FixtureRequest) -> str:
+    """Every storage test runs on both engines."""
+    return str(request.param)

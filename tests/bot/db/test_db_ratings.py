@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -40,27 +39,25 @@ async def play_results(db: Database, table_ids: dict[int, int], n: int, seed: in
             await ratings.rate_bummerl(db, row, bummerl_id, await db.get_guild_settings(guild))
 
 
-async def history_rows(path: Path) -> list[tuple]:
-    with sqlite3.connect(path) as conn:
-        rows = conn.execute("SELECT * FROM rating_history ORDER BY bummerl_id, player_id").fetchall()
-    conn.close()
-    return rows
+async def history_rows(db: Database) -> list[tuple]:
+    rows = await db._fetch_all("SELECT * FROM rating_history ORDER BY bummerl_id, player_id")
+    return [tuple(dict(row).values()) for row in rows]
 
 
 async def test_a_rebuild_from_the_stored_results_equals_the_ratings_written_bummerl_by_bummerl(
-    db: Database, make_table, tmp_path: Path
+    db: Database, make_table
 ) -> None:
     tables = {1: (await make_table(channel_id=500, guild_id=1)).id, 2: (await make_table(channel_id=501, guild_id=2)).id}
     await db.save_guild_settings(GuildSettings(2, rated_min_people=3))
     await play_results(db, tables, 120)
-    incremental, incremental_history = await db.all_ratings(), await history_rows(tmp_path / "bot.db")
+    incremental, incremental_history = await db.all_ratings(), await history_rows(db)
     assert {guild for guild, _ in incremental} == {1, 2}
     assert any(rating.player_id in AI_IDENTITIES.values() for _, rating in incremental)
 
     rated = await ratings.rebuild(db)
     assert rated == len({row[0] for row in incremental_history})
     assert await db.all_ratings() == incremental
-    assert await history_rows(tmp_path / "bot.db") == incremental_history
+    assert await history_rows(db) == incremental_history
 
 
 async def test_the_migration_from_schema_2_gives_stored_results_their_ratings(tmp_path: Path) -> None:

@@ -1,5 +1,3 @@
-import sqlite3
-
 import pytest
 
 from bot.db import (
@@ -12,6 +10,7 @@ from bot.db import (
     TableClosed,
     TableNotFound,
 )
+from tests.bot.db.conftest import INTEGRITY_ERRORS
 
 NOW = 1_700_000_000  # the tables' creation time (see conftest)
 
@@ -81,7 +80,7 @@ async def test_one_open_table_per_channel(db: Database, make_table) -> None:
 
 async def test_the_channel_rule_holds_in_sql_too(db: Database, make_table) -> None:
     table = await make_table(channel_id=500)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with db.transaction():
             await db._execute(
                 "INSERT INTO game_tables (guild_id, channel_id, host_id, rules_json, deck, turn_seconds, language,"
@@ -172,9 +171,52 @@ async def test_the_one_table_per_person_rule_holds_in_sql_too(db: Database, make
     first = await make_table(channel_id=500)
     second = await make_table(channel_id=501)
     await db.take_seat(first.id, 0, 21, "Alice")
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         async with db.transaction():
             await db._execute(
                 "INSERT INTO seats (table_id, seat, user_id, display_name) VALUES (?, 0, 21, 'Alice')",
                 (second.id,),
             )
+
+
+def checks_miss_once(db: Database, monkeypatch: pytest.MonkeyPatch, sql_start: str) -> None:
+    """The next read starting with `sql_start` finds nothing, as if a racing writer committed right after it."""
+    real = db._fetch_one
+    missed = []
+
+    async def fetch_one(sql: str, params=()):  # type: ignore[no-untyped-def]
+        if not missed and sql.lstrip().startswith(sql_start):
+            missed.append(sql)
+            return None
+        return await real(sql, params)
+
+    monkeypatch.setattr(db, "_fetch_one", fetch_one)
+
+
+async def test_a_raced_unique_rule_gives_the_typed_error_and_the_transaction_goes_on(
+    db: Database, make_table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await make_table(channel_id=500)
+    await db.take_seat(table.id, 0, 21, "Alice")
+    other = await make_table(channel_id=501)
+
+    checks_miss_once(db, monkeypatch, "SELECT id FROM game_tables WHERE channel_id")
+    async with db.transaction():
+        with pytest.raises(ChannelBusy) as busy:
+            await make_table(channel_id=500)
+        assert busy.value.table_id == table.id
+        await db.set_meta("after", "busy")  # the transaction is still usable
+
+    checks_miss_once(db, monkeypatch, "SELECT table_id FROM seats WHERE user_id")
+    async with db.transaction():
+        with pytest.raises(AlreadySeated):
+            await db.take_seat(other.id, 1, 21, "Alice")
+        await db.set_meta("after", "seated")
+
+    checks_miss_once(db, monkeypatch, "SELECT 1 FROM seats WHERE table_id")
+    with pytest.raises(SeatTaken):
+        await db.take_seat(table.id, 0, 22, "Bob")
+
+    assert await db.get_meta("after") == "seated"
+    assert [seat.user_id for seat in await db.seats_of(table.id)] == [21]
+    assert await db.seats_of(other.id) == []

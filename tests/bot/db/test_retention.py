@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -12,6 +11,8 @@ import pytest
 import bot.db.retention as retention
 from bot.db import BummerlRow, Database, DealResultRow, Player, PlayerDealStats, TableRow
 from bot.db.retention import retention_cutoff
+from bot.db.transfer import TABLES
+from tests.bot.db.conftest import INTEGRITY_ERRORS
 
 MakeTable = Callable[..., Awaitable[TableRow]]
 CREATED_AT = 1_700_000_000  # as in conftest.py
@@ -50,12 +51,12 @@ async def action_count(db: Database, table_id: int) -> int:
     return int(row["n"])
 
 
-def everything_but_actions(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    with sqlite3.connect(path) as conn:
-        names = [row[0] for row in conn.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT IN ('actions', 'sqlite_sequence')"
-        )]
-        return {name: sorted(conn.execute(f"SELECT * FROM {name}").fetchall(), key=repr) for name in names}
+async def everything_but_actions(db: Database) -> dict[str, list[tuple[object, ...]]]:
+    return {
+        name: sorted((tuple(dict(row).values()) for row in await db._fetch_all(f"SELECT * FROM {name}")), key=repr)
+        for name in TABLES
+        if name != "actions"
+    }
 
 
 async def test_old_closed_tables_lose_their_actions_and_keep_deals_results_bummerl_stats_and_tallies(
@@ -65,13 +66,13 @@ async def test_old_closed_tables_lose_their_actions_and_keep_deals_results_bumme
     await play(db, old, deals=3, actions_per_deal=7)
     await finished_bummerl(db, old)
     await db.set_status(old.id, "closed", CLOSED_AT)
-    before = everything_but_actions(tmp_path / "bot.db")
+    before = await everything_but_actions(db)
     record_before = await db.load_record(old.id)
 
     assert await db.prune_closed_tables(older_than=CUTOFF) == 1
 
     assert await action_count(db, old.id) == 0
-    assert everything_but_actions(tmp_path / "bot.db") == before  # deals, results, Bummerl, stats, tallies
+    assert await everything_but_actions(db) == before  # deals, results, Bummerl, stats, tallies
     record = await db.load_record(old.id)
     assert [deal.deal_no for deal in record.deals] == [deal.deal_no for deal in record_before.deals]
     assert all(deal.finished and deal.actions == () for deal in record.deals)
@@ -106,7 +107,7 @@ async def test_open_tables_and_recently_closed_tables_keep_every_action(db: Data
     assert await action_count(db, old.id) == 0
     # What a restart restores never includes a pruned table: it is closed, and closed is final.
     assert [row.id for row in await db.list_open_tables()] == [playing.id, finished.id]
-    with pytest.raises(sqlite3.IntegrityError, match="cannot be reopened"):
+    with pytest.raises(INTEGRITY_ERRORS, match="cannot be reopened"):
         async with db.transaction():
             await db._execute("UPDATE game_tables SET status = 'playing' WHERE id = ?", (old.id,))
 

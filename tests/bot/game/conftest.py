@@ -27,3 +27,9 @@ def clock() -> Clock:
 def service(db: Database, clock: Clock) -> TableService:
     """A service on a real SQLite database, with a hand-moved clock and deals seeded 1, 2, 3, ..."""
     return TableService(db, clock=clock, seed_source=count(1).__next__)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_engine(request: pytest.FixtureRequest) -> str:
+    """The service's tests run on both storage engines."""
+    return str(request.param)

@@ -1,0 +1,175 @@
+"""The PostgreSQL engine (asyncpg): a pool of connections behind the same interface as SQLite's.
+
+Each task gets its own pooled connection for a `transaction()` or `_reading()` block; single reads outside a
+block take one for the statement. Every write transaction first takes one advisory lock shared by every
+process on the database, so write transactions run one at a time exactly as SQLite's `BEGIN IMMEDIATE`
+makes them: the repositories' check-then-write stays right across processes (a process may still read while
+another writes). Placeholders `?` and `?N` are translated to `$n` once per statement text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self, cast
+
+import asyncpg
+
+from .core import DatabaseCore, Row
+from .migrate import PG_MIGRATIONS_DIR, apply_pg_migrations
+
+# pg_advisory_xact_lock key of the write lock: any fixed 64-bit number no other program on the database uses.
+WRITE_LOCK_KEY = 0x5C4A_9E25_0001
+
+# A quoted string or identifier, a comment, or a placeholder: strings and comments are kept as they are.
+_PLACEHOLDER_OR_QUOTED = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\?(\d*)""")
+
+
+@functools.lru_cache(maxsize=512)
+def to_dollar_placeholders(sql: str) -> str:
+    """SQLite's `?` (numbered in order) and `?N` placeholders as PostgreSQL's `$n`.
+
+    >>> to_dollar_placeholders("SELECT '?' AS q, a FROM t WHERE a = ? AND b = ?")
+    "SELECT '?' AS q, a FROM t WHERE a = $1 AND b = $2"
+    >>> to_dollar_placeholders("SELECT ?2, ?1, ?2")
+    'SELECT $2, $1, $2'
+    """
+    counter = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal counter
+        text = match.group(0)
+        if not text.startswith("?"):
+            return text
+        if match.group(1):
+            return "$" + match.group(1)
+        counter += 1
+        return f"${counter}"
+
+    return _PLACEHOLDER_OR_QUOTED.sub(replace, sql)
+
+
+def _arguments(params: Iterable[Any]) -> list[Any]:
+    # The schema keeps SQLite's 0/1 integers for flags; asyncpg would refuse a bool for an integer column.
+    return [int(value) if isinstance(value, bool) else value for value in params]
+
+
+def _rows_changed(status: str) -> int:
+    """The row count of a command tag: "UPDATE 3", "DELETE 0", "INSERT 0 1"."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+@dataclass(slots=True)
+class _Held:
+    conn: asyncpg.Connection[Any]
+    writing: bool
+
+
+class PostgresCore(DatabaseCore):
+    dialect = "postgresql"
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        self._pool = pool
+        self._held: dict[asyncio.Task[Any], _Held] = {}
+
+    @classmethod
+    async def connect(
+        cls, dsn: str, *, migrations_dir: Path = PG_MIGRATIONS_DIR, max_connections: int = 10
+    ) -> Self:
+        """Open a pool on `dsn` (postgresql://...) and apply any pending migrations."""
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections)
+        try:
+            async with pool.acquire() as conn:
+                await apply_pg_migrations(conn, migrations_dir)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    def _current(self) -> _Held | None:
+        task = asyncio.current_task()
+        return None if task is None else self._held.get(task)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """One PostgreSQL transaction holding the write lock; rolled back when the block raises. Nested in a
+        transaction of the same task it joins it."""
+        held = self._current()
+        if held is not None:
+            if not held.writing:
+                raise RuntimeError("transaction() cannot start inside a read block")
+            yield
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        async with self._pool.acquire() as conn, conn.transaction():
+            self._held[task] = _Held(conn, writing=True)
+            try:
+                await conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
+                yield
+            finally:
+                del self._held[task]
+
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[None]:
+        """A few reads from one snapshot (a read-only repeatable-read transaction)."""
+        if self._current() is not None:
+            yield
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        async with self._pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+            self._held[task] = _Held(conn, writing=False)
+            try:
+                yield
+            finally:
+                del self._held[task]
+
+    async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        held = self._current()
+        runner = self._pool if held is None else held.conn
+        return cast(list[Row], await runner.fetch(to_dollar_placeholders(sql), *_arguments(params)))
+
+    def _writer(self) -> asyncpg.Connection[Any]:
+        held = self._current()
+        if held is None or not held.writing:
+            raise RuntimeError("database writes run inside `async with db.transaction():`")
+        return held.conn
+
+    async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        status = await self._writer().execute(to_dollar_placeholders(sql), *_arguments(params))
+        return _rows_changed(status)
+
+    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        conn = self._writer()
+        await conn.executemany(to_dollar_placeholders(sql), [_arguments(row) for row in rows])
+
+    async def _next_id_hint(self, table: str) -> int:
+        # An identity column's sequence; last_value is NULL until the first row is numbered.
+        row = await self._fetch_one(
+            "SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id')) AS last", (table,)
+        )
+        return 1 if row is None or row["last"] is None else int(row["last"]) + 1
+
+    @asynccontextmanager
+    async def _statement_savepoint(self) -> AsyncIterator[None]:
+        async with self._writer().transaction():  # nested in a transaction: a SAVEPOINT
+            yield
+
+    def _violated(self, err: BaseException) -> str | None:
+        if isinstance(err, asyncpg.UniqueViolationError):
+            return "unique"
+        if isinstance(err, asyncpg.ForeignKeyViolationError):
+            return "foreign_key"
+        if isinstance(err, asyncpg.IntegrityConstraintViolationError):
+            return "other"
+        return None

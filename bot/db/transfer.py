@@ -1,0 +1,83 @@
+"""Copying a whole database from one engine to another (`python -m bot.migrate`), keeping every id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .core import DatabaseCore
+
+# Every table the bot stores rows in, parents before children (foreign keys hold after each insert).
+TABLES: tuple[str, ...] = (
+    "meta",
+    "guild_settings",
+    "player_prefs",
+    "game_tables",
+    "seats",
+    "deals",
+    "actions",
+    "deal_results",
+    "bummerl_results",
+    "player_stats",
+    "team_tallies",
+    "ratings",
+    "rating_history",
+    "outbox",
+)
+# The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
+NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox")
+
+
+async def row_counts(db: DatabaseCore) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for table in TABLES:
+        row = await db._fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
+        counts[table] = 0 if row is None else int(row["n"])
+    return counts
+
+
+async def copy_all(source: DatabaseCore, target: DatabaseCore, *, batch: int = 2000) -> Mapping[str, int]:
+    """Copy every row of `source` into `target` in one transaction of the target, then set the target's
+    numbering past the highest id. Returns rows copied per table. The target should be empty."""
+    copied: dict[str, int] = {}
+    async with target.transaction():
+        # Seats of closed tables are stored as they were; the trigger refusing them guards play, not a copy.
+        # (DDL is transactional on both engines: the trigger is back at commit, or was never gone.)
+        seats_trigger = None
+        if target.dialect == "postgresql":
+            await target._execute("ALTER TABLE seats DISABLE TRIGGER seats_not_at_closed_table")
+        else:
+            seats_trigger = await target._fetch_one(
+                "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'seats_not_at_closed_table'"
+            )
+            await target._execute("DROP TRIGGER IF EXISTS seats_not_at_closed_table")
+        for table in TABLES:
+            rows = await source._fetch_all(f"SELECT * FROM {table}")
+            copied[table] = len(rows)
+            if not rows:
+                continue
+            columns = list(dict(rows[0]).keys())
+            # The seats' `table_open` mirror and the triggers are replayed as stored: rows arrive as they were.
+            insert = (
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            )
+            values = [tuple(dict(row).values()) for row in rows]
+            for start in range(0, len(values), batch):
+                await target._execute_many(insert, values[start : start + batch])
+        if seats_trigger is not None:
+            await target._execute(seats_trigger["sql"])
+        if target.dialect == "postgresql":
+            await target._execute("ALTER TABLE seats ENABLE TRIGGER seats_not_at_closed_table")
+            for table in NUMBERED:
+                # SQLite's AUTOINCREMENT follows explicit ids by itself; an identity column does not.
+                await target._fetch_one(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL)"
+                    f" FROM {table}"
+                )
+    return copied
+
+
+async def clear_all(db: DatabaseCore) -> None:
+    """Delete every row (children first), inside the caller's transaction."""
+    async with db.transaction():
+        for table in reversed(TABLES):
+            await db._execute(f"DELETE FROM {table}")

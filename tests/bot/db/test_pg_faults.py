@@ -1,0 +1,66 @@
+"""PostgreSQL's faults: the server dropping the bot's connections, a task cancelled while it waits for the
+write lock held by another process. Each leaves the database usable and nothing half-written."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import asyncpg
+import pytest
+
+from bot.db import Database
+from bot.db.postgres import WRITE_LOCK_KEY
+
+
+async def test_connections_dropped_by_the_server_fail_one_call_at_most_and_then_work(pg_url: str) -> None:
+    db = await Database.open(pg_url)
+    try:
+        await db.set_meta("before", "1")
+        admin = await asyncpg.connect(pg_url)
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        await admin.close()
+        # The pool may hand out a connection that died: that call fails (the caller retries, as it does for
+        # any storage fault); the broken connection is dropped, and the next call gets a new one.
+        with contextlib.suppress(Exception):  # asyncpg reports a dead connection in several error types
+            await db.set_meta("during", "1")
+        await db.set_meta("after", "1")
+        assert await db.get_meta("before") == "1"
+        assert await db.get_meta("after") == "1"
+    finally:
+        await db.close()
+
+
+async def until_someone_waits_for_a_lock(conn: asyncpg.Connection) -> None:
+    """The server itself says when a session is blocked on a lock; asked until it is (or the test times out)."""
+    while not await conn.fetchval("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted)"):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writes_nothing(pg_url: str) -> None:
+    db = await Database.open(pg_url)
+    other_process = await asyncpg.connect(pg_url)
+    try:
+        holding = other_process.transaction()
+        await holding.start()
+        await other_process.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
+
+        waiting = asyncio.create_task(db.set_meta("cancelled", "1"))
+        reading = await db.get_meta("cancelled")  # reads are not blocked by a writer
+        assert reading is None
+        await until_someone_waits_for_a_lock(other_process)
+        assert not waiting.done()
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await holding.rollback()
+
+        await db.set_meta("later", "1")  # the lock is free and the pool usable
+        assert await db.get_meta("cancelled") is None
+        assert await db.get_meta("later") == "1"
+    finally:
+        await other_process.close()
+        await db.close()
