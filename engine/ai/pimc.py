@@ -466,7 +466,7 @@ def _evaluate_trump(
     budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR)
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     seen = mask_of(view.hand)
-    for hands in _worlds(sampler):
+    for hands in _trump_worlds(sampler, me, rng):
         held = hands[me]
         first = not per_world
         dealt = cards_of(held)
@@ -490,6 +490,21 @@ def _evaluate_trump(
         if budget.left <= 0:
             break
     return _with_noise(view, per_world)
+
+
+def _trump_worlds(sampler: Sampler, me: int, rng: random.Random):  # type: ignore[no-untyped-def]
+    """The worlds of a trump decision, in pairs that share the forehand's hand: the second deals the other
+    fifteen cards afresh (nothing is known about them yet). The bidder model's make rates depend on his
+    hand alone and cost more than the normal game's solve, so each is used for two worlds."""
+    for hands in _worlds(sampler):
+        yield hands
+        others = [seat for seat in range(4) if seat != me]
+        rest = [card for seat in others for card in range(20) if hands[seat] >> card & 1]
+        rng.shuffle(rest)
+        twin = list(hands)
+        for i, seat in enumerate(others):
+            twin[seat] = sum(1 << card for card in rest[5 * i : 5 * i + 5])
+        yield twin
 
 
 def _with_noise(view: PlayerView, per_world: list[list[float]]) -> list[Evaluation]:
