@@ -16,8 +16,8 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..actions import Action, Bid, ChooseTrump, Double, PlayCard
-from ..cards import partner_of, team_of
+from ..actions import Action, Aufschlagen, Bid, ChooseTrump, Double, PlayCard
+from ..cards import SUITS, partner_of, team_of
 from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
@@ -80,6 +80,7 @@ STRICT_DOUBLE_MARGIN = 1.4
 # card, always find the lead that forces the declarer to take a trick): at the common margin Kontra was
 # right 10 times in 19 over 500 deals of self-play.
 BEGGAR_DOUBLE_MARGIN = 0.6
+AUFSCHLAGEN = Aufschlagen()
 NEVER = -1000.0  # the value of a double the AI never says (finite, so the CLI's JSON stays valid)
 # The make rate (bidder model) at which a declarer answers Kontra with Re: (2p - 1) >= RE_MARGIN.
 RE_RATE = 0.8
@@ -150,8 +151,20 @@ def best_action(view: PlayerView, evaluations: list[Evaluation], rules: Ruleset 
     tied = [e.action for e in evaluations if e.value >= top - 1e-6 - TIE_Z * e.noise]
     if len(tied) == 1:
         return tied[0]
-    preferred = greedy.choose(view, rules)
+    preferred = _stable_trump(view) if view.phase == TRUMP else greedy.choose(view, rules)
     return preferred if preferred in tied else tied[0]
+
+
+def _stable_trump(view: PlayerView) -> Action:
+    """The trump choice when the worlds cannot tell the options apart: greedy's longest, strongest suit
+    when a suit is held twice (King and Ober among them), else Aufschlagen, which searches of 10 times the
+    budget preferred for three cards of three suits (bench/ai_trump.py, deals 0-19: 4 of 5 such hands)."""
+    if (
+        any(sum(card[0] == suit for card in view.hand) >= 2 for suit in SUITS)
+        or AUFSCHLAGEN not in view.legal
+    ):
+        return greedy.choose(view)
+    return AUFSCHLAGEN
 
 
 # --- worlds --------------------------------------------------------------------------------------------

@@ -75,3 +75,12 @@ def test_a_bids_value_predicts_its_made_rate_per_family() -> None:
         predicted = predicted_made_rate(STANDARD, contract, value)
         assert predicted == pytest.approx(solved_rate - OPTIMISM[family])
     assert OPTIMISM[SCHNAPSER] > OPTIMISM[BEGGAR] > OPTIMISM[ALL_TRICKS] == 0.0
+
+
+def test_three_suits_that_the_worlds_cannot_tell_apart_turn_a_card() -> None:
+    view = _trump_view(("HA", "SJ", "CQ"))
+    evaluations = [Evaluation(a, 1.0 if a == ChooseTrump("H") else 0.9, 100, 0.0 if a == ChooseTrump("H") else 0.2)
+                   for a in view.legal]  # fmt: skip
+    assert best_action(view, evaluations) == Aufschlagen()
+    clear = [Evaluation(e.action, e.value, e.worlds, e.noise / 10) for e in evaluations]
+    assert best_action(view, clear) == ChooseTrump("H")
