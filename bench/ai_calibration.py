@@ -2,9 +2,9 @@
 how many of the AI's own bidding hands the bidder model accepts.
 
 Plays the fixed deals (bench/data/deals.jsonl) with the same player in every seat. For every bid the AI
-makes, the predicted made rate is read off its own evaluation of the bid (the mean result v(2p - 1) of a
-contract worth v gives p, caution added back); the actual result is taken when that bid became the
-contract. Also reported per contract: Kontra said and right (the doubling side won the deal), and the share
+makes, the predicted made rate is read off its own evaluation of the bid (the value v(2p - 1) of a
+contract worth v gives p, its risk margin added back, ``pimc.predicted_made_rate``); the actual result is
+taken when that bid became the contract. Also reported per contract: Kontra said and right (the doubling side won the deal), and the share
 of the AI's bidding hands to which the bidder model gives a bid probability of at least one half.
 
     python bench/ai_calibration.py --deals 300 --budget-ms 150
@@ -26,7 +26,7 @@ from engine.actions import Bid, Double
 from engine.ai import bidder, evaluate_actions
 from engine.ai.arena import load_deals
 from engine.ai.compact import mask_of
-from engine.ai.pimc import DECLARER_CAUTION
+from engine.ai.pimc import predicted_made_rate
 from engine.cards import team_of
 from engine.contracts import IMMEDIATE_CONTRACTS
 from engine.deal import new_deal
@@ -58,9 +58,8 @@ def _deal(task: tuple) -> dict:  # type: ignore[type-arg]
                 and isinstance(action, Bid)
                 and action.contract not in IMMEDIATE_CONTRACTS
             ):
-                value = STANDARD.contract_value(action.contract)
-                mean = next(e.value for e in evaluations if e.action == action) + DECLARER_CAUTION * value
-                predicted = min(1.0, max(0.0, (mean / value + 1) / 2))
+                value = next(e.value for e in evaluations if e.action == action)
+                predicted = predicted_made_rate(STANDARD, action.contract, value)
                 dealt = mask_of(state.dealt[seat])
                 model = bidder.hand_bids(STANDARD, action.contract, state.trump, seat, state.forehand, dealt)
                 rate = bidder.make_rate(STANDARD, action.contract, state.trump, seat, state.forehand, dealt)

@@ -5,7 +5,7 @@
 2. Agreement with a longer search: on the first ``--reference-deals`` deals, the deal is played in
    self-play up to the first card (trump, auction, doubling); every trump and bid decision with more than
    one legal action is also taken with ``--factor`` times the budget, and the share of equal choices is
-   reported.
+   reported (``--first-deal`` moves the reference deals, e.g. to deals not used to tune the trump rule).
 
     python bench/ai_trump.py --deals 2000 --reference-deals 30 --budget-ms 150
 """
@@ -110,6 +110,7 @@ def main() -> int:
     parser.add_argument("--player", default="pimc")
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--reference-deals", type=int, default=30)
+    parser.add_argument("--first-deal", type=int, default=0, help="the reference deals start here")
     parser.add_argument("--factor", type=int, default=10)
     parser.add_argument("--budget-ms", type=int, default=150)
     args = parser.parse_args()
@@ -117,9 +118,12 @@ def main() -> int:
     report: dict[str, object] = {"player": args.player, "budget_ms": args.budget_ms}
     report["king_ober"] = king_ober(deals[: args.deals], args.player, args.budget_ms)
     if args.reference_deals:
-        report["reference"] = {"deals": args.reference_deals, "factor": args.factor} | agreement(
-            deals[: args.reference_deals], args.player, args.budget_ms, args.factor
-        )
+        chosen = deals[args.first_deal : args.first_deal + args.reference_deals]
+        report["reference"] = {
+            "deals": args.reference_deals,
+            "first_deal": args.first_deal,
+            "factor": args.factor,
+        } | agreement(chosen, args.player, args.budget_ms, args.factor)
     print(json.dumps(report, indent=2))
     return 0
 

@@ -33,8 +33,10 @@ NODE_CAP = 20_000  # per hand; past it the rate counts the deals solved so far
 # model's, so it bids some weaker hands too). Set from the make rates of the hands the AI bid in self-play
 # (bench/ai_calibration.py, 300 deals): these thresholds accept 86% of its Bettler hands (110), 91% of its
 # Ass-Bettler (23), 95% of its Schnapser (61), 92% of its Zehnerloch (24) and all its Gang hands (16).
+# Bettler then went down from 0.4 to 0.3: over deals 0-499 the AI's Bettler hands reached 0.4 only 86% of
+# the time (188 bids), 0.3 91% (93% and 89% on the two halves).
 BID_RATE = {
-    C.BETTLER: 0.4,
+    C.BETTLER: 0.3,
     C.ASS_BETTLER: 0.45,
     C.SCHNAPSER: 0.5,
     C.GANG: 0.5,
@@ -117,6 +119,7 @@ __all__ = [
     "BID_RATE",
     "bid_probability",
     "chosen_contract",
+    "chosen_prospect",
     "contract_table",
     "could_bid",
     "hand_bids",
@@ -130,10 +133,18 @@ def chosen_contract(
     """The contract a player like the AI bids with this hand, judged on the hand alone: among the
     contracts it would bid (bid probability at least one half), the one of best expected value
     v * (2p - 1); None when it would bid none (the normal game)."""
+    return chosen_prospect(rules, contracts, trump, declarer, forehand, dealt)[0]
+
+
+def chosen_prospect(
+    rules: Ruleset, contracts: list[Contract], trump: str, declarer: int, forehand: int, dealt: int
+) -> tuple[Contract | None, float]:
+    """``chosen_contract`` and its expected base v * (2p - 1) for the declaring side, p the make rate
+    (0.0 with no contract; an immediate contract counts its full value)."""
     best, best_value = None, 0.0
     for contract in contracts:
         if contract in IMMEDIATE_CONTRACTS:
-            return contract
+            return contract, float(rules.contract_value(contract))
         if not could_bid(contract, trump, cards_of(dealt)):
             continue
         rate = make_rate(rules, contract, trump, declarer, forehand, dealt)
@@ -142,7 +153,7 @@ def chosen_contract(
         value = rules.contract_value(contract) * (2 * rate - 1)
         if value > best_value:
             best, best_value = contract, value
-    return best
+    return best, best_value
 
 
 def _runs(cards: list[str], trump: str | None, order: dict[str, int]) -> tuple[int, int]:

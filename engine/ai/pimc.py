@@ -16,14 +16,27 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..actions import Action, Bid, ChooseTrump, Double, PlayCard
-from ..cards import partner_of, team_of
-from ..contracts import IMMEDIATE_CONTRACTS, Contract
+from ..actions import Action, Aufschlagen, Bid, ChooseTrump, Double, PlayCard
+from ..cards import SUITS, partner_of, team_of
+from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
 from ..views import PlayerView
 from . import bidder, greedy
-from .compact import INDEX, POINTS, Position, Table, apply_move, cards_of, trick_winner
+from .compact import (
+    ALL_TRICKS,
+    BEGGAR,
+    INDEX,
+    POINTS,
+    SCHNAPSER,
+    Position,
+    Table,
+    apply_move,
+    cards_of,
+    family_of,
+    mask_of,
+    trick_winner,
+)
 from .knowledge import Knowledge, Plausible, Sampler, Weight, gather, rules_of, table_of
 from .solver import SearchAborted, Solver
 
@@ -42,9 +55,17 @@ WHOLE_DEAL_FACTOR = 3
 # The trump decision gets more (a choice of five options, each solved in every world; its decision time
 # was the lowest of the whole-deal decisions).
 TRUMP_FACTOR = 6
-# Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses);
-# a bid must beat the alternative by this share of its value before the player risks it.
-DECLARER_CAUTION = 0.2
+# Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses):
+# the made rate his worlds show is higher than the rate he makes. ``OPTIMISM`` is that gap per contract
+# family, measured in self-play (bench/ai_calibration.py, deals 0-499: predicted against actual made rate
+# Bettler family 0.688 / 0.634, Schnapser family 0.826 / 0.750, all-tricks 0.842 / 0.841); a bid's value
+# is the contract played at the made rate less this gap, v(2(p - gap) - 1), so its value predicts what the
+# bid earns. On top, a bid must beat the alternative by ``DECLARER_RISK`` of its value before the player
+# risks it; both together are the 0.2 of the contract value that set the bids before the calibration, so
+# the bids themselves did not change.
+OPTIMISM = {BEGGAR: 0.05, SCHNAPSER: 0.08, ALL_TRICKS: 0.0}
+DECLARER_CAUTION = 0.2  # the whole margin of a bid, in contract values
+DECLARER_RISK = {family: DECLARER_CAUTION - 2 * gap for family, gap in OPTIMISM.items()}
 # Kontra only when the team's mean result is at least this share of the contract value; Re (said after the
 # defenders showed strength) needs more.
 DOUBLE_MARGIN = 0.3
@@ -55,12 +76,21 @@ RE_MARGIN = 0.6
 # margin was right 3 times in 10 against these contracts (and 2 in 5 against the Schnapser), and the Re it
 # drew was right 5 times in 6: the defenders need far more.
 STRICT_DOUBLE_MARGIN = 1.4
-LENIENT_CONTRACTS = frozenset({C.NORMAL, C.BETTLER, C.ASS_BETTLER})
+# Against the Bettler family the same flattery works the other way round (the defenders, seeing every
+# card, always find the lead that forces the declarer to take a trick): at the common margin Kontra was
+# right 10 times in 19 over 500 deals of self-play.
+BEGGAR_DOUBLE_MARGIN = 0.6
+AUFSCHLAGEN = Aufschlagen()
 NEVER = -1000.0  # the value of a double the AI never says (finite, so the CLI's JSON stays valid)
 # The make rate (bidder model) at which a declarer answers Kontra with Re: (2p - 1) >= RE_MARGIN.
 RE_RATE = 0.8
 # Share of the worlds a Re loses in which the defenders answer with Subkontra (where the rules allow it).
 SUBKONTRA_REPLY = 0.5
+# An action whose value lies within this many standard errors of the best (where the evaluation measures
+# them) is not told apart from it, and greedy's choice among those is taken. For the trump choice, the
+# options' means often differ by less than their noise at the worlds the time allows; greedy's rule (the
+# longest, strongest suit) is then the stable choice (bench/ai_trump.py).
+TIE_Z = 1.64
 
 
 @dataclass(frozen=True)
@@ -68,6 +98,9 @@ class Evaluation:
     action: Action
     value: float  # expected game points for the seat's team (multiplier included, caution subtracted)
     worlds: int
+    # Standard error of (best value - this value) over the worlds, where measured (the trump choice), else 0:
+    # an action within ``TIE_Z`` of these of the best is not told apart from it.
+    noise: float = 0.0
 
 
 def evaluate(
@@ -109,16 +142,29 @@ def choose(view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget
 
 def best_action(view: PlayerView, evaluations: list[Evaluation], rules: Ruleset | None = None) -> Action:
     """The best mean; among near-equal actions, the one greedy would pick (it keeps points and high cards
-    that the exact solver, which counts only game points, sees no reason to keep). With no world solved
-    every value is 0, so this is greedy's choice."""
+    that the exact solver, which counts only game points, sees no reason to keep). Where the evaluation
+    measured its noise (the trump choice), actions the worlds cannot tell apart from the best count as
+    near-equal. With no world solved every value is 0, so this is greedy's choice."""
     if len(evaluations) == 1:
         return evaluations[0].action
     top = max(e.value for e in evaluations)
-    tied = [e.action for e in evaluations if e.value >= top - 1e-6]
+    tied = [e.action for e in evaluations if e.value >= top - 1e-6 - TIE_Z * e.noise]
     if len(tied) == 1:
         return tied[0]
-    preferred = greedy.choose(view, rules)
+    preferred = _stable_trump(view) if view.phase == TRUMP else greedy.choose(view, rules)
     return preferred if preferred in tied else tied[0]
+
+
+def _stable_trump(view: PlayerView) -> Action:
+    """The trump choice when the worlds cannot tell the options apart: greedy's longest, strongest suit
+    when a suit is held twice (King and Ober among them), else Aufschlagen, which searches of 10 times the
+    budget preferred for three cards of three suits (bench/ai_trump.py, deals 0-19: 4 of 5 such hands)."""
+    if (
+        any(sum(card[0] == suit for card in view.hand) >= 2 for suit in SUITS)
+        or AUFSCHLAGEN not in view.legal
+    ):
+        return greedy.choose(view)
+    return AUFSCHLAGEN
 
 
 # --- worlds --------------------------------------------------------------------------------------------
@@ -300,9 +346,20 @@ def _evaluate_auction(
 
 
 def _caution(rules: Ruleset, action: Action) -> float:
+    """What a bid's solved mean loses before it counts: the family's optimism and risk margin."""
     if isinstance(action, Bid) and action.contract not in IMMEDIATE_CONTRACTS:
-        return DECLARER_CAUTION * rules.contract_value(action.contract)
+        family = family_of(action.contract)
+        share = 2 * OPTIMISM.get(family, 0.0) + DECLARER_RISK.get(family, DECLARER_CAUTION)
+        return share * rules.contract_value(action.contract)
     return 0.0
+
+
+def predicted_made_rate(rules: Ruleset, contract: Contract, value: float) -> float:
+    """The made rate a bid's evaluation ``value`` (for the declaring side) predicts: the risk margin added
+    back, the family's optimism not."""
+    worth = rules.contract_value(contract)
+    risk = DECLARER_RISK.get(family_of(contract), DECLARER_CAUTION)
+    return min(1.0, max(0.0, ((value / worth + risk) + 1) / 2))
 
 
 def _bidder_weight(
@@ -373,7 +430,12 @@ def _evaluate_doubling(
     # Doubling pays only when it clears a margin; the declaring side answers a Kontra knowing that the
     # defenders expect to beat the contract, so its margin is larger.
     if defending:
-        margin = DOUBLE_MARGIN if contract in LENIENT_CONTRACTS else STRICT_DOUBLE_MARGIN
+        if contract is C.NORMAL:
+            margin = DOUBLE_MARGIN
+        elif contract in BEGGAR_CONTRACTS:
+            margin = BEGGAR_DOUBLE_MARGIN
+        else:
+            margin = STRICT_DOUBLE_MARGIN
     else:
         margin = RE_MARGIN
     doubled = multiplier * (doubled_mean - margin * value_of_contract)
@@ -400,50 +462,91 @@ def _eligible_for_forehand(rules: Ruleset, dealt: list[str], trump: str) -> list
 def _evaluate_trump(
     view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
 ) -> list[Evaluation]:
-    """Each trump option is worth its mean over the worlds of the deal that follows: the normal game, or
-    the contract the forehand would bid with that world's five cards. The contract is chosen from his own
-    hand alone (``bidder.chosen_contract``), never from the other hands of the world, so an option is not
-    credited with a contract picked by looking at every card (strategy fusion)."""
+    """Each trump option is worth its mean over the worlds of the deal that follows: the normal game,
+    solved in the world, or the contract the forehand would bid with that world's five cards. The contract
+    is chosen from his own hand alone (``bidder.chosen_prospect``), never from the other hands of the world
+    (no strategy fusion), and it is worth its expected value given that hand (v(2p - 1) from the bidder
+    model's make rate, caution subtracted) rather than its result in this one world: the decision turns on
+    differences of a fraction of a game point, and a contract's all-or-nothing result in one world is the
+    noisiest term of the sum. Aufschlagen is worth the mean over the two cards it may turn, both solved in
+    every world."""
     assert view.seat is not None
     me = view.seat
     knowledge = gather(view, rules)
     sampler = Sampler(knowledge, rng)
     sign = 1 if team_of(me) == 0 else -1
-    totals = [0.0] * len(view.legal)
+    per_world: list[list[float]] = []  # per world, the value of each option
     budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR)
-    worlds = 0
     solvers: dict[tuple[Contract, str, int], Solver] = {}
-    for hands in _worlds(sampler):
-        dealt = cards_of(hands[me])
-        fourth = _fourth_card(view, hands[me], rng)
+    seen = mask_of(view.hand)
+    for hands in _trump_worlds(sampler, me, rng):
+        held = hands[me]
+        first = not per_world
+        dealt = cards_of(held)
+        named = {action.suit for action in view.legal if isinstance(action, ChooseTrump)}
+        trumps = sorted(named | {card[0] for card in cards_of(held & ~seen)})  # sorted: reproducible
         try:
-            values = []
-            for action in view.legal:
-                trump = action.suit if isinstance(action, ChooseTrump) else fourth[0]
-                contract = bidder.chosen_contract(
-                    rules, _eligible_for_forehand(rules, dealt, trump), trump, me, me, hands[me]
-                )
-                if contract is None:
-                    value: float = sign * play_out(
-                        rules, C.NORMAL, trump, me, me, hands, solvers, budget, worlds == 0
-                    )
-                else:
-                    made = play_out(rules, contract, trump, me, me, hands, solvers, budget, worlds == 0)
-                    value = sign * made - _caution(rules, Bid(contract))
-                values.append(value)
+            by_trump = {
+                trump: _trump_value(rules, trump, me, dealt, held, hands, solvers, budget, first)
+                for trump in trumps
+            }
         except SearchAborted:
             break
-        for i, value in enumerate(values):
-            totals[i] += value
-        worlds += 1
+        values = []
+        for action in view.legal:
+            if isinstance(action, ChooseTrump):
+                values.append(sign * by_trump[action.suit])
+            else:  # either unseen card is turned, equally likely
+                cards = cards_of(held & ~seen)
+                values.append(sign * sum(by_trump[card[0]] for card in cards) / len(cards))
+        per_world.append(values)
         if budget.left <= 0:
             break
-    return [Evaluation(action, totals[i] / max(1, worlds), worlds) for i, action in enumerate(view.legal)]
+    return _with_noise(view, per_world)
 
 
-def _fourth_card(view: PlayerView, held: int, rng: random.Random) -> str:
-    """The card Aufschlagen would turn in this world: either of the two unseen cards, equally likely."""
-    return rng.choice(cards_of(held & ~sum(1 << INDEX[c] for c in view.hand)))
+def _trump_worlds(sampler: Sampler, me: int, rng: random.Random):  # type: ignore[no-untyped-def]
+    """The worlds of a trump decision, in pairs that share the forehand's hand: the second deals the other
+    fifteen cards afresh (nothing is known about them yet). The bidder model's make rates depend on his
+    hand alone and cost more than the normal game's solve, so each is used for two worlds."""
+    for hands in _worlds(sampler):
+        yield hands
+        others = [seat for seat in range(4) if seat != me]
+        rest = [card for seat in others for card in range(20) if hands[seat] >> card & 1]
+        rng.shuffle(rest)
+        twin = list(hands)
+        for i, seat in enumerate(others):
+            twin[seat] = sum(1 << card for card in rest[5 * i : 5 * i + 5])
+        yield twin
+
+
+def _with_noise(view: PlayerView, per_world: list[list[float]]) -> list[Evaluation]:
+    """Means over the worlds, each with the standard error of its difference from the best (paired by
+    world: the worlds are common to all options)."""
+    worlds = len(per_world)
+    means = [sum(world[i] for world in per_world) / max(1, worlds) for i in range(len(view.legal))]
+    best = max(range(len(means)), key=means.__getitem__)
+    evaluations = []
+    for i, action in enumerate(view.legal):
+        noise = 0.0
+        if worlds > 1 and i != best:
+            gaps = [world[best] - world[i] for world in per_world]
+            mean_gap = means[best] - means[i]
+            variance = sum((gap - mean_gap) ** 2 for gap in gaps) / (worlds - 1)
+            noise = math.sqrt(variance / worlds)
+        evaluations.append(Evaluation(action, means[i], worlds, noise))
+    return evaluations
+
+
+def _trump_value(rules: Ruleset, trump: str, me: int, dealt: list[str], held: int, hands: list[int],
+                 solvers: dict[tuple[Contract, str, int], Solver], budget: _Budget, first: bool) -> float:  # fmt: skip
+    """Signed base (NS positive) of the deal the forehand ``me`` plays with ``trump`` in this world."""
+    eligible = _eligible_for_forehand(rules, dealt, trump)
+    contract, expected = bidder.chosen_prospect(rules, eligible, trump, me, me, held)
+    if contract is None:
+        return play_out(rules, C.NORMAL, trump, me, me, hands, solvers, budget, first)
+    expected -= _caution(rules, Bid(contract))
+    return expected if team_of(me) == 0 else -expected
 
 
 __all__ = ["Evaluation", "best_action", "choose", "evaluate"]
