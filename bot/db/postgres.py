@@ -77,6 +77,11 @@ class PostgresCore(DatabaseCore):
     def __init__(self, pool: asyncpg.Pool[Any]) -> None:
         self._pool = pool
         self._held: dict[asyncio.Task[Any], _Held] = {}
+        # This process's writers queue here first, in order (asyncio.Lock is FIFO), and only the one whose turn
+        # it is waits for the database's write lock: a long job of many small transactions lets a write that
+        # queued meanwhile in after its current transaction (as SQLite's connection lock does), and waiting
+        # writers hold no pooled connections.
+        self._write_turn = asyncio.Lock()
 
     @classmethod
     async def connect(
@@ -111,7 +116,7 @@ class PostgresCore(DatabaseCore):
             return
         task = asyncio.current_task()
         assert task is not None
-        async with self._pool.acquire() as conn, conn.transaction():
+        async with self._write_turn, self._pool.acquire() as conn, conn.transaction():
             self._held[task] = _Held(conn, writing=True)
             try:
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
