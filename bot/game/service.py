@@ -383,14 +383,19 @@ class TableService(ProfileQueries):
                 self._forget(table.id)
             return table, occupant
 
+    def _hosts_lobby(self, table_id: int, user_id: int) -> TableSnapshot:
+        """The table, when it is a lobby and ``user_id`` its host; the user's error otherwise."""
+        table = self.get(table_id)
+        if table.status != "lobby":
+            raise UserError("error.not_in_lobby")
+        if user_id != table.row.host_id:
+            raise UserError("error.host_only")
+        return table
+
     async def set_practice(self, table_id: int, user_id: int, practice: bool) -> TableSnapshot:
         """The host makes the lobby a practice table (hints; no statistic or rating) or a normal one."""
         async with self.lock(table_id):
-            table = self.get(table_id)
-            if table.status != "lobby":
-                raise UserError("error.not_in_lobby")
-            if user_id != table.row.host_id:
-                raise UserError("error.host_only")
+            table = self._hosts_lobby(table_id, user_id)
             async with self.db.transaction():
                 await self.db.set_practice(table.id, practice)
                 await self.db.bump_version(table.id, self.now())
@@ -399,11 +404,7 @@ class TableService(ProfileQueries):
     async def start(self, table_id: int, user_id: int) -> TableSnapshot:
         """The host starts: empty seats get AI players, and the first deal is dealt."""
         async with self.lock(table_id):
-            table = self.get(table_id)
-            if table.status != "lobby":
-                raise UserError("error.not_in_lobby")
-            if user_id != table.row.host_id:
-                raise UserError("error.host_only")
+            table = self._hosts_lobby(table_id, user_id)
             async with self.db.transaction():
                 for seat, occupant in enumerate(table.seats):
                     if occupant is None:
