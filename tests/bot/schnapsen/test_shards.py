@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,7 @@ class Split:
 
 
 @pytest.fixture
-async def split(fake_discord: FakeDiscord, tmp_path: Path) -> object:
+async def split(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Split]:
     """One unsharded bot opens a table of four people in a guild on each shard of two, and a lobby beside each;
     then it stops. Before the next start each table's turn time drops to a second and each owes a notice."""
     db_path = tmp_path / "bot.sqlite3"
@@ -63,7 +64,10 @@ async def split(fake_discord: FakeDiscord, tmp_path: Path) -> object:
         command = await fake_discord.slash(guild.world.admin, guild.lobby_channel, "schnapsen", "new")
         await command.wait_response()
         channel_id = guild.lobby_channel.id
-        lobby = await fake_discord.wait_for(lambda: bot.service.table_in_channel(channel_id), what="the lobby")
+        lobby = await fake_discord.wait_for(
+            lambda channel_id=channel_id: bot.service.table_in_channel(channel_id), what="the lobby"
+        )
+        assert lobby is not None
         guild.lobby_id = lobby.id
     await guilds[0].world.stop_bot()
     guilds[1].world.bot = None
@@ -77,7 +81,7 @@ async def split(fake_discord: FakeDiscord, tmp_path: Path) -> object:
                 await db.add_announcement(guild.table_id, "notice", payload, 0)
     finally:
         await db.close()
-    yield Split(fake_discord, db_path, guilds)  # type: ignore[arg-type]
+    yield Split(fake_discord, db_path, (guilds[0], guilds[1]))
     for guild in guilds:
         if guild.world.bot is not None:
             await guild.world.stop_bot()
