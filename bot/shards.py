@@ -39,6 +39,15 @@ class ShardRange:
     def owns_guild(self, guild_id: int) -> bool:
         return shard_of(guild_id, self.count) in self.ids
 
+    @property
+    def keeps_storage(self) -> bool:
+        """Storage-wide upkeep (pruning closed tables' logs) is done by one process: the one holding shard 0.
+
+        >>> ShardRange(2, (0,)).keeps_storage, ShardRange(2, (1,)).keeps_storage
+        (True, False)
+        """
+        return 0 in self.ids
+
     def __str__(self) -> str:
         return f"shards {describe_ids(self.ids)} of {self.count}"
 

@@ -109,6 +109,15 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
 
     assert [tuple(identify["shard"]) for identify in split.fake.identifies[-1:]] == [(1, 2)]
     assert bot.service.snapshot(away.table_id) is None and bot.service.snapshot(away.lobby_id) is None
+    prunes = 0
+    prune = bot.service.prune_old_action_logs
+
+    async def counted_prune(retention_days: int) -> int:
+        nonlocal prunes
+        prunes += 1
+        return await prune(retention_days)
+
+    bot.service.prune_old_action_logs = counted_prune  # type: ignore[method-assign]
     ours_now = CurrentTable(ours.world, ours.table_id)
     version = ours_now.version
     # Our table is driven: its idle people are taken over by the AI (a second each, twice in a row: by then
@@ -125,6 +134,8 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
     assert lobby is not None and lobby.status == "lobby"
     assert [entry.table_id for entry in await bot.db.pending_announcements(away.table_id)] == [away.table_id]
     assert len(away.world.channel.messages) + len(away.lobby_channel.messages) == away_messages
+    # Pruning old action logs covers every guild's closed tables: the process holding shard 0 does it.
+    assert prunes == 0
 
 
 async def test_a_dm_click_for_a_table_another_process_serves_is_refused_and_changes_nothing(
