@@ -49,7 +49,10 @@ class SchnapsenBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
-        self.service = TableService(self.db)
+        shards = self.settings.shards
+        self.service = TableService(self.db, owns_guild=shards.owns_guild if shards is not None else None)
+        if shards is not None:
+            log.info("serving the guilds of %s", shards)
         self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()
@@ -94,6 +97,29 @@ class SchnapsenBot(commands.Bot):
             await self.db.close()
 
 
+class ShardedSchnapsenBot(SchnapsenBot, commands.AutoShardedBot):
+    """The bot on a range of Discord's shards (``SHARD_COUNT``, ``SHARD_IDS``): it serves only the guilds on
+    them (``bot.shards``); other processes serve the rest from the same database."""
+
+    def __init__(self, settings: Settings, *, force_sync: bool = False, **options: Any) -> None:
+        shards = settings.shards
+        assert shards is not None, "a sharded bot needs its shard range"
+        super().__init__(
+            settings, force_sync=force_sync, shard_count=shards.count, shard_ids=list(shards.ids), **options
+        )
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        if not initial:  # Discord refuses a second IDENTIFY within 5 s (max_concurrency 1)
+            await asyncio.sleep(self.settings.identify_interval)
+
+
+def make_bot(settings: Settings, *, force_sync: bool = False, **options: Any) -> SchnapsenBot:
+    """One process serving every guild (no shard settings, as before), or a sharded one on its range."""
+    if settings.shards is None:
+        return SchnapsenBot(settings, force_sync=force_sync, **options)
+    return ShardedSchnapsenBot(settings, force_sync=force_sync, **options)
+
+
 def _preload_decks() -> None:
     from bot import render
 
@@ -102,5 +128,5 @@ def _preload_decks() -> None:
 
 
 async def run(settings: Settings, *, force_sync: bool = False) -> None:
-    async with SchnapsenBot(settings, force_sync=force_sync) as bot:
+    async with make_bot(settings, force_sync=force_sync) as bot:
         await bot.start(settings.token)

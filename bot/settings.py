@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bot.shards import ShardRange
+
 
 class SettingsError(Exception):
     """A setting is missing or wrong; the message says which and how to fix it."""
@@ -47,6 +49,10 @@ class Settings:
     review_seconds: float = 60.0
     reviews_per_window: int = 3
     review_window: float = 600.0
+    # Discord shards this process holds (SHARD_COUNT, SHARD_IDS); None: one process, every guild its own.
+    shards: ShardRange | None = None
+    # Discord lets a bot IDENTIFY one shard per 5 s; a sharded process waits this long between its shards.
+    identify_interval: float = 5.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
@@ -75,6 +81,7 @@ class Settings:
             dev_guild_id=int(dev_guild) if dev_guild else None,
             db_synchronous=_synchronous(env),
             retention_days=_retention_days(env),
+            shards=_shards(env),
         )
 
 
@@ -116,3 +123,18 @@ def _retention_days(env: dict[str, str]) -> int:
             f"not {value!r}."
         )
     return int(value)
+
+
+def _shards(env: dict[str, str]) -> ShardRange | None:
+    count, ids = env.get("SHARD_COUNT", "").strip(), env.get("SHARD_IDS", "").strip()
+    if not count:
+        if ids:
+            raise SettingsError(
+                f"SHARD_IDS is {ids!r} but SHARD_COUNT is not set: shard ids only mean something out of a count "
+                "(SHARD_COUNT=2 SHARD_IDS=1 holds the second of two shards; see docs/deploy.md)."
+            )
+        return None
+    try:
+        return ShardRange.parse(count, ids)
+    except ValueError as err:
+        raise SettingsError(str(err)) from None

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ALLOWED: dict[str, tuple[str, ...]] = {
     "engine": (),
     "bot/vocabulary.py": (),
+    "bot/shards.py": (),  # which process serves which guild: a pure rule
     "bot/render": ("PIL", "bot.vocabulary"),
     "bot/i18n": ("bot.vocabulary",),
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),

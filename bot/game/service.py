@@ -87,8 +87,12 @@ class TableService(ProfileQueries):
         *,
         clock: Callable[[], float] = time.time,
         seed_source: Callable[[], int] | None = None,
+        owns_guild: Callable[[int], bool] | None = None,
     ) -> None:
         self.db = db
+        # Whether this process serves a guild's tables (bot/shards.py); None: every guild is ours.
+        self.owns_guild: Callable[[int], bool] = owns_guild or (lambda guild_id: True)
+        self.sharded = owns_guild is not None
         self.clock = clock
         rng = random.SystemRandom()
         self.new_seed = seed_source or (lambda: rng.getrandbits(62))
@@ -122,6 +126,8 @@ class TableService(ProfileQueries):
             log.info("ratings computed from the stored results after a migration: %d Bummerl rated", rated)
         restored, set_aside, repaired = [], [], []
         for row in await self.db.list_open_tables():
+            if not self.owns_guild(row.guild_id):
+                continue  # another process holds this guild's shard: it restores and drives the table
             try:
                 table = await self._load(row)
             except Exception:
@@ -640,7 +646,28 @@ class TableService(ProfileQueries):
     # --- announcements -----------------------------------------------------------------------------
 
     async def pending_announcements(self, table_id: int | None = None) -> list[OutboxEntry]:
-        return await self.db.pending_announcements(table_id)
+        """What stored changes still owe, for the tables this process serves (all of them without shards)."""
+        entries = await self.db.pending_announcements(table_id)
+        if not self.sharded:
+            return entries
+        ours = {table: await self.owns_table(table) for table in {entry.table_id for entry in entries}}
+        return [entry for entry in entries if ours[entry.table_id]]
+
+    async def owns_table(self, table_id: int) -> bool:
+        """Whether this process serves the table (its guild is on our shards); a table that no longer exists
+        is nobody's."""
+        table = self._tables.get(table_id)
+        if table is not None:
+            return self.owns_guild(table.row.guild_id)
+        row = await self.db.get_table(table_id)
+        return row is not None and self.owns_guild(row.guild_id)
+
+    async def served_elsewhere(self, table_id: int) -> bool:
+        """The table is open and another process (the holder of its guild's shard) serves it."""
+        if table_id in self._tables:
+            return False
+        row = await self.db.get_table(table_id)
+        return row is not None and row.status != "closed" and not self.owns_guild(row.guild_id)
 
     async def announcement_delivered(self, entry_id: int) -> None:
         await self.db.announcement_delivered(entry_id)

@@ -132,7 +132,9 @@ class SchnapsenCog(
             await self.runtime.sweep()
         except Exception:
             log.exception("sweeping idle tables failed")
-        await self.prune_old_action_logs()
+        shards = self.bot.settings.shards
+        if shards is None or shards.keeps_storage:  # every table's storage: one process prunes it
+            await self.prune_old_action_logs()
 
     @sweeper.before_loop
     async def _sweep_after_an_interval(self) -> None:

@@ -63,10 +63,16 @@ class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
         interaction.client.runtime.remember_lang(interaction.user.id, self.lang)
         try:
             interaction.client.throttle.check(interaction)
+            if not await self.routed_here(interaction):
+                return False
             self.check(interaction)
         except Exception as error:
             await self.on_error(interaction, error)
             return False
+        return True
+
+    async def routed_here(self, interaction: Interaction) -> bool:
+        """Whether this process applies the click (``routing.py``); False when it was handed on and answered."""
         return True
 
     def check(self, interaction: Interaction) -> None:
@@ -118,6 +124,9 @@ class TableButton(ShellButton, template=PATTERN):
     def works_in_dm(self) -> bool:
         """Whether the button acts in the player's DM with the bot too (else only in its table's channel)."""
         return False
+
+    async def routed_here(self, interaction: Interaction) -> bool:
+        return await interaction.client.runtime.clicks.route(interaction, self.button.table)
 
     def find_table(self, interaction: Interaction) -> TableSnapshot:
         table = interaction.client.service.snapshot(self.button.table)

@@ -42,10 +42,14 @@ class Drivers:
 
     def drive(self, table: TableSnapshot) -> None:
         """Make sure the one job that moves this table on runs: an AI move, or the idle timer of a person."""
-        if table.status != "playing":
+        if table.status != "playing" or not self.serves(table):
             return
         self._wake.setdefault(table.id, asyncio.Event()).set()
         self.drives.request(("drive", table.id), lambda: self._drive(table.id))
+
+    def serves(self, table: TableSnapshot) -> bool:
+        """Only the process holding the table's guild's shard moves it (bot/shards.py)."""
+        return self.service.owns_guild(table.row.guild_id)
 
     def turn_clock_reset(self, table_id: int) -> None:
         """A player took their seat back: their turn time starts afresh."""
@@ -133,6 +137,8 @@ class Drivers:
     async def watch(self) -> None:
         """Notice any table that should be moving and is not, and restart what it needs."""
         for table in self.service.open_tables():
+            if not self.serves(table):
+                continue
             if self.awaits_a_move(table) and not self.drives.busy(("drive", table.id)):
                 to_act = table.deal.to_act  # type: ignore[union-attr]
                 log.error(
@@ -158,6 +164,8 @@ class Drivers:
         """Close lobbies that never start and tables everybody left (and finished ones left lying)."""
         now = self.service.now()
         for table in self.service.open_tables():
+            if not self.serves(table):
+                continue
             idle_for = now - table.row.updated_at
             reason = None
             if table.status in ("lobby", "finished") and idle_for >= self.settings.lobby_timeout:

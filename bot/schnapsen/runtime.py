@@ -20,6 +20,7 @@ from bot.game.table import TableSnapshot
 
 from .drivers import Drivers
 from .messages import Messages
+from .routing import ClickRouter, LocalClickRouter
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -29,6 +30,8 @@ class Runtime:
     def __init__(self, bot: SchnapsenBot) -> None:
         self.messages = Messages(bot)
         self.drivers = Drivers(bot, self.messages, self.after_change)
+        # Where a click for a table is applied; a PostgreSQL inbox router will carry DM clicks to their owner.
+        self.clicks: ClickRouter = LocalClickRouter(bot.service)
 
     def after_change(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
         """Announce a stored change: what it owes, the table message and the hands; then drive the table."""

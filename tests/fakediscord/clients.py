@@ -41,11 +41,18 @@ async def start_client(fake: FakeDiscord, client: discord.Client, *, timeout: fl
 async def _wait_for_guilds(fake: FakeDiscord, client: discord.Client, timeout: float) -> None:
     """On a loaded machine a GUILD_CREATE can miss discord.py's short ready window and arrive just after
     ``ready`` as a guild join; wait for those so a started client always knows every guild."""
-    missing = {guild_id for guild_id in fake.guilds if client.get_guild(guild_id) is None}
+    missing = {guild_id for guild_id in fake.guilds if held_by(client, guild_id) and client.get_guild(guild_id) is None}
     if missing:
         joins = [client.wait_for("guild_join", check=lambda guild, wanted=guild_id: guild.id == wanted)
                  for guild_id in missing]
         await asyncio.wait_for(asyncio.gather(*joins), timeout)
+
+
+def held_by(client: discord.Client, guild_id: int) -> bool:
+    """Whether the client holds the guild's shard (an unsharded client holds every guild)."""
+    count = client.shard_count or 1
+    shard_ids = getattr(client, "shard_ids", None) or range(count)
+    return (guild_id >> 22) % count in shard_ids
 
 
 async def stop_client(fake: FakeDiscord, client: discord.Client, *, timeout: float = 5.0) -> None:

@@ -247,10 +247,29 @@ class GatewaySession:
     resumable: bool = True
     backlog: collections.deque = field(default_factory=lambda: collections.deque(maxlen=BACKLOG_LIMIT))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # [shard_id, shard_count] from IDENTIFY; an unsharded client's session is shard 0 of 1.
+    shard: tuple[int, int] = (0, 1)
 
     @property
     def connected(self) -> bool:
         return self.ws is not None and not self.ws.closed
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether Discord sends this guild's events on this session: the guild's shard is
+        ``(guild_id >> 22) % shard_count``; events outside any guild (DMs) go to shard 0 only."""
+        shard_id, shard_count = self.shard
+        return shard_of(guild_id, shard_count) == shard_id
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard Discord delivers a guild's events on; everything outside a guild (DMs) is shard 0's."""
+    return 0 if guild_id is None else (guild_id >> 22) % shard_count
+
+
+def guild_of_event(event: str, data: dict[str, Any]) -> int | None:
+    """The guild a dispatch belongs to (a GUILD_* event names it as ``id``), None for DMs."""
+    raw = data.get("id") if event.startswith("GUILD_") and "guild_id" not in data else data.get("guild_id")
+    return None if raw is None else int(raw)
 
 
 class FakeDiscord:
@@ -260,6 +279,8 @@ class FakeDiscord:
                  guild_ready_timeout: float = 0.1, record_requests: bool = True,
                  keep_history: bool = True) -> None:
         self.ids = SnowflakeFactory()
+        # What GET /gateway/bot recommends (a client without a shard count of its own launches that many).
+        self.recommended_shards = 1
         self.token = "fake-bot-token.for-tests"
         self.application_id = self.ids.next()
         self.bot_user = FakeUser(self.application_id, bot_name, bot=True)
@@ -396,8 +417,10 @@ class FakeDiscord:
         return user
 
     def add_guild(self, name: str = "Test Server", *, preferred_locale: str = "en-US",
-                  owner: FakeUser | None = None) -> FakeGuild:
-        guild = FakeGuild(self, self.ids.next(), name, owner, preferred_locale)
+                  owner: FakeUser | None = None, shard: tuple[int, int] | None = None) -> FakeGuild:
+        """A guild; ``shard=(id, count)`` gives it an id Discord delivers on that shard of ``count``."""
+        guild_id = self.ids.next() if shard is None else self.ids.next_on_shard(*shard)
+        guild = FakeGuild(self, guild_id, name, owner, preferred_locale)
         self.guilds[guild.id] = guild
         return guild
 
@@ -479,7 +502,7 @@ class FakeDiscord:
         await self._dispatch_if_connected("THREAD_CREATE", {**thread.payload(), "newly_created": True})
 
     async def _dispatch_if_connected(self, event: str, data: dict[str, Any]) -> None:
-        if self.active_session is not None:
+        if self.session_for(guild_of_event(event, data)) is not None:
             await self.dispatch(event, data)
 
     def close_dms(self, user: FakeUser) -> None:
@@ -507,10 +530,20 @@ class FakeDiscord:
 
     @property
     def active_session(self) -> GatewaySession | None:
+        """The newest live session (with one shard per client, the one a test means)."""
         for session in reversed(self.sessions):
             if session.resumable:
                 return session
         return None
+
+    @property
+    def live_sessions(self) -> list[GatewaySession]:
+        """Every session that is connected or may resume, newest first (one per shard)."""
+        return [session for session in reversed(self.sessions) if session.resumable]
+
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        """The session Discord sends a guild's events on (DM events: shard 0's), the newest if several."""
+        return next((session for session in self.live_sessions if session.serves(guild_id)), None)
 
     async def drop_gateway(self, code: int = 4000, *, resumable: bool | None = None) -> None:
         """Close the bot's gateway socket with ``code`` the way Discord does on a hiccup.
@@ -553,17 +586,20 @@ class FakeDiscord:
         await session.ws.send_str(json.dumps({"op": 7, "d": None, "s": None, "t": None}))
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a DISPATCH event to the connected bot; kept for replay if the bot is reconnecting."""
-        session = self.active_session
+        """Send a DISPATCH event to the session of the shard it belongs to (a guild's shard; shard 0 for DMs);
+        kept for replay if that session is reconnecting."""
+        guild_id = guild_of_event(event, data)
+        session = self.session_for(guild_id)
         if session is None:
-            raise RuntimeError(f"cannot send {event}: no bot is connected to the fake gateway")
+            where = f"guild {guild_id}" if guild_id is not None else "DMs"
+            raise RuntimeError(f"cannot send {event}: no bot session of the shard of {where} is connected")
         await self._send_event(session, event, data)
 
     async def announce_guild(self, guild: FakeGuild) -> None:
-        """GUILD_CREATE for a guild added after the bot connected (the bot "joins" it)."""
-        session = self.active_session
+        """GUILD_CREATE for a guild added after the bot connected (the bot "joins" it), on its shard."""
+        session = self.session_for(guild.id)
         if session is None:
-            raise RuntimeError("no bot is connected to the fake gateway")
+            raise RuntimeError(f"no bot session of the shard of guild {guild.id} is connected")
         await self._send_event(session, "GUILD_CREATE",
                                guild.payload(include_all_members=bool(session.intents & GUILD_MEMBERS_INTENT)))
 
@@ -898,7 +934,7 @@ class FakeDiscord:
     async def _get_gateway(self, request: web.Request) -> web.Response:
         return json_response({
             "url": self.gateway_url.rstrip("/"),
-            "shards": 1,
+            "shards": self.recommended_shards,
             "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1},
         })
 
@@ -1383,15 +1419,24 @@ class FakeDiscord:
         if data.get("token") != self.token:
             await ws.close(code=4004, message=b"Authentication failed.")
             return None
+        shard = data.get("shard") or [0, 1]
+        shard_id, shard_count = int(shard[0]), int(shard[1])
+        if not 0 <= shard_id < shard_count:
+            await ws.close(code=4010, message=b"Invalid shard.")
+            return None
         self.identifies.append(data)
         for old in self.sessions:
-            old.resumable = False
-        session = GatewaySession(uuid.uuid4().hex, int(data.get("intents") or 0), ws=ws)
+            if old.shard[0] == shard_id:  # a new IDENTIFY for a shard replaces its old session
+                old.resumable = False
+        session = GatewaySession(uuid.uuid4().hex, int(data.get("intents") or 0), ws=ws,
+                                 shard=(shard_id, shard_count))
         self.sessions.append(session)
+        guilds = [guild for guild in self.guilds.values() if session.serves(guild.id)]
         ready = {
             "v": 10,
             "user": self._bot_user_payload(),
-            "guilds": [{"id": str(guild_id), "unavailable": True} for guild_id in self.guilds],
+            "guilds": [{"id": str(guild.id), "unavailable": True} for guild in guilds],
+            "shard": [shard_id, shard_count],
             "session_id": session.session_id,
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
@@ -1404,7 +1449,7 @@ class FakeDiscord:
         }
         await self._send_event(session, "READY", ready)
         with_members = bool(session.intents & GUILD_MEMBERS_INTENT)
-        for guild in self.guilds.values():
+        for guild in guilds:
             await self._send_event(session, "GUILD_CREATE", guild.payload(include_all_members=with_members))
         return session
 

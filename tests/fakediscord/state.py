@@ -70,6 +70,14 @@ class SnowflakeFactory:
         self._last = max(candidate, self._last + 1)
         return self._last
 
+    def next_on_shard(self, shard_id: int, shard_count: int) -> int:
+        """The next snowflake whose guild would be on ``shard_id`` of ``shard_count`` (its timestamp moved on
+        by less than ``shard_count`` ms)."""
+        timestamp = self.next() >> 22
+        timestamp += (shard_id - timestamp) % shard_count
+        self._last = max(timestamp << 22, self._last + 1)
+        return self._last
+
 
 def iso_now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat()

@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.client import SchnapsenBot
+from bot.client import SchnapsenBot, make_bot
 from bot.db import SeatRow, TableRecord, TableRow
 from bot.game.table import TableSnapshot
 from bot.schnapsen.ids import GAME_VERBS, ButtonId
@@ -40,6 +40,7 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
         ai_hard_cap_ms=500,
         throttle_actions=1000,
         db_synchronous="NORMAL",
+        identify_interval=0.0,
     )
     return dataclasses.replace(base, **changes)
 
@@ -179,12 +180,15 @@ class Stored:
 class Table:
     """One guild, one channel and a bot, as the test's world."""
 
-    def __init__(self, fake: FakeDiscord, db_path: Path, **settings: Any) -> None:
+    def __init__(
+        self, fake: FakeDiscord, db_path: Path, *, guild_shard: tuple[int, int] | None = None, **settings: Any
+    ) -> None:
+        """``guild_shard=(id, count)``: the guild is on that Discord shard (for tests of sharded bots)."""
         self.fake = fake
         self.db_path = db_path
         self.settings = test_settings(db_path, **settings)
         self.admin = fake.add_user("admin")
-        self.guild = fake.add_guild("Wirtshaus", owner=self.admin)
+        self.guild = fake.add_guild("Wirtshaus", owner=self.admin, shard=guild_shard)
         self.channel = self.guild.add_text_channel("schnapsen")
         self.bot: SchnapsenBot | None = None
         self.users: dict[int, FakeUser] = {}
@@ -196,7 +200,7 @@ class Table:
         return user
 
     async def start_bot(self) -> SchnapsenBot:
-        self.bot = SchnapsenBot(self.settings)
+        self.bot = make_bot(self.settings)
         await self.fake.start_client(self.bot)
         wake_on_changes(self.bot, self.fake)
         return self.bot
