@@ -106,10 +106,11 @@ def is_hand_message(message: FakeMessage) -> bool:
 
 
 async def reply_to(interaction: FakeInteraction) -> FakeMessage:
-    """The message that answers ``interaction`` (its follow-up after a defer, else the response itself)."""
+    """The message that answers ``interaction`` (its first follow-up after a defer, else the response itself;
+    later follow-ups, such as the hand `/schnapsen prefs` shows after its answer, are not the answer)."""
     response = await interaction.wait_response()
     if response.type in DEFERRED:
-        return (await interaction.wait_followups(1))[-1]
+        return (await interaction.wait_followups(1))[0]
     return await interaction.wait_original()
 
 
