@@ -379,6 +379,25 @@ def _reply_probability(rate: float) -> float:
     return 1 / (1 + math.exp(-(rate - RE_RATE) / bidder.BID_SPREAD))
 
 
+def doubling_stake(rules: Ruleset, contract: Contract) -> float:
+    """The contract value a doubling margin is a share of (the normal game counts as 3)."""
+    return 3 if contract is C.NORMAL else rules.contract_value(contract)
+
+
+def doubling_margin(contract: Contract, defending: bool) -> float:
+    """The share of ``doubling_stake`` by which doubling must beat passing: a double is said when
+    (doubled mean - mean) / stake > this margin, per unit of the multiplier already standing."""
+    # The declaring side answers a Kontra knowing that the defenders expect to beat the contract, so its
+    # margin is larger.
+    if not defending:
+        return RE_MARGIN
+    if contract is C.NORMAL:
+        return DOUBLE_MARGIN
+    if contract in BEGGAR_CONTRACTS:
+        return BEGGAR_DOUBLE_MARGIN
+    return STRICT_DOUBLE_MARGIN
+
+
 def _evaluate_doubling(
     view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
 ) -> list[Evaluation]:
@@ -426,19 +445,8 @@ def _evaluate_doubling(
             break
     mean = total / max(1, worlds)
     doubled_mean = doubled_total / max(1, worlds)
-    value_of_contract = 3 if contract is C.NORMAL else rules.contract_value(contract)
-    # Doubling pays only when it clears a margin; the declaring side answers a Kontra knowing that the
-    # defenders expect to beat the contract, so its margin is larger.
-    if defending:
-        if contract is C.NORMAL:
-            margin = DOUBLE_MARGIN
-        elif contract in BEGGAR_CONTRACTS:
-            margin = BEGGAR_DOUBLE_MARGIN
-        else:
-            margin = STRICT_DOUBLE_MARGIN
-    else:
-        margin = RE_MARGIN
-    doubled = multiplier * (doubled_mean - margin * value_of_contract)
+    margin = doubling_margin(contract, defending)
+    doubled = multiplier * (doubled_mean - margin * doubling_stake(rules, contract))
     if not defending and contract is C.NORMAL:
         # A Kontra against the normal game is a strong hand speaking (right 12 times in 14 in self-play,
         # bench/ai_calibration.py, 300 deals): the side of the forehand never answers it with Re.
