@@ -198,11 +198,12 @@ def summarize(results: list[dict]) -> dict[str, object]:  # type: ignore[type-ar
     return {"contracts": contracts, "families": families}
 
 
-SWEEP = tuple(round(0.3 + 0.05 * i, 2) for i in range(11))  # Kontra margins 0.3 .. 0.8
+# Kontra margins 0.3 .. 0.8, then coarser up to 2.0 for the families that must win outright (now 1.4).
+SWEEP = (*(round(0.3 + 0.05 * i, 2) for i in range(11)), 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
 def kontra_sweep(results: list[dict], margins: tuple[float, ...] = SWEEP) -> dict[str, object]:  # type: ignore[type-arg]
-    """Per family and margin: deals in which a defender's edge clears the margin (Kontra said) and how many
+    """Per family (and per contract of the Bettler family) and margin: deals in which a defender's edge clears the margin (Kontra said) and how many
     of those the defenders won. Also the same at the margin the AI uses now."""
     # family -> (the best edge of its defenders, did they win, the margin the AI uses now), one per deal
     deals: dict[str, list[tuple[float, bool, float]]] = defaultdict(list)
@@ -212,7 +213,12 @@ def kontra_sweep(results: list[dict], margins: tuple[float, ...] = SWEEP) -> dic
         if decisions:
             first = decisions[0]
             best = max(d["edge"] for d in decisions)
-            deals[family_of[first["contract"]]].append((best, first["defenders_won"], first["margin"]))
+            row = (best, first["defenders_won"], first["margin"])
+            deals[family_of[first["contract"]]].append(row)
+            if (
+                first["contract"] in FAMILIES["bettler"]
+            ):  # the family whose margin is being set: each contract
+                deals[f"contract {first['contract']}"].append(row)
     sweep: dict[str, object] = {}
     for family, rows in sorted(deals.items()):
         table = {}
