@@ -7,7 +7,16 @@ contract worth v gives p, its risk margin added back, ``pimc.predicted_made_rate
 taken when that bid became the contract. Also reported per contract: Kontra said and right (the doubling side won the deal), and the share
 of the AI's bidding hands to which the bidder model gives a bid probability of at least one half.
 
+Every Kontra decision of a defender is recorded with its edge, (doubled mean - mean) / stake, the quantity
+the AI compares with the Kontra margin (``pimc.doubling_margin``). When the first defender says Kontra the
+second is not asked; the bench then also evaluates the second defender as if the first had passed, so each
+deal has both defenders' edges. From these a sweep shows, per family, how many deals would see a Kontra at
+each margin and in how many of them the defenders won. The sweep is post hoc: card play does not look at
+the multiplier (it scales every outcome alike), but the Kontra and Re shift the decision seeds, so the play
+after them is a different sample of the same player, not the same play.
+
     python bench/ai_calibration.py --deals 300 --budget-ms 150
+    python bench/ai_calibration.py --from-raw a.jsonl b.jsonl   # summarize recorded runs
 """
 
 from __future__ import annotations
@@ -22,28 +31,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.actions import Bid, Double
+from engine.actions import PASS, Bid, Double
 from engine.ai import bidder, evaluate_actions
 from engine.ai.arena import load_deals
 from engine.ai.compact import mask_of
-from engine.ai.pimc import predicted_made_rate
+from engine.ai.pimc import doubling_margin, doubling_stake, predicted_made_rate
 from engine.cards import team_of
 from engine.contracts import IMMEDIATE_CONTRACTS
 from engine.deal import new_deal
 from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD
 from engine.state import AUCTION, DOUBLING
+from engine.views import view_for
 
 DEALS = Path(__file__).resolve().parent / "data" / "deals.jsonl"
 
 
 def _deal(task: tuple) -> dict:  # type: ignore[type-arg]
     (seed, dealer, hands), player, budget_ms = task
-    from engine.views import view_for
-
     state = new_deal(STANDARD, dealer, hands)
     bids = []  # (seat, contract id, predicted rate, model probability)
     doubles = []  # (seat, word, contract id)
+    kontras: list[dict] = []  # type: ignore[type-arg]  # every defender's Kontra decision (see _kontra_edge)
     decision = 0
     while not state.finished:
         seat = state.to_act
@@ -66,6 +75,18 @@ def _deal(task: tuple) -> dict:  # type: ignore[type-arg]
                 if not bidder.could_bid(action.contract, state.trump, list(state.dealt[seat])):
                     rate = 0.0  # the model rules the hand out without solving it
                 bids.append((seat, action.contract.id, predicted, model, rate))
+            if state.phase == DOUBLING and state.multiplier == 1:
+                kontras.append(_kontra_edge(state, seat, evaluations, action, False))
+                if isinstance(action, Double) and state.ask_queue:
+                    # The second defender is not asked after a Kontra: value his decision as if the
+                    # first had passed, so the sweep sees both defenders at every margin.
+                    passed, _ = apply_unchecked(state, seat, PASS)
+                    other = passed.to_act
+                    assert other is not None
+                    _, other_evaluations = evaluate_actions(
+                        view_for(passed, other), player, seed * 1000 + 500 + decision, budget_ms, STANDARD
+                    )
+                    kontras.append(_kontra_edge(passed, other, other_evaluations, None, True))
             if state.phase == DOUBLING and isinstance(action, Double):
                 doubles.append((seat, action.word, state.contract.id))
         decision += 1
@@ -87,6 +108,28 @@ def _deal(task: tuple) -> dict:  # type: ignore[type-arg]
             for s, c, p, m, r in bids
         ],
         "doubles": [{"word": w, "contract": c, "right": team_of(s) == result.winner} for s, w, c in doubles],
+        "kontra_decisions": [
+            {**k, "made": bool(result.made), "defenders_won": team_of(k["seat"]) == result.winner}
+            for k in kontras
+        ],
+    }
+
+
+def _kontra_edge(state, seat: int, evaluations: list, action, counterfactual: bool) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """A defender's Kontra decision: the contract, the edge (doubled mean - mean) / stake the AI compared
+    with its margin, and whether he said Kontra (None when the decision was only evaluated)."""
+    contract = state.contract
+    assert contract is not None
+    kontra = next(e.value for e in evaluations if isinstance(e.action, Double))
+    passing = next(e.value for e in evaluations if e.action == PASS)
+    margin = doubling_margin(contract, True)
+    edge = (kontra - passing) / (state.multiplier * doubling_stake(STANDARD, contract)) + margin
+    return {
+        "seat": seat,
+        "contract": contract.id,
+        "edge": round(edge, 4),
+        "margin": margin,
+        "said": None if counterfactual else isinstance(action, Double),
     }
 
 
@@ -155,6 +198,42 @@ def summarize(results: list[dict]) -> dict[str, object]:  # type: ignore[type-ar
     return {"contracts": contracts, "families": families}
 
 
+# Kontra margins 0.3 .. 0.8, then coarser up to 2.0 for the families that must win outright (now 1.4).
+SWEEP = (*(round(0.3 + 0.05 * i, 2) for i in range(11)), 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+def kontra_sweep(results: list[dict], margins: tuple[float, ...] = SWEEP) -> dict[str, object]:  # type: ignore[type-arg]
+    """Per family (and per contract of the Bettler family) and margin: deals in which a defender's edge clears the margin (Kontra said) and how many
+    of those the defenders won. Also the same at the margin the AI uses now."""
+    # family -> (the best edge of its defenders, did they win, the margin the AI uses now), one per deal
+    deals: dict[str, list[tuple[float, bool, float]]] = defaultdict(list)
+    family_of = {c: family for family, members in FAMILIES.items() for c in members}
+    for deal in results:
+        decisions = deal.get("kontra_decisions", [])
+        if decisions:
+            first = decisions[0]
+            best = max(d["edge"] for d in decisions)
+            row = (best, first["defenders_won"], first["margin"])
+            deals[family_of[first["contract"]]].append(row)
+            if (
+                first["contract"] in FAMILIES["bettler"]
+            ):  # the family whose margin is being set: each contract
+                deals[f"contract {first['contract']}"].append(row)
+    sweep: dict[str, object] = {}
+    for family, rows in sorted(deals.items()):
+        table = {}
+        for margin in (*margins, "now"):
+            said = [won for best, won, current in rows if best > (current if margin == "now" else margin)]
+            share = round(sum(said) / len(said), 3) if said else None
+            table[str(margin)] = {"said": len(said), "right": sum(said), "share": share}
+        sweep[family] = {
+            "deals": len(rows),
+            "defenders_won": sum(won for _, won, _ in rows),
+            "by_margin": table,
+        }
+    return sweep
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -164,17 +243,42 @@ def main() -> int:
     parser.add_argument("--first-deal", type=int, default=0)
     parser.add_argument("--budget-ms", type=int, default=150)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--raw", help="also write every deal's bids and doubles to this JSON file")
+    parser.add_argument(
+        "--raw",
+        help="also write every deal's bids and doubles to this file, one JSON line per deal as it ends",
+    )
+    parser.add_argument(
+        "--from-raw", nargs="+", metavar="FILE", help="summarize these --raw files, play nothing"
+    )
     args = parser.parse_args()
-    chosen = load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]
-    with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        results = list(pool.map(_deal, [(d, args.player, args.budget_ms) for d in chosen], chunksize=2))
-    if args.raw:
-        Path(args.raw).write_text(json.dumps(results))
+    if args.from_raw:
+        results = [json.loads(line) for name in args.from_raw for line in Path(name).read_text().splitlines()]
+    else:
+        results = _play(args)
     report: dict[str, object] = {"player": args.player, "deals": len(results), "budget_ms": args.budget_ms}
     report.update(summarize(results))
+    report["kontra_sweep"] = kontra_sweep(results)
     print(json.dumps(report, indent=2))
     return 0
+
+
+def _play(args: argparse.Namespace) -> list[dict]:  # type: ignore[type-arg]
+    chosen = load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]
+    tasks = [(d, args.player, args.budget_ms) for d in chosen]
+    results = []
+    raw = open(args.raw, "w") if args.raw else None  # noqa: SIM115 - written line by line as deals end
+    try:
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            # In deal order, each written as soon as it is known, so a run cut short can still be summarized.
+            for result in pool.map(_deal, tasks, chunksize=1):
+                results.append(result)
+                if raw:
+                    raw.write(json.dumps(result) + "\n")
+                    raw.flush()
+    finally:
+        if raw:
+            raw.close()
+    return results
 
 
 if __name__ == "__main__":

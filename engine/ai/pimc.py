@@ -77,9 +77,10 @@ RE_MARGIN = 0.6
 # drew was right 5 times in 6: the defenders need far more.
 STRICT_DOUBLE_MARGIN = 1.4
 # Against the Bettler family the same flattery works the other way round (the defenders, seeing every
-# card, always find the lead that forces the declarer to take a trick): at the common margin Kontra was
-# right 10 times in 19 over 500 deals of self-play.
-BEGGAR_DOUBLE_MARGIN = 0.6
+# card, always find the lead that forces the declarer to take a trick). The margin is the largest count of
+# Kontras right at least 60% of the time in a sweep over deals 0-499 of self-play (bench/ai_calibration.py):
+# 0.55 gives 11 Kontras, 7 right; 0.5 gives 14, 8 right; 0.6 gives 9, 6 right; 0.3 gives 26, 11 right.
+BEGGAR_DOUBLE_MARGIN = 0.55
 AUFSCHLAGEN = Aufschlagen()
 NEVER = -1000.0  # the value of a double the AI never says (finite, so the CLI's JSON stays valid)
 # The make rate (bidder model) at which a declarer answers Kontra with Re: (2p - 1) >= RE_MARGIN.
@@ -379,6 +380,25 @@ def _reply_probability(rate: float) -> float:
     return 1 / (1 + math.exp(-(rate - RE_RATE) / bidder.BID_SPREAD))
 
 
+def doubling_stake(rules: Ruleset, contract: Contract) -> float:
+    """The contract value a doubling margin is a share of (the normal game counts as 3)."""
+    return 3 if contract is C.NORMAL else rules.contract_value(contract)
+
+
+def doubling_margin(contract: Contract, defending: bool) -> float:
+    """The share of ``doubling_stake`` by which doubling must beat passing: a double is said when
+    (doubled mean - mean) / stake > this margin, per unit of the multiplier already standing."""
+    # The declaring side answers a Kontra knowing that the defenders expect to beat the contract, so its
+    # margin is larger.
+    if not defending:
+        return RE_MARGIN
+    if contract is C.NORMAL:
+        return DOUBLE_MARGIN
+    if contract in BEGGAR_CONTRACTS:
+        return BEGGAR_DOUBLE_MARGIN
+    return STRICT_DOUBLE_MARGIN
+
+
 def _evaluate_doubling(
     view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
 ) -> list[Evaluation]:
@@ -426,19 +446,8 @@ def _evaluate_doubling(
             break
     mean = total / max(1, worlds)
     doubled_mean = doubled_total / max(1, worlds)
-    value_of_contract = 3 if contract is C.NORMAL else rules.contract_value(contract)
-    # Doubling pays only when it clears a margin; the declaring side answers a Kontra knowing that the
-    # defenders expect to beat the contract, so its margin is larger.
-    if defending:
-        if contract is C.NORMAL:
-            margin = DOUBLE_MARGIN
-        elif contract in BEGGAR_CONTRACTS:
-            margin = BEGGAR_DOUBLE_MARGIN
-        else:
-            margin = STRICT_DOUBLE_MARGIN
-    else:
-        margin = RE_MARGIN
-    doubled = multiplier * (doubled_mean - margin * value_of_contract)
+    margin = doubling_margin(contract, defending)
+    doubled = multiplier * (doubled_mean - margin * doubling_stake(rules, contract))
     if not defending and contract is C.NORMAL:
         # A Kontra against the normal game is a strong hand speaking (right 12 times in 14 in self-play,
         # bench/ai_calibration.py, 300 deals): the side of the forehand never answers it with Re.
