@@ -167,17 +167,25 @@ def _compose_hand(
 ) -> Image.Image:
     canvas = _felt(HAND_SIZE).copy()
     _header(canvas, trump, None, 1, deck, lang)
+    _hand_row(canvas, cards, playable_set, trump, deck, HAND_SIZE[1] - HAND_CARD_H - 16)
+    return canvas
+
+
+def _hand_row(
+    canvas: Image.Image, cards: Sequence[str], playable: set[str] | None, trump: str | None, deck: str, base_y: int
+) -> None:
+    """A hand centred along ``base_y``: playable cards raised and outlined, the others dimmed (all plain when
+    ``playable`` is None), trumps starred. The hand image and the turn image draw it alike."""
     total = len(cards) * HAND_CARD_W + max(0, len(cards) - 1) * HAND_GAP
     x = (WIDTH - total) // 2
-    base_y = HAND_SIZE[1] - HAND_CARD_H - 16
     outline = _assets.rounded_stamp(HAND_CARD_W + 8, HAND_CARD_H + 8, 14, GOLD)
     badge = _assets.star(30, GOLD, GOLD_DARK)
     for card in cards:
-        marked = playable_set is not None and card in playable_set
+        marked = playable is not None and card in playable
         y = base_y - HAND_RAISE if marked else base_y
         if marked:
             _stamp(canvas, outline, (x - 4, y - 4))
-        if playable_set is None or marked:
+        if playable is None or marked:
             tile = _assets.card_tile(deck, card, HAND_CARD_W)
         else:
             tile = _assets.dimmed_tile(deck, card, HAND_CARD_W)
@@ -185,7 +193,6 @@ def _compose_hand(
         if trump is not None and card[0] == trump:
             _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 6, y + 6))
         x += HAND_CARD_W + HAND_GAP
-    return canvas
 
 
 # ---------------------------------------------------------------- table

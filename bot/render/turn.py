@@ -9,18 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PIL import Image
-
 from bot.render import _assets
 from bot.render.alt import hand_alt_text
 from bot.render.images import (
     FELT,
     GOLD,
-    GOLD_DARK,
     HAND_CARD_H,
-    HAND_CARD_W,
-    HAND_GAP,
-    HAND_RAISE,
     MAX_HAND,
     MUTED,
     SLOT,
@@ -30,6 +24,7 @@ from bot.render.images import (
     WIDTH,
     _encode,
     _felt,
+    _hand_row,
     _header,
     _stamp,
     _text,
@@ -105,31 +100,9 @@ def render_turn(scene: TurnScene) -> bytes:
         _text(canvas, (x + TRICK_CARD_W // 2, _NAME_Y), shown, 15, GOLD if is_viewer else TEXT, anchor="mm",
               max_width=TRICK_CARD_W + _SLOT_GAP - 4)  # fmt: skip
         x += TRICK_CARD_W + _SLOT_GAP
-    _hand_row(canvas, scene)
-    return _encode(canvas, deck)
-
-
-def _hand_row(canvas: Image.Image, scene: TurnScene) -> None:
-    """The hand along the bottom, as in the hand image: playable cards raised and outlined, trumps starred."""
-    deck = scene.deck
     playable = None if scene.playable is None else set(scene.playable)
-    total = len(scene.cards) * HAND_CARD_W + max(0, len(scene.cards) - 1) * HAND_GAP
-    x = (WIDTH - total) // 2
-    outline = _assets.rounded_stamp(HAND_CARD_W + 8, HAND_CARD_H + 8, 14, GOLD)
-    badge = _assets.star(30, GOLD, GOLD_DARK)
-    for card in scene.cards:
-        marked = playable is not None and card in playable
-        y = _HAND_BASE_Y - (HAND_RAISE if marked else 0)
-        if marked:
-            _stamp(canvas, outline, (x - 4, y - 4))
-        if playable is None or marked:
-            tile = _assets.card_tile(deck, card, HAND_CARD_W)
-        else:
-            tile = _assets.dimmed_tile(deck, card, HAND_CARD_W)
-        _stamp(canvas, tile, (x, y))
-        if scene.trump is not None and card[0] == scene.trump:
-            _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 6, y + 6))
-        x += HAND_CARD_W + HAND_GAP
+    _hand_row(canvas, scene.cards, playable, scene.trump, deck, _HAND_BASE_Y)
+    return _encode(canvas, deck)
 
 
 def turn_alt_text(scene: TurnScene) -> str:
