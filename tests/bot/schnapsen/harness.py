@@ -273,9 +273,11 @@ class Table:
 
     # --- setting a table up ------------------------------------------------------------------------------
 
-    async def change_lobby(self, *, target: int | None = None, turn_seconds: int | None = None) -> TableSnapshot:
-        """Store settings the commands do not offer (a short Bummerl, a turn of a second) for the lobby of this
-        channel, and reload it from the database the way a restart restores it."""
+    async def change_lobby(
+        self, *, target: int | None = None, turn_seconds: int | None = None, first_dealer: int | None = None
+    ) -> TableSnapshot:
+        """Store settings the commands do not offer (a short Bummerl, a turn of a second, who deals first) for
+        the lobby of this channel, and reload it from the database the way a restart restores it."""
         assert self.bot is not None
         table = self.live
         assert table.status == "lobby"
@@ -287,6 +289,10 @@ class Table:
             if turn_seconds is not None:
                 await db._execute(
                     "UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (turn_seconds, table.id)
+                )
+            if first_dealer is not None:
+                await db._execute(
+                    "UPDATE game_tables SET first_dealer = ? WHERE id = ?", (first_dealer, table.id)
                 )
         row = await db.get_table(table.id)
         assert row is not None
@@ -300,13 +306,16 @@ class Table:
         start: bool = True,
         target: int | None = None,
         turn_seconds: int | None = None,
+        first_dealer: int | None = None,
+        **new_options: Any,
     ) -> CurrentTable:
         """``host`` opens a table (North); each guest takes the next seat, None adds an AI player there.
-        ``target`` shortens the Bummerl (game points to win it) so that tests play whole ones quickly.
+        ``target`` shortens the Bummerl (game points to win it) so that tests play whole ones quickly;
+        ``first_dealer`` fixes who deals first, and ``new_options`` go to `/schnapsen new`.
         Returns the table as it will stand whenever it is read."""
-        await self.command(host, "new")
-        if target is not None or turn_seconds is not None:
-            await self.change_lobby(target=target, turn_seconds=turn_seconds)
+        await self.command(host, "new", **new_options)
+        if target is not None or turn_seconds is not None or first_dealer is not None:
+            await self.change_lobby(target=target, turn_seconds=turn_seconds, first_dealer=first_dealer)
         for seat, guest in enumerate(guests, start=1):
             lobby = await self.table_message()
             if guest is None:

@@ -20,7 +20,7 @@ from bot.schnapsen.ids import ButtonId
 from bot.schnapsen.texts import action_name, game_points
 from engine.ai.analysis import COSTLY
 from tests.bot.coach_gate import SEARCH as GATE_SEARCH
-from tests.bot.schnapsen.harness import SEAT_NAMES, CurrentTable, Table, game_buttons, reply_to, with_button
+from tests.bot.schnapsen.harness import CurrentTable, Table, game_buttons, reply_to, with_button
 from tests.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 BUDGET_MS = 20  # the coach's search budget in these tests (and for the command they are checked against)
@@ -50,23 +50,7 @@ async def open_dealt_table(
     assert world.bot is not None
     world.bot.service.new_seed = lambda: SEED
     await world.command(world.admin, "settings", ai_strength="greedy")  # AI seats play the same every run
-    await world.command(host, "new", **options)
-    async with world.bot.db.transaction():
-        await world.bot.db._execute("UPDATE game_tables SET first_dealer = 0 WHERE id = ?", (world.live.id,))
-    await world.change_lobby(target=target)  # reloads the lobby as a restart would, first dealer and all
-    for seat, guest in enumerate(guests, start=1):
-        lobby = await world.table_message()
-        if guest is None:
-            click = await world.fake.click(host, lobby, label="Add AI player")
-        else:
-            click = await world.fake.click(guest, lobby, label=f"Sit {SEAT_NAMES[seat]}")
-        await click.wait_response()
-        await world.fake.wait_for(lambda seat=seat: world.live.seats[seat] is not None, what=f"seat {seat}")
-    table = CurrentTable(world, world.live.id)
-    start = await world.fake.click(host, await world.table_message(), label="Start")
-    await start.wait_response()
-    await world.fake.wait_for(lambda: table.status == "playing", what="the game to start")
-    return table
+    return await world.open_table(host, guests, target=target, first_dealer=0, **options)
 
 
 async def result_message(world: Table, deal_no: int) -> FakeMessage:
