@@ -113,25 +113,22 @@ async def _create_thread(channel: discord.TextChannel, name: str) -> discord.Thr
         raise UserError("error.thread_failed") from None
 
 
-def _made_by_us(channel: discord.TextChannel, name: str) -> discord.Thread | None:
+def _threads_named_by_us(channel: discord.TextChannel, name: str) -> list[discord.Thread]:
+    """The channel's threads the bot made under ``name`` (as far as the gateway told it)."""
     me = channel.guild.me
-    made = [t for t in channel.threads if t.name == name and me is not None and t.owner_id == me.id]
+    return [t for t in channel.threads if t.name == name and me is not None and t.owner_id == me.id]
+
+
+def _made_by_us(channel: discord.TextChannel, name: str) -> discord.Thread | None:
+    made = _threads_named_by_us(channel, name)
     return max(made, key=lambda thread: thread.id) if made else None
 
 
 async def _remove_repeats(bot: SchnapsenBot, channel: discord.TextChannel, kept: discord.Thread) -> None:
     """discord.py repeats a create answered with a 500 even when Discord made the thread: the repeats the
     gateway reported (same name, made by the bot, holding no table) are taken back."""
-    me = channel.guild.me
-    for thread in channel.threads:
-        if (
-            thread.id != kept.id
-            and thread.name == kept.name
-            and me is not None
-            and thread.owner_id == me.id
-            and not thread.archived
-            and bot.service.table_in_channel(thread.id) is None
-        ):
+    for thread in _threads_named_by_us(channel, kept.name):
+        if thread.id != kept.id and not thread.archived and bot.service.table_in_channel(thread.id) is None:
             log.warning("thread %s repeats thread %s (a create repeated after a 5xx); removing it", thread.id, kept.id)
             await remove_thread(thread)
 
