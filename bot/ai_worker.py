@@ -37,7 +37,6 @@ from engine.ai import Evaluation, choose_action
 log = logging.getLogger(__name__)
 
 ENGINE_SEARCH = "engine.ai:choose_action"
-ENGINE_EVALUATION = "engine.ai:evaluate_actions"  # the coach's workers: the choice and every action's value
 
 
 class _Fallback(Exception):
