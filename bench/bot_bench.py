@@ -20,12 +20,16 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
+import os
 import pstats
+import random
 import signal
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.settings import Settings
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from tests.pgcluster import Cluster, server_binaries
 
 CHILD = Path(__file__).with_name("bot_bench_child.py")
 PRODUCT_EDIT_INTERVAL = Settings(token="unused").edit_interval
@@ -179,7 +184,13 @@ class BenchTable:
 
 
 async def start_child(
-    fake: FakeDiscord, database: Path, args: argparse.Namespace
+    fake: FakeDiscord,
+    database: Path | str,
+    args: argparse.Namespace,
+    *,
+    shards: str | None = None,
+    cpu: int | None = None,
+    time_ai: bool = False,
 ) -> asyncio.subprocess.Process:
     command = [
         sys.executable,
@@ -199,6 +210,12 @@ async def start_child(
         command += ["--profile", args.profile]
     if args.cold:
         command.append("--cold")
+    if shards is not None:
+        command += ["--shards", shards]
+    if cpu is not None:
+        command += ["--cpu", str(cpu)]
+    if time_ai:
+        command.append("--time-ai")
     child = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
     assert child.stdout is not None
     line = await asyncio.wait_for(child.stdout.readline(), 120)
@@ -313,6 +330,426 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
     print(f"deals finished: {finished} in {elapsed:.1f} s = {finished / elapsed:.2f} deals/s")
 
 
+# --- human pace: people who think, a fixed wall time per step, and the search for capacity ---------------------
+
+THINK_SECONDS = (1.0, 4.0)  # a person looks at their new buttons this long before clicking
+TARGET_P95_MS = 300.0
+SETTLE_SECONDS = 3.0  # after the last table started, before the measured window (the opening burst is over)
+GRACE_SECONDS = 5.0  # after the window: a click made in it may still see its next buttons
+SHOW_MY_CARDS = "Show my cards"
+ADD_AI = "Add AI player"
+
+
+class WatchedDiscord(FakeDiscord):
+    """The fake Discord, telling the bench about a message the moment it is created or edited. Hundreds of
+    paced tables cannot each re-check the world after every request (``wait_for``): the parent would spend
+    more CPU than the bot it measures."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.watchers: list[Callable[[FakeMessage], None]] = []
+
+    def _apply(self, message: FakeMessage, payload: dict[str, Any], files: dict[int, Any], *,
+               editing: bool, allow_empty: bool) -> None:  # fmt: skip
+        super()._apply(message, payload, files, editing=editing, allow_empty=allow_empty)
+        for watcher in self.watchers:
+            watcher(message)
+
+
+class PacedRun:
+    """The people of every table of one step: routes each changed message to its table, and holds the clock."""
+
+    def __init__(self, fake: WatchedDiscord, seed: int) -> None:
+        self.fake = fake
+        self.rng = random.Random(seed)
+        self.table_of_user: dict[int, PacedTable] = {}
+        self.table_of_channel: dict[int, PacedTable] = {}
+        self.thinking: set[asyncio.Task[None]] = set()
+        self.stopping = False
+        fake.watchers.append(self.watch)
+
+    def watch(self, message: FakeMessage) -> None:
+        channel = message.channel
+        if channel.is_dm:
+            person = channel.recipient
+        elif message.ephemeral and message.interaction is not None:
+            person = message.interaction.user
+        else:
+            table = self.table_of_channel.get(channel.id)
+            if table is not None:
+                table.channel_changed(message)
+            return
+        if person is not None and (table := self.table_of_user.get(person.id)) is not None:
+            table.hand_changed(person, message)
+
+    def think_then(self, click: Callable[..., Awaitable[None]], *on: Any) -> None:
+        """``click(*on)`` once the person has thought it over (unless the run stopped meanwhile)."""
+        delay = self.rng.uniform(*THINK_SECONDS)
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            if not self.stopping:
+                await click(*on)
+
+        task = asyncio.create_task(later())
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
+
+    async def stop(self) -> None:
+        self.stopping = True
+        for task in list(self.thinking):
+            task.cancel()
+        await asyncio.gather(*self.thinking, return_exceptions=True)
+
+
+def enabled_button(message: FakeMessage, custom_id: str) -> bool:
+    return not message.deleted and any(
+        b.get("custom_id") == custom_id and not b.get("disabled") for b in message.buttons
+    )
+
+
+class PacedTable:
+    """One table: four people, or a host and three AI seats. Each person clicks the first enabled game button
+    of their hand 1-4 s after it appears. Measured: from a person's click until the next buttons for any
+    person at the table appear (a hand with a new position's buttons, a turn notice, a rematch)."""
+
+    def __init__(self, run: PacedRun, guild: FakeGuild, number: int, people: int) -> None:
+        self.run = run
+        self.fake = run.fake
+        self.channel: FakeChannel = guild.add_text_channel(f"table-{number}")
+        self.people: list[FakeUser] = []
+        for seat in range(people):
+            user = self.fake.add_user(f"p{number}-{seat}")
+            guild.add_member(user)
+            self.people.append(user)
+            run.table_of_user[user.id] = self
+        run.table_of_channel[self.channel.id] = self
+        self.bot_table_id = 0
+        self.positions_seen: set[str] = set()
+        self.positions_clicked: set[str] = set()
+        self.notices_seen: set[int] = set()
+        self.rematch_asked = False
+        self.last_click: float | None = None
+        self.turnarounds: list[tuple[float, float]] = []  # (click, next buttons shown), monotonic seconds
+        self.clicks: list[tuple[float, FakeInteraction]] = []
+
+    async def open(self, ai_seats: int, hands_in_channel: bool) -> None:
+        host = self.people[0]
+        if hands_in_channel:
+            for person in self.people:
+                prefs = await self.fake.slash(person, self.channel, "schnapsen", "prefs", hand="channel")
+                await prefs.wait_response(timeout=WAIT)
+        command = await self.fake.slash(host, self.channel, "schnapsen", "new")
+        await command.wait_followups(1, timeout=WAIT)
+        for seat in range(1, 4):
+            lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
+            if seat > 3 - ai_seats:
+                click = await self.fake.click(host, lobby, label=ADD_AI)
+            else:
+                click = await self.fake.click(self.people[seat], lobby, label=f"Sit {SEATS[seat]}")
+            await click.wait_response(timeout=WAIT)
+        lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
+        self.bot_table_id = int(str(lobby.button("Start")["custom_id"]).split(":")[1])
+        click = await self.fake.click(host, lobby, label="Start")
+        await click.wait_response(timeout=WAIT)
+
+    def lobby(self) -> FakeMessage | None:
+        for message in reversed(self.channel.messages):
+            if any(b.get("label") == "Start" for b in message.buttons):
+                return message
+        return None
+
+    def buttons_shown(self) -> None:
+        if self.last_click is not None:
+            self.turnarounds.append((self.last_click, time.monotonic()))
+            self.last_click = None
+
+    def hand_changed(self, person: FakeUser, message: FakeMessage) -> None:
+        custom_id = game_button(message, set())
+        if custom_id is None or position(custom_id) in self.positions_seen:
+            return
+        self.positions_seen.add(position(custom_id))
+        self.rematch_asked = False
+        self.buttons_shown()
+        self.run.think_then(self.play, person, message, custom_id)
+
+    def channel_changed(self, message: FakeMessage) -> None:
+        for button in message.buttons:
+            if button.get("disabled"):
+                continue
+            custom_id = str(button.get("custom_id", ""))
+            if button.get("label") == SHOW_MY_CARDS and message.id not in self.notices_seen:
+                # A turn notice: the person to act has no hand open in the channel; it opens one.
+                person = next((p for p in self.people if f"<@{p.id}>" in message.content), None)
+                if person is not None:
+                    self.notices_seen.add(message.id)
+                    self.buttons_shown()
+                    self.run.think_then(self.press, person, message, custom_id)
+                return
+            if button.get("label") == "Rematch" and not self.rematch_asked:
+                self.rematch_asked = True
+                self.buttons_shown()
+                self.run.think_then(self.press, self.people[0], message, custom_id)
+                return
+
+    async def play(self, person: FakeUser, message: FakeMessage, custom_id: str) -> None:
+        where = position(custom_id)
+        if where in self.positions_clicked or not enabled_button(message, custom_id):
+            return  # somebody moved on meanwhile (the newer buttons are handled when they appear)
+        self.positions_clicked.add(where)
+        clicked = self.last_click = time.monotonic()
+        self.clicks.append((clicked, await self.fake.click(person, message, custom_id)))
+
+    async def press(self, person: FakeUser, message: FakeMessage, custom_id: str) -> None:
+        if enabled_button(message, custom_id):
+            await self.fake.click(person, message, custom_id)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system time of a process and all its descendants (the AI workers, which a thread of it
+    starts), the reaped ones included, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    total = sum(int(field) for field in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            total += sum(cpu_seconds(int(child)) for child in (task / "children").read_text().split())
+    return total
+
+
+def machine_busy_seconds() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far: how much the other engineer's work took too."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def ai_seconds_within(spans: list[tuple[float, float]], start: float, end: float) -> float:
+    return sum(max(0.0, min(end, span_end) - max(start, span_start)) for span_start, span_end in spans)
+
+
+class Postgres:
+    """A throwaway PostgreSQL cluster (as tests/pgcluster.py makes it, fsync on) with a fresh database per step."""
+
+    def __init__(self) -> None:
+        binaries = server_binaries()
+        if binaries is None:
+            raise SystemExit("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
+        self.cluster = Cluster(binaries, durable=True)
+        self.steps = 0
+
+    def __enter__(self) -> Postgres:
+        self.cluster.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cluster.stop()
+
+    async def fresh_database(self) -> str:
+        import asyncpg
+
+        self.steps += 1
+        name = f"bench{self.steps}"
+        connection = await asyncpg.connect(self.cluster.dsn())
+        try:
+            await connection.execute(f"CREATE DATABASE {name}")
+        finally:
+            await connection.close()
+        return self.cluster.dsn(name)
+
+
+async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postgres | None) -> dict[str, Any]:
+    """Open ``table_count`` tables, let their people play for ``args.seconds``; the step's figures."""
+    fake = WatchedDiscord(record_requests=False, keep_history=False)
+    await fake.start()
+    run = PacedRun(fake, args.seed)
+    admin = fake.add_user("admin")
+    sharded = args.processes > 1
+    guilds = [
+        fake.add_guild(f"Bench {shard}", owner=admin, shard=(shard, args.processes) if sharded else None)
+        for shard in range(args.processes)
+    ]
+    people = 4 - args.ai_seats
+    tables = [PacedTable(run, guilds[n % len(guilds)], n, people) for n in range(table_count)]
+    children: list[asyncio.subprocess.Process] = []
+    reports: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        database = await postgres.fresh_database() if postgres else str(Path(folder) / "bench.sqlite3")
+        try:
+            for index in range(args.processes):  # one after the other: the first migrates the database
+                children.append(await start_child(
+                    fake, database, args, shards=f"{index}/{args.processes}" if sharded else None,
+                    cpu=args.bot_cpus[index], time_ai=args.ai_seats > 0,
+                ))  # fmt: skip
+            for guild in guilds:  # no deliberate pause before an AI move: only the bot's own time is measured
+                channel = next(iter(guild.channels.values()))
+                settings = await fake.slash(admin, channel, "schnapsen", "settings", ai_delay_ms=0)
+                await settings.wait_response(timeout=WAIT)
+            opening = asyncio.Semaphore(16)
+
+            async def open_one(table: PacedTable) -> None:
+                async with opening:
+                    await table.open(args.ai_seats, args.hands == "channel")
+
+            opened = time.monotonic()
+            await asyncio.gather(*(open_one(table) for table in tables))
+            open_seconds = time.monotonic() - opened
+            await asyncio.sleep(SETTLE_SECONDS)
+            start, cpu_start, busy_start = (
+                time.monotonic(),
+                [cpu_seconds(c.pid) for c in children],
+                machine_busy_seconds(),
+            )
+            parent_start = sum(os.times()[:2])
+            await asyncio.sleep(args.seconds)
+            end, cpu_end, busy_end = (
+                time.monotonic(),
+                [cpu_seconds(c.pid) for c in children],
+                machine_busy_seconds(),
+            )
+            parent_end = sum(os.times()[:2])
+            # Nobody clicks any more; a click of the window may still see its next buttons.
+            run.stopping = True
+            await asyncio.sleep(GRACE_SECONDS)
+            await run.stop()
+        finally:
+            for child in children:
+                reports.append(await stop_child(child))
+            await fake.stop()
+    window = end - start
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for report in reports:
+        for table_id, span_start, span_end in report.get("ai_spans", []):
+            spans.setdefault(table_id, []).append((span_start, span_end))
+    full: list[float] = []
+    without_ai: list[float] = []
+    unanswered = 0
+    for table in tables:
+        for clicked, shown in table.turnarounds:
+            if start <= clicked < end:
+                full.append((shown - clicked) * 1000)
+                ai = ai_seconds_within(spans.get(table.bot_table_id, []), clicked, shown)
+                without_ai.append((shown - clicked - ai) * 1000)
+        if table.last_click is not None and start <= table.last_click < end:
+            unanswered += 1  # no next buttons within the grace: counted as slower than anything
+    full += [math.inf] * unanswered
+    without_ai += [math.inf] * unanswered
+    clicks = [i for t in tables for at, i in t.clicks if start <= at < end]
+    answers = [i.response_latency * 1000 for i in clicks if i.response_latency is not None]
+    refused = sum(1 for i in clicks if i.response_type == 4 or i.followups)
+    busy = (busy_end[0] - busy_start[0]) / (busy_end[1] - busy_start[1]) * (os.cpu_count() or 1)
+    return {
+        "tables": table_count,
+        "open_seconds": round(open_seconds, 1),
+        "clicks_per_s": len(clicks) / window,
+        "refused": refused,
+        "unanswered": unanswered,
+        "answer_p95_ms": percentile(answers, 0.95) if answers else math.nan,
+        "next_median_ms": statistics.median(full) if full else math.nan,
+        "next_p95_ms": percentile(full, 0.95) if full else math.nan,
+        "next_p95_without_ai_ms": percentile(without_ai, 0.95) if without_ai else math.nan,
+        "turnarounds": len(full),
+        "ai_decisions": sum(len(one) for one in spans.values()),
+        "ai_fallbacks": sum(report.get("ai_fallbacks", 0) for report in reports),
+        "bot_cores": [round((e - s) / window, 2) for s, e in zip(cpu_start, cpu_end, strict=True)],
+        "parent_core": round((parent_end - parent_start) / window, 2),
+        "machine_cores": round(busy, 2),
+    }
+
+
+def step_line(step: dict[str, Any], ai_seats: int) -> str:
+    without = (
+        f" (AI decisions left out: p95 {step['next_p95_without_ai_ms']:.0f}; of the step's "
+        f"{step['ai_decisions']} AI decisions {step['ai_fallbacks']} fell back to greedy)"
+        if ai_seats
+        else ""
+    )
+    return (
+        f"{step['tables']:5d} tables: {step['clicks_per_s']:6.1f} clicks/s; click -> next buttons median "
+        f"{step['next_median_ms']:.0f} ms, p95 {step['next_p95_ms']:.0f} ms{without}; answer p95 "
+        f"{step['answer_p95_ms']:.0f} ms; refused {step['refused']}, no next buttons {step['unanswered']}; "
+        f"cores busy: bot {'+'.join(str(c) for c in step['bot_cores'])}, parent {step['parent_core']}, "
+        f"machine {step['machine_cores']} of {os.cpu_count()} (opened in {step['open_seconds']} s)"
+    )
+
+
+def within_target(step: dict[str, Any], ai_seats: int) -> bool:
+    key = "next_p95_without_ai_ms" if ai_seats else "next_p95_ms"
+    return bool(step[key] < TARGET_P95_MS and step["refused"] == 0)
+
+
+async def run_paced(args: argparse.Namespace) -> None:
+    pin_parent(args.bot_cpus)
+    print(describe_setup(args), flush=True)
+    postgres = Postgres() if args.database == "postgresql" else None
+    with postgres if postgres is not None else contextlib.nullcontext():
+        if not args.find_capacity:
+            print(step_line(await paced_step(args, args.tables, postgres), args.ai_seats), flush=True)
+            return
+        await find_capacity(args, postgres)
+
+
+async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> None:
+    """Double the tables from ``--tables`` until the p95 misses the target, then bisect ``--bisect`` times."""
+    good: dict[str, Any] | None = None
+    bad: dict[str, Any] | None = None
+    count = args.tables
+    while bad is None and count <= args.max_tables:
+        step = await paced_step(args, count, postgres)
+        print(step_line(step, args.ai_seats), flush=True)
+        if within_target(step, args.ai_seats):
+            good, count = step, count * 2
+        else:
+            bad = step
+    for _ in range(args.bisect if bad is not None and good is not None else 0):
+        assert good is not None and bad is not None
+        count = (good["tables"] + bad["tables"]) // 2
+        if count in (good["tables"], bad["tables"]):
+            break
+        step = await paced_step(args, count, postgres)
+        print(step_line(step, args.ai_seats), flush=True)
+        if within_target(step, args.ai_seats):
+            good = step
+        else:
+            bad = step
+    measure = (
+        "click -> next buttons p95, AI decisions left out" if args.ai_seats else "click -> next buttons p95"
+    )
+    if good is None:
+        print(f"capacity: not even {args.tables} tables keep the {measure} under {TARGET_P95_MS:.0f} ms")
+    else:
+        beyond = f"; {bad['tables']} tables did not" if bad is not None else " (the most tried, --max-tables)"
+        print(
+            f"capacity: {good['tables']} tables keep the {measure} under {TARGET_P95_MS:.0f} ms "
+            f"({good['clicks_per_s']:.1f} clicks/s){beyond}"
+        )
+
+
+def pin_parent(bot_cpus: list[int]) -> None:
+    """The fake Discord and the people run on the cores the bots do not (when there are any left)."""
+    rest = set(os.sched_getaffinity(0)) - set(bot_cpus)
+    if rest:
+        os.sched_setaffinity(0, rest)
+
+
+def describe_setup(args: argparse.Namespace) -> str:
+    seats = "one person and three AI seats" if args.ai_seats else "four people"
+    processes = (
+        "one bot process" if args.processes == 1 else f"{args.processes} bot processes (shards i of n)"
+    )
+    return (
+        f"human pace: {seats} per table, each thinking {THINK_SECONDS[0]:g}-{THINK_SECONDS[1]:g} s (seed "
+        f"{args.seed}); {processes} on {args.database}, pinned to core(s) {','.join(map(str, args.bot_cpus))}; "
+        f"hands by {'DM' if args.hands == 'dm' else 'ephemeral message in the channel'}; the AI's pause before "
+        f"a move (ai_delay_ms) 0; {args.seconds:g} s measured per step after every table started; edits of one "
+        f"message coalesced to one per {args.edit_interval:g} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -331,10 +768,64 @@ def main() -> None:
     parser.add_argument(
         "--cold", action="store_true", help="the bot loads its card art on first use (no preload)"
     )
+    parser.add_argument(
+        "--pace",
+        choices=("instant", "human"),
+        default="instant",
+        help="instant: people click as soon as buttons show (--deals per table); human: each thinks 1-4 s "
+        "first, and the tables play for --seconds",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="the people's thinking times (human pace)")
+    parser.add_argument(
+        "--ai-seats",
+        type=int,
+        choices=(0, 3),
+        default=0,
+        help="human pace: 3 = one person and three AI seats",
+    )
+    parser.add_argument(
+        "--processes", type=int, choices=(1, 2), default=1, help="bot processes (2: shards 0, 1 of 2)"
+    )
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--hands",
+        choices=("dm", "channel"),
+        help="where people see and click their hand (default: dm with one process; channel with two, since a DM "
+        "click reaches the process of shard 0 only)",
+    )
+    parser.add_argument(
+        "--bot-cpus", help="core of each bot process, comma-separated (default: the last core; 0,1 for two)"
+    )
+    parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
+    parser.add_argument(
+        "--find-capacity",
+        action="store_true",
+        help="human pace: double the tables from --tables while the p95 stays under 300 ms, then bisect",
+    )
+    parser.add_argument(
+        "--bisect", type=int, default=2, help="bisection steps after doubling (--find-capacity)"
+    )
+    parser.add_argument("--max-tables", type=int, default=1280, help="the most tables --find-capacity tries")
     args = parser.parse_args()
+    if args.pace == "instant":
+        if args.tables is None:
+            args.tables = 100 if args.mode == "open" else 50
+        asyncio.run(run(args))
+        return
+    if args.processes > 1 and args.database != "postgresql":
+        parser.error("several processes share a PostgreSQL database: add --database postgresql")
     if args.tables is None:
-        args.tables = 100 if args.mode == "open" else 50
-    asyncio.run(run(args))
+        args.tables = 20
+    if args.hands is None:
+        args.hands = "dm" if args.processes == 1 else "channel"
+    cpus = sorted(os.sched_getaffinity(0))
+    if args.bot_cpus:
+        args.bot_cpus = [int(cpu) for cpu in args.bot_cpus.split(",")]
+    else:
+        args.bot_cpus = cpus[-args.processes :] if len(cpus) >= args.processes else cpus * args.processes
+    if len(args.bot_cpus) != args.processes:
+        parser.error("--bot-cpus names one core per bot process")
+    asyncio.run(run_paced(args))
 
 
 if __name__ == "__main__":
