@@ -207,7 +207,7 @@ async def start_child(
         str(args.edit_interval),
     ]
     if args.profile:
-        command += ["--profile", args.profile]
+        command += ["--profile", profile_file(args.profile, shards)]
     if args.cold:
         command.append("--cold")
     if shards is not None:
@@ -222,6 +222,11 @@ async def start_child(
     if line.strip() != b"READY":
         raise RuntimeError(f"the bot process did not start: {line!r}")
     return child
+
+
+def profile_file(profile: str, shards: str | None) -> str:
+    """Each sharded process profiles into a file of its own: PROFILE.shard0, PROFILE.shard1."""
+    return profile if shards is None else f"{profile}.shard{shards.split('/')[0]}"
 
 
 async def stop_child(child: asyncio.subprocess.Process) -> dict[str, Any]:
@@ -553,13 +558,37 @@ class Postgres:
         import asyncpg
 
         self.steps += 1
-        name = f"bench{self.steps}"
+        self.name = f"bench{self.steps}"
         connection = await asyncpg.connect(self.cluster.dsn())
         try:
-            await connection.execute(f"CREATE DATABASE {name}")
+            await connection.execute(f"CREATE DATABASE {self.name}")
         finally:
             await connection.close()
-        return self.cluster.dsn(name)
+        return self.cluster.dsn(self.name)
+
+    async def watch_write_lock(self, until: asyncio.Event) -> dict[str, float]:
+        """Every 50 ms until ``until``: how many transactions wait for the bots' one write lock (an advisory
+        lock every write transaction takes, bot/db/postgres.py WRITE_LOCK_KEY); and commits per second."""
+        import asyncpg
+
+        connection = await asyncpg.connect(self.cluster.dsn(self.name))
+        commits = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        waiting_query = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        try:
+            started, first = time.monotonic(), await connection.fetchval(commits)
+            waiting: list[int] = []
+            while not until.is_set():
+                waiting.append(await connection.fetchval(waiting_query))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(until.wait(), 0.05)
+            elapsed, last = time.monotonic() - started, await connection.fetchval(commits)
+        finally:
+            await connection.close()
+        return {
+            "lock_waiting_mean": statistics.fmean(waiting) if waiting else 0.0,
+            "lock_contended_share": sum(1 for w in waiting if w) / len(waiting) if waiting else 0.0,
+            "commits_per_s": (last - first) / elapsed,
+        }
 
 
 async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postgres | None) -> dict[str, Any]:
@@ -605,7 +634,11 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
                 machine_busy_seconds(),
             )
             parent_start = sum(os.times()[:2])
+            window_over = asyncio.Event()
+            lock_watch = asyncio.create_task(postgres.watch_write_lock(window_over)) if postgres else None
             await asyncio.sleep(args.seconds)
+            window_over.set()
+            database_figures = await lock_watch if lock_watch is not None else {}
             end, cpu_end, busy_end = (
                 time.monotonic(),
                 [cpu_seconds(c.pid) for c in children],
@@ -658,6 +691,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
         "bot_cores": [round((e - s) / window, 2) for s, e in zip(cpu_start, cpu_end, strict=True)],
         "parent_core": round((parent_end - parent_start) / window, 2),
         "machine_cores": round(busy, 2),
+        **database_figures,
     }
 
 
@@ -668,12 +702,19 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         if ai_seats
         else ""
     )
+    database = (
+        f"; PostgreSQL {step['commits_per_s']:.0f} commits/s, the write lock awaited in "
+        f"{step['lock_contended_share']:.0%} of samples ({step['lock_waiting_mean']:.2f} waiting on average)"
+        if "commits_per_s" in step
+        else ""
+    )
     return (
         f"{step['tables']:5d} tables: {step['clicks_per_s']:6.1f} clicks/s; click -> next buttons median "
         f"{step['next_median_ms']:.0f} ms, p95 {step['next_p95_ms']:.0f} ms{without}; answer p95 "
         f"{step['answer_p95_ms']:.0f} ms; refused {step['refused']}, no next buttons {step['unanswered']}; "
         f"cores busy: bot {'+'.join(str(c) for c in step['bot_cores'])}, parent {step['parent_core']}, "
         f"machine {step['machine_cores']} of {os.cpu_count()} (opened in {step['open_seconds']} s)"
+        f"{database}"
     )
 
 
@@ -687,10 +728,17 @@ async def run_paced(args: argparse.Namespace) -> None:
     print(describe_setup(args), flush=True)
     postgres = Postgres() if args.database == "postgresql" else None
     with postgres if postgres is not None else contextlib.nullcontext():
-        if not args.find_capacity:
+        if args.find_capacity:
+            await find_capacity(args, postgres)
+        else:
             print(step_line(await paced_step(args, args.tables, postgres), args.ai_seats), flush=True)
-            return
-        await find_capacity(args, postgres)
+    if args.profile:
+        for index in range(args.processes):
+            shards = f"{index}/{args.processes}" if args.processes > 1 else None
+            print(
+                f"\nprofile of bot process {index} ({profile_file(args.profile, shards)}), top by own time:"
+            )
+            pstats.Stats(profile_file(args.profile, shards)).sort_stats("tottime").print_stats(20)
 
 
 async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> None:
