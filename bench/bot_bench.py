@@ -12,6 +12,30 @@ as it shows one (no pacing anywhere). Printed: per-interaction processing time (
 dispatching INTERACTION_CREATE to the bot's callback arriving), the time from a click until the next
 player's buttons are shown, deals per second, refused clicks, and the bot process's peak memory.
 Targets: p95 <= 50 ms with 50 tables; peak memory <= 150 MB with 100 open tables.
+
+Human pace and capacity (issue 14):
+
+    python bench/bot_bench.py --pace human --tables 40 --seconds 30
+    python bench/bot_bench.py --pace human --find-capacity                       # one process, four people
+    python bench/bot_bench.py --pace human --find-capacity --ai-seats 3 --tables 1
+    python bench/bot_bench.py --pace human --find-capacity --processes 2 --database postgresql
+
+Each person clicks the first enabled game button of their hand a random 1-4 s (--seed) after it appears.
+A step opens its tables, waits 3 s, then measures --seconds of play; its figure is the time from a
+person's click until the next buttons for any person of that table appear (a hand showing a new
+position's buttons, a turn notice, a rematch), as the fake Discord receives them. With --ai-seats 3
+(one person, three AI seats added in the lobby) the AI moves in between are part of that time; the AI's
+deliberate pause (the guild setting ai_delay_ms) is set to 0, and a second p95 leaves out the time spent
+in the AI's decisions (including waiting for a free AI worker), recorded by the bot process. A click
+still without next buttons 5 s after the window counts as slower than any. --find-capacity doubles the
+tables from --tables while a step keeps p95 < 300 ms with no click refused (with AI seats: the p95
+without the AI's decisions, and a second criterion: at most 5% of AI decisions fall back to greedy),
+then bisects. Each bot process is pinned to one core (--bot-cpus; its AI workers inherit it), the fake
+Discord and the people run on the other cores. --processes 2 --database postgresql runs two sharded
+processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both shards; a DM
+click always reaches the process of shard 0, so their people click hands shown in the channel
+(--hands channel, the default there). Per step also printed: cores busy (bot, parent, whole machine: the
+machine may be shared), and on PostgreSQL commits/s and how often a transaction waits for the write lock.
 """
 
 from __future__ import annotations
