@@ -21,7 +21,7 @@ Human pace and capacity (issue 14):
     python bench/bot_bench.py --pace human --find-capacity --processes 2 --database postgresql
 
 Each person clicks the first enabled game button of their hand a random 1-4 s (--seed) after it appears.
-A step opens its tables, waits 3 s, then measures --seconds of play; its figure is the time from a
+A step opens its tables, waits 12 s, then measures --seconds of play; its figure is the time from a
 person's click until the next buttons for any person of that table appear (a hand showing a new
 position's buttons, a turn notice, a rematch), as the fake Discord receives them. With --ai-seats 3
 (one person, three AI seats added in the lobby) the AI moves in between are part of that time; the AI's
@@ -363,7 +363,7 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
 
 THINK_SECONDS = (1.0, 4.0)  # a person looks at their new buttons this long before clicking
 TARGET_P95_MS = 300.0
-SETTLE_SECONDS = 3.0  # after the last table started, before the measured window (the opening burst is over)
+SETTLE_SECONDS = 12.0  # after the last table started: the opening burst is over, channel hands are open
 GRACE_SECONDS = 5.0  # after the window: a click made in it may still see its next buttons
 SHOW_MY_CARDS = "Show my cards"
 ADD_AI = "Add AI player"
@@ -383,6 +383,10 @@ class WatchedDiscord(FakeDiscord):
         super()._apply(message, payload, files, editing=editing, allow_empty=allow_empty)
         for watcher in self.watchers:
             watcher(message)
+
+
+class StepFailed(Exception):
+    """A step could not be played through (the bot answered too late or not at all): it was not served."""
 
 
 class PacedRun:
@@ -466,21 +470,36 @@ class PacedTable:
         host = self.people[0]
         if hands_in_channel:
             for person in self.people:
-                prefs = await self.fake.slash(person, self.channel, "schnapsen", "prefs", hand="channel")
-                await prefs.wait_response(timeout=WAIT)
-        command = await self.fake.slash(host, self.channel, "schnapsen", "new")
+                await self.answered(
+                    await self.fake.slash(person, self.channel, "schnapsen", "prefs", hand="channel")
+                )
+        command = await self.answered(await self.fake.slash(host, self.channel, "schnapsen", "new"))
         await command.wait_followups(1, timeout=WAIT)
         for seat in range(1, 4):
             lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
             if seat > 3 - ai_seats:
-                click = await self.fake.click(host, lobby, label=ADD_AI)
+                await self.answered(await self.fake.click(host, lobby, label=ADD_AI))
             else:
-                click = await self.fake.click(self.people[seat], lobby, label=f"Sit {SEATS[seat]}")
-            await click.wait_response(timeout=WAIT)
+                await self.answered(
+                    await self.fake.click(self.people[seat], lobby, label=f"Sit {SEATS[seat]}")
+                )
         lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
         self.bot_table_id = int(str(lobby.button("Start")["custom_id"]).split(":")[1])
-        click = await self.fake.click(host, lobby, label="Start")
-        await click.wait_response(timeout=WAIT)
+        await self.answered(await self.fake.click(host, lobby, label="Start"))
+
+    async def answered(self, interaction: FakeInteraction) -> FakeInteraction:
+        """The interaction once answered; an answer after Discord's 3 s fails the step (the person saw
+        "This interaction failed"): the bot is past what it can serve."""
+        await self.fake.wait_for(
+            lambda: interaction.response is not None or interaction.rejected_callbacks,
+            timeout=WAIT,
+            what=f"an answer to {interaction.describe()}",
+        )
+        if interaction.response is None:
+            raise StepFailed(
+                f"{interaction.describe()} was answered after Discord's 3 s while the tables opened"
+            )
+        return interaction
 
     def lobby(self) -> FakeMessage | None:
         for message in reversed(self.channel.messages):
@@ -674,6 +693,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             await asyncio.sleep(GRACE_SECONDS)
             await run.stop()
         finally:
+            await run.stop()
             for child in children:
                 reports.append(await stop_child(child))
             await fake.stop()
@@ -719,7 +739,15 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     }
 
 
+def failed_step(count: int, reason: str) -> dict[str, Any]:
+    """A step that could not be played through: it keeps no criterion."""
+    return {"tables": count, "failed": reason, "refused": 0, "next_p95_ms": math.inf,
+            "next_p95_without_ai_ms": math.inf, "ai_fallbacks": math.inf, "ai_decisions": 0}  # fmt: skip
+
+
 def step_line(step: dict[str, Any], ai_seats: int) -> str:
+    if "failed" in step:
+        return f"{step['tables']:5d} tables: not served: {step['failed']}"
     without = (
         f" (AI decisions left out: p95 {step['next_p95_without_ai_ms']:.0f}; of the step's "
         f"{step['ai_decisions']} AI decisions {step['ai_fallbacks']} fell back to greedy)"
@@ -787,7 +815,10 @@ async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> 
 
     async def step_of(count: int) -> dict[str, Any]:
         if count not in steps:
-            steps[count] = await paced_step(args, count, postgres)
+            try:
+                steps[count] = await paced_step(args, count, postgres)
+            except (StepFailed, AssertionError) as err:  # AssertionError: the fake's wait_for timed out
+                steps[count] = failed_step(count, str(err))
             print(step_line(steps[count], args.ai_seats), flush=True)
         return steps[count]
 
