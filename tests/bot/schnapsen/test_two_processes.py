@@ -2,7 +2,8 @@
 1 is played by four people clicking their hand DMs, which Discord sends to shard 0's process; that process
 hands each click to the owner through the database's click inbox. The owner is killed mid-deal, a click made
 while it is down waits in the inbox, and the restarted owner applies it and play goes on to the deal's end.
-Nothing is lost: the stored actions are exactly the accepted clicks, in order.
+Then both stop and one process holding both shards takes the table on from the database. Nothing is lost:
+the stored actions are exactly the accepted clicks, in order.
 
 Each process is a real bot in a process of its own (``bot_process.py``), talking to this test's fake Discord
 over loopback."""
@@ -105,6 +106,15 @@ def position(custom_id: str) -> int:
     return parsed.version
 
 
+def stored_text(seat: int, custom_id: str) -> str:
+    """How the action of a game button clicked at ``seat`` is stored."""
+    parsed = ButtonId.parse(custom_id)
+    assert parsed is not None
+    action = action_of(parsed)
+    assert action is not None
+    return engine.format_action(seat, action)
+
+
 async def wait_until(fake: FakeDiscord, predicate: Callable[[], object], what: str) -> None:
     await fake.wait_for(predicate, timeout=STEP_TIMEOUT, what=what)
 
@@ -186,13 +196,27 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
 
         await wait_until(fake, answered, f"the click at position {version}")
         assert not click.followups, f"the click at {version} was refused: {click.followups[0].content!r}"
-        parsed = ButtonId.parse(custom_id)
-        assert parsed is not None
-        action = action_of(parsed)
-        assert action is not None
-        accepted.append(engine.format_action(people.index(person), action))
+        accepted.append(stored_text(people.index(person), custom_id))
 
     assert crashed and len(accepted) > 5
+
+    # The range moves by configuration: both stop, one process starts holding shards 0-1 and goes on with the
+    # table from the database; a DM click is now applied where it arrives.
+    await processes.stop_all()
+    await processes.start("0-1")
+    await wait_until(fake, lambda: newest_hand(fake, people) is not None, "someone's turn in the next deal")
+    found = newest_hand(fake, people)
+    assert found is not None
+    person, message, button = found
+    click = await fake.click(person, message, button["custom_id"])
+    await wait_until(
+        fake,
+        lambda: (now := newest_hand(fake, people)) is not None
+        and position(now[2]["custom_id"]) > position(button["custom_id"]),
+        "the click applied by the process now holding both shards",
+    )
+    assert not click.followups
+    accepted.append(stored_text(people.index(person), button["custom_id"]))
     db = await Database.open(pg_url)
     try:
         [table] = [row for row in await db.list_open_tables() if row.guild_id == guild.id]
