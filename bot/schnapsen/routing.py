@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KEPT_PAYLOADS = 512  # Discord's payloads of the newest interactions, kept until routed (one each, briefly)
+KEPT_PAYLOADS = 512  # Discord's payloads of the newest button clicks, kept until routed (one each, briefly)
+COMPONENT_INTERACTION = 3
 
 
 class ClickRouter:
@@ -55,9 +56,10 @@ class ClickRouter:
         parse = self._parser = parsers["INTERACTION_CREATE"]
 
         def keep_then_parse(data: Any) -> None:
-            self._payloads[int(data["id"])] = data
-            while len(self._payloads) > KEPT_PAYLOADS:
-                self._payloads.popitem(last=False)
+            if data.get("type") == COMPONENT_INTERACTION:  # only a button may be handed on
+                self._payloads[int(data["id"])] = data
+                while len(self._payloads) > KEPT_PAYLOADS:
+                    self._payloads.popitem(last=False)
             parse(data)
 
         parsers["INTERACTION_CREATE"] = keep_then_parse
@@ -80,7 +82,7 @@ class ClickRouter:
         await acknowledge(interaction)
         if not await self.service.hand_click_to_owner(table_id, payload):
             return True  # closed, unknown or ours after all: the usual checks answer it
-        log.info(
+        log.debug(
             "table %s: a click (user %s, custom id %r) handed to the process serving it",
             table_id,
             interaction.user.id,
