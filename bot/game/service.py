@@ -674,13 +674,6 @@ class TableService(ProfileQueries):
         row = await self.db.get_table(table_id)
         return row is not None and self.owns_guild(row.guild_id)
 
-    async def served_elsewhere(self, table_id: int) -> bool:
-        """The table is open and another process (the holder of its guild's shard) serves it."""
-        if table_id in self._tables:
-            return False
-        row = await self.db.get_table(table_id)
-        return row is not None and row.status != "closed" and not self.owns_guild(row.guild_id)
-
     # --- clicks for a table another process serves ---------------------------------------------------
 
     async def hand_click_to_owner(self, table_id: int, interaction: dict[str, object]) -> bool:

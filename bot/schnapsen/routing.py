@@ -127,7 +127,8 @@ class ClickInbox:
             self._wake.clear()  # before looking: a click stored while we look wakes the next round
             try:
                 await self._listen()
-                await self.take_waiting()
+                if await self.take_waiting():
+                    self._wake.set()  # more may wait than one look takes: look again at once
             except Exception:
                 log.exception("taking the clicks handed to this process failed; looking again in %s s", poll)
             with contextlib.suppress(TimeoutError):
