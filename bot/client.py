@@ -50,7 +50,7 @@ class SchnapsenBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
         shards = self.settings.shards
-        self.service = TableService(self.db, owns_guild=shards.owns_guild if shards is not None else None)
+        self.service = TableService(self.db, shards=shards)
         if shards is not None:
             log.info("serving the guilds of %s", shards)
         self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)

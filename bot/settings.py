@@ -53,6 +53,9 @@ class Settings:
     shards: ShardRange | None = None
     # Discord lets a bot IDENTIFY one shard per 5 s; a sharded process waits this long between its shards.
     identify_interval: float = 5.0
+    # A process holding shards takes the clicks other processes hand it when woken (PostgreSQL's NOTIFY),
+    # and looks for them this often besides (a lost notification, SQLite).
+    click_inbox_poll: float = 2.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:

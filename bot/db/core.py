@@ -7,7 +7,7 @@ read by column name (`row["id"]`, `dict(row)`) on both engines.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Self
 
@@ -60,6 +60,18 @@ class DatabaseCore:
         """Which kind of constraint the driver's `err` reports broken ("unique", "foreign_key", "other"), or
         None when it is no constraint violation."""
         raise NotImplementedError
+
+    async def _notify(self, channel: str, payload: str) -> None:
+        """Inside the current transaction: wake the listeners of `channel` once it commits (PostgreSQL's
+        NOTIFY). An engine without notifications does nothing: its readers look for themselves."""
+
+    async def listen(
+        self, channel: str, on_notice: Callable[[str], None], on_lost: Callable[[], None]
+    ) -> Callable[[], Awaitable[None]] | None:
+        """Call `on_notice(payload)` for each notification on `channel`, from now until the returned function
+        is awaited, and `on_lost()` if the listening connection drops before. None where the engine has no
+        notifications. Raises when it cannot start listening."""
+        return None
 
     async def __aenter__(self) -> Self:
         return self

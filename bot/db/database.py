@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .inbox import ClickInboxRepo
 from .outbox import OutboxRepo
 from .postgres import PostgresCore
 from .prefs import PlayerPrefsRepo
@@ -54,7 +55,7 @@ def parse_database_url(target: str | os.PathLike[str]) -> DatabaseUrl:
 
 class Database(
     GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo, ProfileRepo,
-    PlayerPrefsRepo,
+    PlayerPrefsRepo, ClickInboxRepo,
 ):
     """Open with `await Database.open(path_or_url)`, close with `await db.close()`.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,8 +74,9 @@ class _Held:
 class PostgresCore(DatabaseCore):
     dialect = "postgresql"
 
-    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+    def __init__(self, pool: asyncpg.Pool[Any], dsn: str) -> None:
         self._pool = pool
+        self._dsn = dsn  # listeners hold a connection of their own, outside the pool
         self._held: dict[asyncio.Task[Any], _Held] = {}
         # This process's writers queue here first, in order (asyncio.Lock is FIFO), and only the one whose turn
         # it is waits for the database's write lock: a long job of many small transactions lets a write that
@@ -95,7 +96,7 @@ class PostgresCore(DatabaseCore):
         except BaseException:
             await pool.close()
             raise
-        return cls(pool)
+        return cls(pool, dsn)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -164,6 +165,28 @@ class PostgresCore(DatabaseCore):
             "SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id')) AS last", (table,)
         )
         return 1 if row is None or row["last"] is None else int(row["last"]) + 1
+
+    async def _notify(self, channel: str, payload: str) -> None:
+        await self._writer().execute("SELECT pg_notify($1, $2)", channel, payload)
+
+    async def listen(
+        self, channel: str, on_notice: Callable[[str], None], on_lost: Callable[[], None]
+    ) -> Callable[[], Awaitable[None]] | None:
+        conn = await asyncpg.connect(self._dsn)
+        try:
+            await conn.add_listener(channel, lambda _conn, _pid, _channel, payload: on_notice(payload))
+        except BaseException:
+            await conn.close()
+            raise
+        stopping = False
+        conn.add_termination_listener(lambda _conn: None if stopping else on_lost())
+
+        async def stop() -> None:
+            nonlocal stopping
+            stopping = True
+            await conn.close()
+
+        return stop
 
     @asynccontextmanager
     async def _statement_savepoint(self) -> AsyncIterator[None]:

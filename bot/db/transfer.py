@@ -22,9 +22,10 @@ TABLES: tuple[str, ...] = (
     "ratings",
     "rating_history",
     "outbox",
+    "click_inbox",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
-NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox")
+NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox", "click_inbox")
 
 
 async def row_counts(db: DatabaseCore) -> dict[str, int]:

@@ -143,4 +143,9 @@ async def rebuild_if_pending(db: Database) -> int | None:
     None when nothing was pending."""
     if await db.get_meta(REBUILD_PENDING) != "1":
         return None
-    return await rebuild(db)
+    async with db.transaction():
+        # Asked again under the write lock: of processes starting together on one PostgreSQL, the first
+        # rebuilds and the others find it done.
+        if await db.get_meta(REBUILD_PENDING) != "1":
+            return None
+        return await rebuild(db)

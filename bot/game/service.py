@@ -9,12 +9,14 @@ table's snapshot after every commit and hands the new one back; nobody changes o
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import json
 import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -39,7 +41,9 @@ from bot.db import (
     TableRow,
     Tally,
 )
+from bot.db.inbox import CLICKS_CHANNEL, InboxClick
 from bot.db.retention import retention_cutoff
+from bot.shards import ShardRange, shard_of
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
@@ -52,6 +56,8 @@ from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_b
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
+# The inbox id of the handed click being run in this task (bot/schnapsen/routing.py), if any.
+HANDED_CLICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("handed_click", default=None)
 COMMAND_HASH_KEY = "command_hash"
 REMEMBERED_PREFS = 10_000  # people whose choices are kept in memory (least recently used forgotten)
 
@@ -87,18 +93,22 @@ class TableService(ProfileQueries):
         *,
         clock: Callable[[], float] = time.time,
         seed_source: Callable[[], int] | None = None,
-        owns_guild: Callable[[int], bool] | None = None,
+        shards: ShardRange | None = None,
     ) -> None:
         self.db = db
-        # Whether this process serves a guild's tables (bot/shards.py); None: every guild is ours.
-        self.owns_guild: Callable[[int], bool] = owns_guild or (lambda guild_id: True)
-        self.sharded = owns_guild is not None
+        # The Discord shards this process holds (bot/shards.py): it serves their guilds' tables. None: every
+        # guild's tables are ours.
+        self.shards = shards
+        self.sharded = shards is not None
         self.clock = clock
         rng = random.SystemRandom()
         self.new_seed = seed_source or (lambda: rng.getrandbits(62))
         self._tables: dict[int, TableSnapshot] = {}  # table id -> the open table's current snapshot
         self._locks: dict[int, asyncio.Lock] = {}
         self._prefs: OrderedDict[int, PlayerPrefs] = OrderedDict()  # user id -> their choices, as stored
+
+    def owns_guild(self, guild_id: int) -> bool:
+        return self.shards is None or self.shards.owns_guild(guild_id)
 
     def now(self) -> int:
         return int(self.clock())
@@ -512,6 +522,8 @@ class TableService(ProfileQueries):
         async with self.db.transaction():
             seq = await self.db.append_action(table.id, table.deal_no, text, now)
             new_version = await self.db.bump_version(table.id, now)
+            if (handed := HANDED_CLICK.get()) is not None:
+                await self.db.click_done(handed)  # stored with its move: a crash never runs it twice
             if back:
                 await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
                 await self.db.set_warned(table.id, seat, False)
@@ -662,12 +674,47 @@ class TableService(ProfileQueries):
         row = await self.db.get_table(table_id)
         return row is not None and self.owns_guild(row.guild_id)
 
-    async def served_elsewhere(self, table_id: int) -> bool:
-        """The table is open and another process (the holder of its guild's shard) serves it."""
-        if table_id in self._tables:
+    # --- clicks for a table another process serves ---------------------------------------------------
+
+    async def hand_click_to_owner(self, table_id: int, interaction: dict[str, object]) -> bool:
+        """Store a click (Discord's interaction payload) for the process serving its table, and wake that
+        process; False when no other process serves the table (it is ours, closed or unknown)."""
+        if self.shards is None or table_id in self._tables:
             return False
         row = await self.db.get_table(table_id)
-        return row is not None and row.status != "closed" and not self.owns_guild(row.guild_id)
+        if row is None or row.status == "closed" or self.owns_guild(row.guild_id):
+            return False
+        await self.db.post_click(table_id, shard_of(row.guild_id, self.shards.count), interaction, self.now())
+        return True
+
+    async def clicks_handed_to_us(self) -> list[InboxClick]:
+        """Clicks other processes received for our tables, oldest first."""
+        return [] if self.shards is None else await self.db.clicks_for(self.shards.ids)
+
+    async def click_handled(self, click_id: int) -> None:
+        await self.db.click_done(click_id)
+
+    @staticmethod
+    def running_handed_click(click_id: int) -> contextlib.AbstractContextManager[None]:
+        """Around running a click taken from the inbox: the move it makes deletes it in the move's own
+        transaction (the caller deletes it too, for a click that made no move)."""
+        return _context_set(HANDED_CLICK, click_id)
+
+    async def listen_for_clicks(
+        self, on_click: Callable[[], None], on_lost: Callable[[], None]
+    ) -> Callable[[], Awaitable[None]] | None:
+        """Call ``on_click`` whenever a click is handed to one of our shards (PostgreSQL's NOTIFY), until the
+        returned function is awaited; ``on_lost`` when the listening connection fails. None where storage
+        cannot notify: the caller looks for clicks now and then instead."""
+        if self.shards is None:
+            return None
+        ours = {str(shard) for shard in self.shards.ids}
+
+        def on_notice(shard: str) -> None:
+            if shard in ours:
+                on_click()
+
+        return await self.db.listen(CLICKS_CHANNEL, on_notice, on_lost)
 
     async def announcement_delivered(self, entry_id: int) -> None:
         await self.db.announcement_delivered(entry_id)
@@ -916,6 +963,15 @@ class TableService(ProfileQueries):
         self._prefs.move_to_end(prefs.user_id)
         while len(self._prefs) > REMEMBERED_PREFS:
             self._prefs.popitem(last=False)
+
+
+@contextlib.contextmanager
+def _context_set(var: contextvars.ContextVar[int | None], value: int) -> Iterator[None]:
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
 
 
 def _with_seat(table: TableSnapshot, occupant: SeatRow) -> TableSnapshot:

@@ -96,6 +96,7 @@ class SchnapsenCog(
             self.runtime.resume(table)
         for table_id in {entry.table_id for entry in await self.service.pending_announcements()}:
             self.runtime.deliver(table_id)  # closed and set-aside tables too
+        self.runtime.inbox.start()  # clicks handed to our shards, also those stored while we were down
         log.info(
             "restored %d open table(s); repaired %d; set aside %d",
             len(restored.tables),

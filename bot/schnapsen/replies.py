@@ -33,7 +33,10 @@ def language_of(interaction: Interaction) -> str:
 
 async def acknowledge(interaction: Interaction, **kwargs: Any) -> None:
     """``defer``, where a repeat of an acknowledgement that took effect (its reply was lost, discord.py retried
-    and Discord answered 40060) counts as done: the click is carried out, not dropped."""
+    and Discord answered 40060) counts as done: the click is carried out, not dropped. A click acknowledged already (by the process that
+    received it and handed it here, ``routing.py``) is left as it is."""
+    if interaction.response.is_done():
+        return
     try:
         await interaction.response.defer(**kwargs)
     except discord.HTTPException as err:

@@ -4,50 +4,202 @@ that serves the table.
 Discord delivers a guild's interactions on the guild's shard, so a click in a channel always reaches the
 process serving its table. Interactions in DMs all arrive on shard 0: a click on a hand DM reaches shard 0's
 process whoever serves the table. ``ClickRouter.route`` decides, before any check of the click: apply it
-here, or hand it to the owner. The local router (one process, or shards without shared storage) can only
-refuse a click for a table served elsewhere; a PostgreSQL inbox router will store the click, NOTIFY the owner
-and let the owner answer through the interaction's token (docs/bot.md, "Shards").
+here, or hand it to the owner through storage's click inbox. The receiver acknowledges the click at once
+(Discord's three seconds), stores Discord's payload of it for the owner's shard and wakes the owner
+(PostgreSQL's NOTIFY). The owner's ``ClickInbox`` rebuilds the interaction from that payload and runs the
+button exactly as if Discord had sent the click there: the same checks, the same single transaction under the
+table's lock, and the answer through the interaction's token (valid 15 minutes, from any process). An owner
+that was down takes its inbox when it starts. One process (no shards) applies every click here.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from collections import OrderedDict, defaultdict
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.game.errors import UserError
+from bot.db.inbox import InboxClick
+
+from .components import COMPONENTS
+from .replies import acknowledge
 
 if TYPE_CHECKING:
-    from bot.game.service import TableService
+    from bot.client import SchnapsenBot
 
 log = logging.getLogger(__name__)
 
+KEPT_PAYLOADS = 512  # Discord's payloads of the newest button clicks, kept until routed (one each, briefly)
+COMPONENT_INTERACTION = 3
 
-class ClickRouter(Protocol):
+
+class ClickRouter:
+    """Applies a click here, or hands it to the process serving its table."""
+
+    def __init__(self, bot: SchnapsenBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        # The payload Discord sent for each new interaction, by id: what the owner rebuilds the click from.
+        self._payloads: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._parser: Callable[[Any], None] | None = None
+        if self.service.sharded:
+            self._keep_payloads()
+
+    def _keep_payloads(self) -> None:
+        # discord.py parses INTERACTION_CREATE into an Interaction that keeps no copy of the payload: keep
+        # one on the way in (every shard's websocket reads this same table of parsers).
+        parsers = self.bot._connection.parsers
+        parse = self._parser = parsers["INTERACTION_CREATE"]
+
+        def keep_then_parse(data: Any) -> None:
+            if data.get("type") == COMPONENT_INTERACTION:  # only a button may be handed on
+                self._payloads[int(data["id"])] = data
+                while len(self._payloads) > KEPT_PAYLOADS:
+                    self._payloads.popitem(last=False)
+            parse(data)
+
+        parsers["INTERACTION_CREATE"] = keep_then_parse
+
+    def close(self) -> None:
+        if self._parser is not None:
+            self.bot._connection.parsers["INTERACTION_CREATE"] = self._parser
+            self._parser = None
+
     async def route(self, interaction: discord.Interaction[Any], table_id: int) -> bool:
-        """True: apply the click here (its checks and answer follow as always). False: the router took the
-        click over and has answered it. A refusal raises ``UserError``, answered by the usual error path."""
-        ...
-
-
-class LocalClickRouter:
-    """Apply a click here when this process serves its table; a click for a table another process serves is
-    refused with a clear answer and logged at ERROR (nothing yet carries it to its owner)."""
-
-    def __init__(self, service: TableService) -> None:
-        self.service = service
-
-    async def route(self, interaction: discord.Interaction[Any], table_id: int) -> bool:
-        if self.service.snapshot(table_id) is not None or not self.service.sharded:
+        """True: apply the click here (its checks and answer follow as always). False: the click was handed
+        to the process serving its table, which answers it."""
+        if not self.service.sharded or self.service.snapshot(table_id) is not None:
             return True
-        if await self.service.served_elsewhere(table_id):
-            log.error(
-                "table %s: a click (user %s, custom id %r) reached this process, but another process serves "
-                "the table and no route to it exists; refused",
-                table_id,
-                interaction.user.id,
-                interaction.data.get("custom_id") if interaction.data else None,
-            )
-            raise UserError("error.table_elsewhere")
-        return True  # a closed or unknown table: the usual checks answer it
+        payload = self._payloads.pop(interaction.id, None)
+        if payload is None:  # not from Discord's gateway (cannot happen but for a rebuilt click): apply here
+            return True
+        # Not one of ours: acknowledged before storage is asked whose it is, so that a slow database never
+        # costs Discord's three seconds. The checks that follow here answer through the token as well.
+        await acknowledge(interaction)
+        if not await self.service.hand_click_to_owner(table_id, payload):
+            return True  # closed, unknown or ours after all: the usual checks answer it
+        log.debug(
+            "table %s: a click (user %s, custom id %r) handed to the process serving it",
+            table_id,
+            interaction.user.id,
+            interaction.data.get("custom_id") if interaction.data else None,
+        )
+        return False
+
+
+class ClickInbox:
+    """The owner's side: takes the clicks handed to this process's shards, oldest first (one at a time per
+    table, tables side by side), runs each, then deletes it. Woken by the database's notifications; looks
+    every ``settings.click_inbox_poll`` seconds besides."""
+
+    def __init__(self, bot: SchnapsenBot) -> None:
+        self.bot = bot
+        self.service = bot.service
+        self._wake = asyncio.Event()
+        self._stop_listening: Callable[[], Awaitable[None]] | None = None
+        self._listening = False
+        # Clicks being run, and clicks run whose deletion failed (retried): never run twice.
+        self._running: set[int] = set()
+        self._handled: set[int] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.service.sharded and self._task is None:
+            self._task = asyncio.create_task(self._serve(), name="click inbox")
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        await self._stop()
+
+    async def _serve(self) -> None:
+        poll = self.bot.settings.click_inbox_poll
+        while True:
+            self._wake.clear()  # before looking: a click stored while we look wakes the next round
+            try:
+                await self._listen()
+                if await self.take_waiting():
+                    self._wake.set()  # more may wait than one look takes: look again at once
+            except Exception:
+                log.exception("taking the clicks handed to this process failed; looking again in %s s", poll)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), poll)
+
+    async def _listen(self) -> None:
+        if self._listening:
+            return
+        await self._stop()
+        self._stop_listening = await self.service.listen_for_clicks(self.wake, self._lost)
+        self._listening = True
+
+    def _lost(self) -> None:
+        log.error("the database connection listening for handed clicks was lost; listening again")
+        self._listening = False
+        self.wake()
+
+    async def _stop(self) -> None:
+        stop, self._stop_listening, self._listening = self._stop_listening, None, False
+        if stop is not None:
+            try:
+                await stop()
+            except Exception:
+                log.warning("closing the connection listening for handed clicks failed", exc_info=True)
+
+    async def take_waiting(self) -> int:
+        """Run every click waiting for us now; returns how many ran."""
+        for click_id in list(self._handled):
+            await self._delete(click_id)
+        taken = self._running | self._handled
+        clicks = [click for click in await self.service.clicks_handed_to_us() if click.id not in taken]
+        self._running.update(click.id for click in clicks)
+        by_table: defaultdict[int, list[InboxClick]] = defaultdict(list)
+        for click in clicks:
+            by_table[click.table_id].append(click)
+        await asyncio.gather(*(self._run_in_order(table_clicks) for table_clicks in by_table.values()))
+        return len(clicks)
+
+    async def _run_in_order(self, clicks: list[InboxClick]) -> None:
+        for click in clicks:
+            try:
+                with self.service.running_handed_click(click.id):
+                    await run_handed_click(self.bot, click)
+            except Exception:  # the buttons answer their own errors; this is a payload nobody can run
+                log.exception("table %s: a handed click (inbox %s) could not be run; dropped", click.table_id, click.id)
+            self._running.discard(click.id)
+            self._handled.add(click.id)
+            await self._delete(click.id)
+
+    async def _delete(self, click_id: int) -> None:
+        try:
+            await self.service.click_handled(click_id)
+        except Exception:
+            log.error("deleting handed click %s failed; trying again at the next look", click_id, exc_info=True)
+        else:
+            self._handled.discard(click_id)
+
+
+async def run_handed_click(bot: SchnapsenBot, click: InboxClick) -> None:
+    """Run a click another process received, as discord.py runs a dynamic item's click: the button built from
+    its custom id, its check, then its callback. The receiver acknowledged it, so every answer goes through
+    the interaction's token."""
+    interaction: discord.Interaction[Any] = discord.Interaction(data=click.interaction, state=bot._connection)  # type: ignore[arg-type]
+    interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
+    data = click.interaction.get("data") or {}
+    custom_id = str(data.get("custom_id", ""))
+    for factory in COMPONENTS:
+        match = factory.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if match is None:
+            continue
+        base = discord.ui.Button[Any](custom_id=custom_id)
+        item = await factory.from_custom_id(interaction, base, match)
+        if await item.interaction_check(interaction):
+            await item.callback(interaction)

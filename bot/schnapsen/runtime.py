@@ -20,7 +20,7 @@ from bot.game.table import TableSnapshot
 
 from .drivers import Drivers
 from .messages import Messages
-from .routing import ClickRouter, LocalClickRouter
+from .routing import ClickInbox, ClickRouter
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -30,8 +30,9 @@ class Runtime:
     def __init__(self, bot: SchnapsenBot) -> None:
         self.messages = Messages(bot)
         self.drivers = Drivers(bot, self.messages, self.after_change)
-        # Where a click for a table is applied; a PostgreSQL inbox router will carry DM clicks to their owner.
-        self.clicks: ClickRouter = LocalClickRouter(bot.service)
+        # Where a click for a table is applied, and the clicks other processes hand to ours (routing.py).
+        self.clicks = ClickRouter(bot)
+        self.inbox = ClickInbox(bot)
 
     def after_change(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
         """Announce a stored change: what it owes, the table message and the hands; then drive the table."""
@@ -89,6 +90,8 @@ class Runtime:
         await self.drivers.sweep()
 
     async def shutdown(self) -> None:
+        await self.inbox.close()
+        self.clicks.close()
         self.drivers.halt()
         self.messages.edits.close()
         self.messages.sends.close()

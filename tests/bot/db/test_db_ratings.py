@@ -148,3 +148,22 @@ def test_the_rebuild_command_refuses_a_missing_database(tmp_path: Path, capsys: 
     assert ratings_command.main(["rebuild", "--database", str(tmp_path / "none.db")]) == 3
     assert "no database" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
+
+
+async def test_of_processes_starting_together_on_one_database_only_one_rebuilds_the_ratings(
+    db: Database, make_table, database_engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    tables = {1: (await make_table(channel_id=500, guild_id=1)).id}
+    await play_results(db, tables, 10)
+    async with db.transaction():
+        await db.set_meta(REBUILD_PENDING, "1")
+    # Three processes' connections to the same database (the same file, or the same server).
+    target = request.getfixturevalue("pg_url") if database_engine == "postgresql" else tmp_path / "bot.db"
+    others = [await Database.open(target) for _ in range(2)]
+    try:
+        rebuilt = await asyncio.gather(*(ratings.rebuild_if_pending(each) for each in (db, *others)))
+    finally:
+        for other in others:
+            await other.close()
+    assert sorted(rebuilt, key=lambda n: n is None) == [10, None, None]
+    assert await db.get_meta(REBUILD_PENDING) is None

@@ -1,9 +1,10 @@
 """Shards per process, end to end against the fake Discord: a process serves (restores, drives, sweeps and
-announces) only the tables of guilds on its shards, and a DM click for a table another process serves is
-answered clearly and changes nothing."""
+announces) only the tables of guilds on its shards, and a DM click for a table another process serves waits in
+the click inbox until that process runs it. (Two real processes on PostgreSQL: test_two_processes.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import AsyncIterator
@@ -14,7 +15,7 @@ import pytest
 from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.shards import ShardRange
-from tests.bot.schnapsen.harness import CurrentTable, Stored, Table, ephemeral_reply, game_buttons
+from tests.bot.schnapsen.harness import CurrentTable, Stored, Table, as_shown, ephemeral_reply, game_buttons
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
 TURN_SECONDS = 1  # after the restart: an idle person's turn is taken over by the AI after a second
@@ -95,6 +96,17 @@ async def stored(bot: SchnapsenBot, table_id: int) -> Stored:
     return Stored(row, await bot.db.seats_of(table_id), await bot.db.load_record(table_id))
 
 
+async def patient(split: Split, table_id: int) -> None:
+    """The table's people are never taken over by the AI (the fixture gave them a second): a test that counts
+    moves sees only the clicks'."""
+    db = await Database.open(str(split.db_path))
+    try:
+        async with db.transaction():
+            await db._execute("UPDATE game_tables SET turn_seconds = 3600 WHERE id = ?", (table_id,))
+    finally:
+        await db.close()
+
+
 def texts(channel: FakeChannel) -> list[str]:
     return [message.visible_text for message in channel.messages]
 
@@ -138,10 +150,11 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
     assert prunes == 0
 
 
-async def test_a_dm_click_for_a_table_another_process_serves_is_refused_and_changes_nothing(
-    split: Split, caplog: pytest.LogCaptureFixture
+async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_until_its_owner_runs_it(
+    split: Split,
 ) -> None:
     ours, away = split.guilds  # this process holds shard 0, which Discord sends every DM click to
+    await patient(split, away.table_id)
     bot = await split.restart(ShardRange(2, (0,)))
     assert bot.service.snapshot(ours.table_id) is not None and bot.service.snapshot(away.table_id) is None
     before = await stored(bot, away.table_id)
@@ -153,17 +166,43 @@ async def test_a_dm_click_for_a_table_another_process_serves_is_refused_and_chan
     assert hand is not None, "nobody at the other table has a move to make"
     player, message, custom_id = hand
 
-    with caplog.at_level(logging.ERROR):
-        click = await split.fake.click(player, message, custom_id)
-        answer = await ephemeral_reply(click)
+    handed = asyncio.Event()
+    hand_to_owner = bot.service.hand_click_to_owner
 
-    assert "served by another process" in answer and "Nothing was changed" in answer
-    assert await stored(bot, away.table_id) == before
-    assert any(
-        record.levelno == logging.ERROR and f"table {away.table_id}:" in record.getMessage()
-        and "another process serves the table" in record.getMessage()
-        for record in caplog.records
+    async def spied_hand_to_owner(table_id: int, interaction: dict[str, object]) -> bool:
+        result = await hand_to_owner(table_id, interaction)
+        handed.set()
+        return result
+
+    bot.service.hand_click_to_owner = spied_hand_to_owner  # type: ignore[method-assign]
+
+    # Shard 0's process acknowledges the click at once and hands it on; the owner is down, so nothing moves.
+    click = await split.fake.click(player, message, custom_id)
+    response = await click.wait_response()
+    assert response.type == 6  # deferred: the answer comes from the owner, through the token
+    await asyncio.wait_for(handed.wait(), 10)
+    [waiting] = await bot.db.clicks_for((1,))
+    assert waiting.table_id == away.table_id and waiting.interaction["data"]["custom_id"] == custom_id
+    assert await stored(bot, away.table_id) == before and not click.followups
+
+    # The process holding shard 1 starts on the same database: it takes its inbox and applies the click as if
+    # Discord had sent it there, under its checks, in one transaction; the player's DM shows the move.
+    away.world.settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
+    owner = await away.world.start_bot()
+    await split.fake.wait_for(
+        lambda: (table := owner.service.snapshot(away.table_id)) is not None
+        and table.version > before.row.version,
+        what="the handed click applied",
     )
+    after = await stored(owner, away.table_id)
+    moves = [action for deal in after.record.deals for action in deal.actions]
+    assert len(moves) == sum(len(deal.actions) for deal in before.record.deals) + 1
+    await split.fake.wait_for(
+        lambda: custom_id not in {b["custom_id"] for b in game_buttons(split.fake.dm_messages(player)[-1])},
+        what="the player's DM moved on",
+    )
+    assert await owner.runtime.inbox.take_waiting() == 0  # run once: taken, or running, or done
+    assert not click.followups  # applied: no refusal was sent
 
 
 async def test_a_process_on_both_shards_serves_the_guilds_of_both(split: Split) -> None:
@@ -181,3 +220,52 @@ async def test_a_process_on_both_shards_serves_the_guilds_of_both(split: Split) 
         await score.wait_response()
         assert guild.world.fake.session_for(guild.world.guild.id) is not None
     assert {guild.world.guild.id for guild in split.guilds} <= {guild.id for guild in bot.guilds}
+
+
+async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
+    split: Split, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, away = split.guilds
+    await patient(split, away.table_id)
+    owner_settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
+    bot = await split.restart(ShardRange(2, (0,)))
+    away.world.settings = owner_settings
+    owner = await away.world.start_bot()
+    before = await stored(owner, away.table_id)
+    table = CurrentTable(away.world, away.table_id)
+    player = away.players[table.deal.to_act]
+    message = split.fake.dm_messages(player)[-1]
+    [button, *_] = game_buttons(message)
+    # The owner's own deletion after a run fails from now on (the disk is full, say).
+    failing = 0
+
+    async def failing_click_handled(click_id: int) -> None:
+        nonlocal failing
+        failing += 1
+        await split.fake.changed()  # the test waits for this
+        raise OSError("database or disk is full")
+
+    monkeypatch.setattr(owner.service, "click_handled", failing_click_handled)
+
+    with caplog.at_level(logging.ERROR):
+        click = await split.fake.click(player, message, button["custom_id"])
+        await split.fake.wait_for(lambda: table.version > before.row.version, what="the handed click applied")
+        # The same button again, as an outdated client shows it: refused as stale, also through the inbox.
+        again = await split.fake.click(player, as_shown(message, message.components), button["custom_id"])
+        assert "out of date" in await ephemeral_reply(again)
+        await split.fake.wait_for(lambda: failing >= 2, what="both deletions tried")
+        # Looking again runs neither click a second time: the move deleted its click in its own transaction,
+        # the refused one is remembered until its deletion succeeds.
+        assert await owner.runtime.inbox.take_waiting() == 0
+        assert await owner.runtime.inbox.take_waiting() == 0
+
+    after = await stored(owner, away.table_id)
+    moves = sum(len(deal.actions) for deal in after.record.deals)
+    assert moves == sum(len(deal.actions) for deal in before.record.deals) + 1
+    assert not click.followups and len(again.followups) == 1
+    assert [c.table_id for c in await owner.db.clicks_for((1,))] == [away.table_id]  # the refused one, kept
+    assert any("deleting handed click" in record.getMessage() for record in caplog.records)
+    monkeypatch.undo()
+    assert await owner.runtime.inbox.take_waiting() == 0  # its deletion retried, not the click
+    assert await owner.db.clicks_for((1,)) == []
+    assert bot.service.snapshot(away.table_id) is None
