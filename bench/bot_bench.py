@@ -33,8 +33,8 @@ without the AI's decisions, and a second criterion: at most 5% of AI decisions f
 then bisects. Each bot process is pinned to one core (--bot-cpus; its AI workers inherit it), the fake
 Discord and the people run on the other cores. --processes 2 --database postgresql runs two sharded
 processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both shards; a DM
-click always reaches the process of shard 0, so their people click hands shown in the channel
-(--hands channel, the default there). Per step also printed: cores busy (bot, parent, whole machine: the
+click always reaches the process of shard 0, which hands a click for a shard-1 table on to its owner
+through the click inbox (--hands channel: people click hands shown in the channel instead). Per step also printed: cores busy (bot, parent, whole machine: the
 machine may be shared), and on PostgreSQL commits/s and how often a transaction waits for the write lock.
 """
 
@@ -913,8 +913,9 @@ def main() -> None:
     parser.add_argument(
         "--hands",
         choices=("dm", "channel"),
-        help="where people see and click their hand (default: dm with one process; channel with two, since a DM "
-        "click reaches the process of shard 0 only)",
+        default="dm",
+        help="where people see and click their hand (default dm; with two processes a DM click for a shard-1 "
+        "table goes through the click inbox)",
     )
     parser.add_argument(
         "--bot-cpus", help="core of each bot process, comma-separated (default: the last core; 0,1 for two)"
@@ -939,8 +940,6 @@ def main() -> None:
         parser.error("several processes share a PostgreSQL database: add --database postgresql")
     if args.tables is None:
         args.tables = 20
-    if args.hands is None:
-        args.hands = "dm" if args.processes == 1 else "channel"
     cpus = sorted(os.sched_getaffinity(0))
     if args.bot_cpus:
         args.bot_cpus = [int(cpu) for cpu in args.bot_cpus.split(",")]
