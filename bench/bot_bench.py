@@ -12,6 +12,30 @@ as it shows one (no pacing anywhere). Printed: per-interaction processing time (
 dispatching INTERACTION_CREATE to the bot's callback arriving), the time from a click until the next
 player's buttons are shown, deals per second, refused clicks, and the bot process's peak memory.
 Targets: p95 <= 50 ms with 50 tables; peak memory <= 150 MB with 100 open tables.
+
+Human pace and capacity (issue 14):
+
+    python bench/bot_bench.py --pace human --tables 40 --seconds 30
+    python bench/bot_bench.py --pace human --find-capacity                       # one process, four people
+    python bench/bot_bench.py --pace human --find-capacity --ai-seats 3 --tables 1
+    python bench/bot_bench.py --pace human --find-capacity --processes 2 --database postgresql
+
+Each person clicks the first enabled game button of their hand a random 1-4 s (--seed) after it appears.
+A step opens its tables, waits 12 s, then measures --seconds of play; its figure is the time from a
+person's click until the next buttons for any person of that table appear (a hand showing a new
+position's buttons, a turn notice, a rematch), as the fake Discord receives them. With --ai-seats 3
+(one person, three AI seats added in the lobby) the AI moves in between are part of that time; the AI's
+deliberate pause (the guild setting ai_delay_ms) is set to 0, and a second p95 leaves out the time spent
+in the AI's decisions (including waiting for a free AI worker), recorded by the bot process. A click
+still without next buttons 5 s after the window counts as slower than any. --find-capacity doubles the
+tables from --tables while a step keeps p95 < 300 ms with no click refused (with AI seats: the p95
+without the AI's decisions, and a second criterion: at most 5% of AI decisions fall back to greedy),
+then bisects. Each bot process is pinned to one core (--bot-cpus; its AI workers inherit it), the fake
+Discord and the people run on the other cores. --processes 2 --database postgresql runs two sharded
+processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both shards; a DM
+click always reaches the process of shard 0, which hands a click for a shard-1 table on to its owner
+through the click inbox (--hands channel: people click hands shown in the channel instead). Per step also printed: cores busy (bot, parent, whole machine: the
+machine may be shared), and on PostgreSQL commits/s and how often a transaction waits for the write lock.
 """
 
 from __future__ import annotations
@@ -20,12 +44,16 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
+import os
 import pstats
+import random
 import signal
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.settings import Settings
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from tests.pgcluster import Cluster, server_binaries
 
 CHILD = Path(__file__).with_name("bot_bench_child.py")
 PRODUCT_EDIT_INTERVAL = Settings(token="unused").edit_interval
@@ -179,7 +208,13 @@ class BenchTable:
 
 
 async def start_child(
-    fake: FakeDiscord, database: Path, args: argparse.Namespace
+    fake: FakeDiscord,
+    database: Path | str,
+    args: argparse.Namespace,
+    *,
+    shards: str | None = None,
+    cpu: int | None = None,
+    time_ai: bool = False,
 ) -> asyncio.subprocess.Process:
     command = [
         sys.executable,
@@ -196,15 +231,26 @@ async def start_child(
         str(args.edit_interval),
     ]
     if args.profile:
-        command += ["--profile", args.profile]
+        command += ["--profile", profile_file(args.profile, shards)]
     if args.cold:
         command.append("--cold")
+    if shards is not None:
+        command += ["--shards", shards]
+    if cpu is not None:
+        command += ["--cpu", str(cpu)]
+    if time_ai:
+        command.append("--time-ai")
     child = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
     assert child.stdout is not None
     line = await asyncio.wait_for(child.stdout.readline(), 120)
     if line.strip() != b"READY":
         raise RuntimeError(f"the bot process did not start: {line!r}")
     return child
+
+
+def profile_file(profile: str, shards: str | None) -> str:
+    """Each sharded process profiles into a file of its own: PROFILE.shard0, PROFILE.shard1."""
+    return profile if shards is None else f"{profile}.shard{shards.split('/')[0]}"
 
 
 async def stop_child(child: asyncio.subprocess.Process) -> dict[str, Any]:
@@ -313,6 +359,520 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
     print(f"deals finished: {finished} in {elapsed:.1f} s = {finished / elapsed:.2f} deals/s")
 
 
+# --- human pace: people who think, a fixed wall time per step, and the search for capacity ---------------------
+
+THINK_SECONDS = (1.0, 4.0)  # a person looks at their new buttons this long before clicking
+TARGET_P95_MS = 300.0
+SETTLE_SECONDS = 12.0  # after the last table started: the opening burst is over, channel hands are open
+GRACE_SECONDS = 5.0  # after the window: a click made in it may still see its next buttons
+SHOW_MY_CARDS = "Show my cards"
+ADD_AI = "Add AI player"
+
+
+class WatchedDiscord(FakeDiscord):
+    """The fake Discord, telling the bench about a message the moment it is created or edited. Hundreds of
+    paced tables cannot each re-check the world after every request (``wait_for``): the parent would spend
+    more CPU than the bot it measures."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.watchers: list[Callable[[FakeMessage], None]] = []
+
+    def _apply(self, message: FakeMessage, payload: dict[str, Any], files: dict[int, Any], *,
+               editing: bool, allow_empty: bool) -> None:  # fmt: skip
+        super()._apply(message, payload, files, editing=editing, allow_empty=allow_empty)
+        for watcher in self.watchers:
+            watcher(message)
+
+
+class StepFailed(Exception):
+    """A step could not be played through (the bot answered too late or not at all): it was not served."""
+
+
+class PacedRun:
+    """The people of every table of one step: routes each changed message to its table, and holds the clock."""
+
+    def __init__(self, fake: WatchedDiscord, seed: int) -> None:
+        self.fake = fake
+        self.rng = random.Random(seed)
+        self.table_of_user: dict[int, PacedTable] = {}
+        self.table_of_channel: dict[int, PacedTable] = {}
+        self.thinking: set[asyncio.Task[None]] = set()
+        self.stopping = False
+        fake.watchers.append(self.watch)
+
+    def watch(self, message: FakeMessage) -> None:
+        channel = message.channel
+        if channel.is_dm:
+            person = channel.recipient
+        elif message.ephemeral and message.interaction is not None:
+            person = message.interaction.user
+        else:
+            table = self.table_of_channel.get(channel.id)
+            if table is not None:
+                table.channel_changed(message)
+            return
+        if person is not None and (table := self.table_of_user.get(person.id)) is not None:
+            table.hand_changed(person, message)
+
+    def think_then(self, click: Callable[..., Awaitable[None]], *on: Any) -> None:
+        """``click(*on)`` once the person has thought it over (unless the run stopped meanwhile)."""
+        delay = self.rng.uniform(*THINK_SECONDS)
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            if not self.stopping:
+                await click(*on)
+
+        task = asyncio.create_task(later())
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
+
+    async def stop(self) -> None:
+        self.stopping = True
+        for task in list(self.thinking):
+            task.cancel()
+        await asyncio.gather(*self.thinking, return_exceptions=True)
+
+
+def enabled_button(message: FakeMessage, custom_id: str) -> bool:
+    return not message.deleted and any(
+        b.get("custom_id") == custom_id and not b.get("disabled") for b in message.buttons
+    )
+
+
+class PacedTable:
+    """One table: four people, or a host and three AI seats. Each person clicks the first enabled game button
+    of their hand 1-4 s after it appears. Measured: from a person's click until the next buttons for any
+    person at the table appear (a hand with a new position's buttons, a turn notice, a rematch)."""
+
+    def __init__(self, run: PacedRun, guild: FakeGuild, number: int, people: int) -> None:
+        self.run = run
+        self.fake = run.fake
+        self.channel: FakeChannel = guild.add_text_channel(f"table-{number}")
+        self.people: list[FakeUser] = []
+        for seat in range(people):
+            user = self.fake.add_user(f"p{number}-{seat}")
+            guild.add_member(user)
+            self.people.append(user)
+            run.table_of_user[user.id] = self
+        run.table_of_channel[self.channel.id] = self
+        self.bot_table_id = 0
+        self.positions_seen: set[str] = set()
+        self.positions_clicked: set[str] = set()
+        self.notices_seen: set[int] = set()
+        self.rematch_asked = False
+        self.last_click: float | None = None
+        self.turnarounds: list[tuple[float, float]] = []  # (click, next buttons shown), monotonic seconds
+        self.clicks: list[tuple[float, FakeInteraction]] = []
+
+    async def open(self, ai_seats: int, hands_in_channel: bool) -> None:
+        host = self.people[0]
+        if hands_in_channel:
+            for person in self.people:
+                await self.answered(
+                    await self.fake.slash(person, self.channel, "schnapsen", "prefs", hand="channel")
+                )
+        command = await self.answered(await self.fake.slash(host, self.channel, "schnapsen", "new"))
+        await command.wait_followups(1, timeout=WAIT)
+        for seat in range(1, 4):
+            lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
+            if seat > 3 - ai_seats:
+                await self.answered(await self.fake.click(host, lobby, label=ADD_AI))
+            else:
+                await self.answered(
+                    await self.fake.click(self.people[seat], lobby, label=f"Sit {SEATS[seat]}")
+                )
+        lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
+        self.bot_table_id = int(str(lobby.button("Start")["custom_id"]).split(":")[1])
+        await self.answered(await self.fake.click(host, lobby, label="Start"))
+
+    async def answered(self, interaction: FakeInteraction) -> FakeInteraction:
+        """The interaction once answered; an answer after Discord's 3 s fails the step (the person saw
+        "This interaction failed"): the bot is past what it can serve."""
+        await self.fake.wait_for(
+            lambda: interaction.response is not None or interaction.rejected_callbacks,
+            timeout=WAIT,
+            what=f"an answer to {interaction.describe()}",
+        )
+        if interaction.response is None:
+            raise StepFailed(
+                f"{interaction.describe()} was answered after Discord's 3 s while the tables opened"
+            )
+        return interaction
+
+    def lobby(self) -> FakeMessage | None:
+        for message in reversed(self.channel.messages):
+            if any(b.get("label") == "Start" for b in message.buttons):
+                return message
+        return None
+
+    def buttons_shown(self) -> None:
+        if self.last_click is not None:
+            self.turnarounds.append((self.last_click, time.monotonic()))
+            self.last_click = None
+
+    def hand_changed(self, person: FakeUser, message: FakeMessage) -> None:
+        custom_id = game_button(message, set())
+        if custom_id is None or position(custom_id) in self.positions_seen:
+            return
+        self.positions_seen.add(position(custom_id))
+        self.rematch_asked = False
+        self.buttons_shown()
+        self.run.think_then(self.play, person, message, custom_id)
+
+    def channel_changed(self, message: FakeMessage) -> None:
+        for button in message.buttons:
+            if button.get("disabled"):
+                continue
+            custom_id = str(button.get("custom_id", ""))
+            if button.get("label") == SHOW_MY_CARDS and message.id not in self.notices_seen:
+                # A turn notice: the person to act has no hand open in the channel; it opens one.
+                person = next((p for p in self.people if f"<@{p.id}>" in message.content), None)
+                if person is not None:
+                    self.notices_seen.add(message.id)
+                    self.buttons_shown()
+                    self.run.think_then(self.press, person, message, custom_id)
+                return
+            if button.get("label") == "Rematch" and not self.rematch_asked:
+                self.rematch_asked = True
+                self.buttons_shown()
+                self.run.think_then(self.press, self.people[0], message, custom_id)
+                return
+
+    async def play(self, person: FakeUser, message: FakeMessage, custom_id: str) -> None:
+        where = position(custom_id)
+        if where in self.positions_clicked or not enabled_button(message, custom_id):
+            return  # somebody moved on meanwhile (the newer buttons are handled when they appear)
+        self.positions_clicked.add(where)
+        clicked = self.last_click = time.monotonic()
+        self.clicks.append((clicked, await self.fake.click(person, message, custom_id)))
+
+    async def press(self, person: FakeUser, message: FakeMessage, custom_id: str) -> None:
+        if enabled_button(message, custom_id):
+            await self.fake.click(person, message, custom_id)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system time of a process and all its descendants (the AI workers, which a thread of it
+    starts), the reaped ones included, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    total = sum(int(field) for field in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            total += sum(cpu_seconds(int(child)) for child in (task / "children").read_text().split())
+    return total
+
+
+def machine_busy_seconds() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far: how much the other engineer's work took too."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def ai_seconds_within(spans: list[tuple[float, float]], start: float, end: float) -> float:
+    return sum(max(0.0, min(end, span_end) - max(start, span_start)) for span_start, span_end in spans)
+
+
+class Postgres:
+    """A throwaway PostgreSQL cluster (as tests/pgcluster.py makes it, fsync on) with a fresh database per step."""
+
+    def __init__(self) -> None:
+        binaries = server_binaries()
+        if binaries is None:
+            raise SystemExit("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
+        self.cluster = Cluster(binaries, durable=True)
+        self.steps = 0
+
+    def __enter__(self) -> Postgres:
+        self.cluster.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.cluster.stop()
+
+    async def fresh_database(self) -> str:
+        import asyncpg
+
+        self.steps += 1
+        self.name = f"bench{self.steps}"
+        connection = await asyncpg.connect(self.cluster.dsn())
+        try:
+            await connection.execute(f"CREATE DATABASE {self.name}")
+        finally:
+            await connection.close()
+        return self.cluster.dsn(self.name)
+
+    async def watch_write_lock(self, until: asyncio.Event) -> dict[str, float]:
+        """Every 50 ms until ``until``: how many transactions wait for the bots' one write lock (an advisory
+        lock every write transaction takes, bot/db/postgres.py WRITE_LOCK_KEY); and commits per second."""
+        import asyncpg
+
+        connection = await asyncpg.connect(self.cluster.dsn(self.name))
+        commits = "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        waiting_query = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        try:
+            started, first = time.monotonic(), await connection.fetchval(commits)
+            waiting: list[int] = []
+            while not until.is_set():
+                waiting.append(await connection.fetchval(waiting_query))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(until.wait(), 0.05)
+            elapsed, last = time.monotonic() - started, await connection.fetchval(commits)
+        finally:
+            await connection.close()
+        return {
+            "lock_waiting_mean": statistics.fmean(waiting) if waiting else 0.0,
+            "lock_contended_share": sum(1 for w in waiting if w) / len(waiting) if waiting else 0.0,
+            "commits_per_s": (last - first) / elapsed,
+        }
+
+
+async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postgres | None) -> dict[str, Any]:
+    """Open ``table_count`` tables, let their people play for ``args.seconds``; the step's figures."""
+    fake = WatchedDiscord(record_requests=False, keep_history=False)
+    await fake.start()
+    run = PacedRun(fake, args.seed)
+    admin = fake.add_user("admin")
+    sharded = args.processes > 1
+    guilds = [
+        fake.add_guild(f"Bench {shard}", owner=admin, shard=(shard, args.processes) if sharded else None)
+        for shard in range(args.processes)
+    ]
+    people = 4 - args.ai_seats
+    tables = [PacedTable(run, guilds[n % len(guilds)], n, people) for n in range(table_count)]
+    children: list[asyncio.subprocess.Process] = []
+    reports: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        database = await postgres.fresh_database() if postgres else str(Path(folder) / "bench.sqlite3")
+        try:
+            for index in range(args.processes):  # one after the other: the first migrates the database
+                children.append(await start_child(
+                    fake, database, args, shards=f"{index}/{args.processes}" if sharded else None,
+                    cpu=args.bot_cpus[index], time_ai=args.ai_seats > 0,
+                ))  # fmt: skip
+            for guild in guilds:  # no deliberate pause before an AI move: only the bot's own time is measured
+                channel = next(iter(guild.channels.values()))
+                settings = await fake.slash(admin, channel, "schnapsen", "settings", ai_delay_ms=0)
+                await settings.wait_response(timeout=WAIT)
+            opening = asyncio.Semaphore(16)
+
+            async def open_one(table: PacedTable) -> None:
+                async with opening:
+                    await table.open(args.ai_seats, args.hands == "channel")
+
+            opened = time.monotonic()
+            await asyncio.gather(*(open_one(table) for table in tables))
+            open_seconds = time.monotonic() - opened
+            await asyncio.sleep(SETTLE_SECONDS)
+            start, cpu_start, busy_start = (
+                time.monotonic(),
+                [cpu_seconds(c.pid) for c in children],
+                machine_busy_seconds(),
+            )
+            parent_start = sum(os.times()[:2])
+            window_over = asyncio.Event()
+            lock_watch = asyncio.create_task(postgres.watch_write_lock(window_over)) if postgres else None
+            await asyncio.sleep(args.seconds)
+            window_over.set()
+            database_figures = await lock_watch if lock_watch is not None else {}
+            end, cpu_end, busy_end = (
+                time.monotonic(),
+                [cpu_seconds(c.pid) for c in children],
+                machine_busy_seconds(),
+            )
+            parent_end = sum(os.times()[:2])
+            # Nobody clicks any more; a click of the window may still see its next buttons.
+            run.stopping = True
+            await asyncio.sleep(GRACE_SECONDS)
+            await run.stop()
+        finally:
+            await run.stop()
+            for child in children:
+                reports.append(await stop_child(child))
+            await fake.stop()
+    window = end - start
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for report in reports:
+        for table_id, span_start, span_end in report.get("ai_spans", []):
+            spans.setdefault(table_id, []).append((span_start, span_end))
+    full: list[float] = []
+    without_ai: list[float] = []
+    unanswered = 0
+    for table in tables:
+        for clicked, shown in table.turnarounds:
+            if start <= clicked < end:
+                full.append((shown - clicked) * 1000)
+                ai = ai_seconds_within(spans.get(table.bot_table_id, []), clicked, shown)
+                without_ai.append((shown - clicked - ai) * 1000)
+        if table.last_click is not None and start <= table.last_click < end:
+            unanswered += 1  # no next buttons within the grace: counted as slower than anything
+    full += [math.inf] * unanswered
+    without_ai += [math.inf] * unanswered
+    clicks = [i for t in tables for at, i in t.clicks if start <= at < end]
+    answers = [i.response_latency * 1000 for i in clicks if i.response_latency is not None]
+    refused = sum(1 for i in clicks if i.response_type == 4 or i.followups)
+    busy = (busy_end[0] - busy_start[0]) / (busy_end[1] - busy_start[1]) * (os.cpu_count() or 1)
+    return {
+        "tables": table_count,
+        "open_seconds": round(open_seconds, 1),
+        "clicks_per_s": len(clicks) / window,
+        "refused": refused,
+        "unanswered": unanswered,
+        "answer_p95_ms": percentile(answers, 0.95) if answers else math.nan,
+        "next_median_ms": statistics.median(full) if full else math.nan,
+        "next_p95_ms": percentile(full, 0.95) if full else math.nan,
+        "next_p95_without_ai_ms": percentile(without_ai, 0.95) if without_ai else math.nan,
+        "turnarounds": len(full),
+        "ai_decisions": sum(len(one) for one in spans.values()),
+        "ai_fallbacks": sum(report.get("ai_fallbacks", 0) for report in reports),
+        "bot_cores": [round((e - s) / window, 2) for s, e in zip(cpu_start, cpu_end, strict=True)],
+        "parent_core": round((parent_end - parent_start) / window, 2),
+        "machine_cores": round(busy, 2),
+        **database_figures,
+    }
+
+
+def failed_step(count: int, reason: str) -> dict[str, Any]:
+    """A step that could not be played through: it keeps no criterion."""
+    return {"tables": count, "failed": reason, "refused": 0, "next_p95_ms": math.inf,
+            "next_p95_without_ai_ms": math.inf, "ai_fallbacks": math.inf, "ai_decisions": 0}  # fmt: skip
+
+
+def step_line(step: dict[str, Any], ai_seats: int) -> str:
+    if "failed" in step:
+        return f"{step['tables']:5d} tables: not served: {step['failed']}"
+    without = (
+        f" (AI decisions left out: p95 {step['next_p95_without_ai_ms']:.0f}; of the step's "
+        f"{step['ai_decisions']} AI decisions {step['ai_fallbacks']} fell back to greedy)"
+        if ai_seats
+        else ""
+    )
+    database = (
+        f"; PostgreSQL {step['commits_per_s']:.0f} commits/s, the write lock awaited in "
+        f"{step['lock_contended_share']:.0%} of samples ({step['lock_waiting_mean']:.2f} waiting on average)"
+        if "commits_per_s" in step
+        else ""
+    )
+    return (
+        f"{step['tables']:5d} tables: {step['clicks_per_s']:6.1f} clicks/s; click -> next buttons median "
+        f"{step['next_median_ms']:.0f} ms, p95 {step['next_p95_ms']:.0f} ms{without}; answer p95 "
+        f"{step['answer_p95_ms']:.0f} ms; refused {step['refused']}, no next buttons {step['unanswered']}; "
+        f"cores busy: bot {'+'.join(str(c) for c in step['bot_cores'])}, parent {step['parent_core']}, "
+        f"machine {step['machine_cores']} of {os.cpu_count()} (opened in {step['open_seconds']} s)"
+        f"{database}"
+    )
+
+
+MOST_AI_FALLBACKS = 0.05  # AI seats: at most this share of AI decisions may fall back to greedy
+
+
+def criteria(ai_seats: int) -> dict[str, Callable[[dict[str, Any]], bool]]:
+    """What a step must keep to count as served: the latency of the people's turns (with AI seats, the AI's
+    decisions left out: they take their own time, budget and hard cap, under any load), no refused click, and
+    with AI seats, the AI itself (few decisions answered by greedy for want of a free worker or of time)."""
+    key = "next_p95_without_ai_ms" if ai_seats else "next_p95_ms"
+    found: dict[str, Callable[[dict[str, Any]], bool]] = {
+        f"click -> next buttons p95{', AI decisions left out,' if ai_seats else ''} under {TARGET_P95_MS:.0f} ms "
+        "and no click refused": lambda step: bool(step[key] < TARGET_P95_MS and step["refused"] == 0)
+    }
+    if ai_seats:
+        found[f"at most {MOST_AI_FALLBACKS:.0%} of AI decisions fall back to greedy"] = lambda step: bool(
+            step["ai_fallbacks"] <= MOST_AI_FALLBACKS * max(1, step["ai_decisions"])
+        )
+    return found
+
+
+async def run_paced(args: argparse.Namespace) -> None:
+    pin_parent(args.bot_cpus)
+    print(describe_setup(args), flush=True)
+    postgres = Postgres() if args.database == "postgresql" else None
+    with postgres if postgres is not None else contextlib.nullcontext():
+        if args.find_capacity:
+            await find_capacity(args, postgres)
+        else:
+            print(step_line(await paced_step(args, args.tables, postgres), args.ai_seats), flush=True)
+    if args.profile:
+        for index in range(args.processes):
+            shards = f"{index}/{args.processes}" if args.processes > 1 else None
+            print(
+                f"\nprofile of bot process {index} ({profile_file(args.profile, shards)}), top by own time:"
+            )
+            pstats.Stats(profile_file(args.profile, shards)).sort_stats("tottime").print_stats(20)
+
+
+async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> None:
+    """Double the tables from ``--tables`` while any criterion holds, then bisect ``--bisect`` times for each
+    criterion between the most tables that kept it and the fewest that did not."""
+    steps: dict[int, dict[str, Any]] = {}
+    held = criteria(args.ai_seats)
+
+    async def step_of(count: int) -> dict[str, Any]:
+        if count not in steps:
+            try:
+                steps[count] = await paced_step(args, count, postgres)
+            except (StepFailed, AssertionError) as err:  # AssertionError: the fake's wait_for timed out
+                steps[count] = failed_step(count, str(err))
+            print(step_line(steps[count], args.ai_seats), flush=True)
+        return steps[count]
+
+    count = args.tables
+    while count <= args.max_tables:
+        step = await step_of(count)
+        if not any(keeps(step) for keeps in held.values()):
+            break
+        count *= 2
+
+    def bounds(keeps: Callable[[dict[str, Any]], bool]) -> tuple[int | None, int | None]:
+        """The most tables that kept it below the fewest that did not, and those fewest."""
+        failed = min((n for n, step in steps.items() if not keeps(step)), default=None)
+        kept = max(
+            (n for n, step in steps.items() if keeps(step) and (failed is None or n < failed)), default=None
+        )
+        return kept, failed
+
+    for keeps in held.values():
+        for _ in range(args.bisect):
+            kept, failed = bounds(keeps)
+            if kept is None or failed is None or failed - kept <= 1:
+                break
+            await step_of((kept + failed) // 2)
+    for name, keeps in held.items():
+        kept, failed = bounds(keeps)
+        if kept is None:
+            print(f"capacity ({name}): not even {min(steps)} table(s)")
+            continue
+        beyond = f"; {failed} did not" if failed is not None else " (the most tried: --max-tables)"
+        print(f"capacity ({name}): {kept} tables, {steps[kept]['clicks_per_s']:.1f} clicks/s{beyond}")
+
+
+def pin_parent(bot_cpus: list[int]) -> None:
+    """The fake Discord and the people run on the cores the bots do not (when there are any left)."""
+    rest = set(os.sched_getaffinity(0)) - set(bot_cpus)
+    if rest:
+        os.sched_setaffinity(0, rest)
+
+
+def describe_setup(args: argparse.Namespace) -> str:
+    seats = "one person and three AI seats" if args.ai_seats else "four people"
+    processes = (
+        "one bot process" if args.processes == 1 else f"{args.processes} bot processes (shards i of n)"
+    )
+    return (
+        f"human pace: {seats} per table, each thinking {THINK_SECONDS[0]:g}-{THINK_SECONDS[1]:g} s (seed "
+        f"{args.seed}); {processes} on {args.database}, pinned to core(s) {','.join(map(str, args.bot_cpus))}; "
+        f"hands by {'DM' if args.hands == 'dm' else 'ephemeral message in the channel'}; the AI's pause before "
+        f"a move (ai_delay_ms) 0; {args.seconds:g} s measured per step after every table started; edits of one "
+        f"message coalesced to one per {args.edit_interval:g} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -331,10 +891,63 @@ def main() -> None:
     parser.add_argument(
         "--cold", action="store_true", help="the bot loads its card art on first use (no preload)"
     )
+    parser.add_argument(
+        "--pace",
+        choices=("instant", "human"),
+        default="instant",
+        help="instant: people click as soon as buttons show (--deals per table); human: each thinks 1-4 s "
+        "first, and the tables play for --seconds",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="the people's thinking times (human pace)")
+    parser.add_argument(
+        "--ai-seats",
+        type=int,
+        choices=(0, 3),
+        default=0,
+        help="human pace: 3 = one person and three AI seats",
+    )
+    parser.add_argument(
+        "--processes", type=int, choices=(1, 2), default=1, help="bot processes (2: shards 0, 1 of 2)"
+    )
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--hands",
+        choices=("dm", "channel"),
+        default="dm",
+        help="where people see and click their hand (default dm; with two processes a DM click for a shard-1 "
+        "table goes through the click inbox)",
+    )
+    parser.add_argument(
+        "--bot-cpus", help="core of each bot process, comma-separated (default: the last core; 0,1 for two)"
+    )
+    parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
+    parser.add_argument(
+        "--find-capacity",
+        action="store_true",
+        help="human pace: double the tables from --tables while the p95 stays under 300 ms, then bisect",
+    )
+    parser.add_argument(
+        "--bisect", type=int, default=2, help="bisection steps after doubling (--find-capacity)"
+    )
+    parser.add_argument("--max-tables", type=int, default=1280, help="the most tables --find-capacity tries")
     args = parser.parse_args()
+    if args.pace == "instant":
+        if args.tables is None:
+            args.tables = 100 if args.mode == "open" else 50
+        asyncio.run(run(args))
+        return
+    if args.processes > 1 and args.database != "postgresql":
+        parser.error("several processes share a PostgreSQL database: add --database postgresql")
     if args.tables is None:
-        args.tables = 100 if args.mode == "open" else 50
-    asyncio.run(run(args))
+        args.tables = 20
+    cpus = sorted(os.sched_getaffinity(0))
+    if args.bot_cpus:
+        args.bot_cpus = [int(cpu) for cpu in args.bot_cpus.split(",")]
+    else:
+        args.bot_cpus = cpus[-args.processes :] if len(cpus) >= args.processes else cpus * args.processes
+    if len(args.bot_cpus) != args.processes:
+        parser.error("--bot-cpus names one core per bot process")
+    asyncio.run(run_paced(args))
 
 
 if __name__ == "__main__":
