@@ -25,6 +25,11 @@ class DatabaseCore:
     def transaction(self) -> AbstractAsyncContextManager[None]:
         raise NotImplementedError
 
+    def _unordered_write(self) -> AbstractAsyncContextManager[None]:
+        """A transaction for a write that checks nothing it read (an insert into a queue): where the engine
+        allows, it does not queue behind the write lock that keeps check-then-write right."""
+        return self.transaction()
+
     def _reading(self) -> AbstractAsyncContextManager[None]:
         raise NotImplementedError
 

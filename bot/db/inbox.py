@@ -29,8 +29,9 @@ class InboxClick:
 
 class ClickInboxRepo(DatabaseCore):
     async def post_click(self, table_id: int, shard: int, interaction: dict[str, Any], now: int) -> int:
-        """Store a click for the process holding `shard` (and wake it, where the engine can)."""
-        async with self.transaction():
+        """Store a click for the process holding `shard` (and wake it, where the engine can). It waits for no
+        other process's write: each click is a row of its own."""
+        async with self._unordered_write():
             row = await self._fetch_one(
                 "INSERT INTO click_inbox (table_id, shard, interaction_json, received_at) VALUES (?, ?, ?, ?)"
                 " RETURNING id",

@@ -126,6 +126,20 @@ class PostgresCore(DatabaseCore):
                 del self._held[task]
 
     @asynccontextmanager
+    async def _unordered_write(self) -> AsyncIterator[None]:
+        if self._current() is not None:  # inside a transaction: part of it
+            yield
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        async with self._pool.acquire() as conn, conn.transaction():
+            self._held[task] = _Held(conn, writing=True)
+            try:
+                yield
+            finally:
+                del self._held[task]
+
+    @asynccontextmanager
     async def _reading(self) -> AsyncIterator[None]:
         """A few reads from one snapshot (a read-only repeatable-read transaction)."""
         if self._current() is not None:

@@ -56,8 +56,19 @@ from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_b
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
-# The inbox id of the handed click being run in this task (bot/schnapsen/routing.py), if any.
-HANDED_CLICK: contextvars.ContextVar[int | None] = contextvars.ContextVar("handed_click", default=None)
+
+
+@dataclass(slots=True)
+class HandedClick:
+    """A click taken from the click inbox while it runs (bot/schnapsen/routing.py): ``deleted`` once the move
+    it made deleted it from the inbox, in the move's own transaction."""
+
+    id: int
+    deleted: bool = False
+
+
+# The handed click being run in this task (and the tasks it starts), if any.
+HANDED_CLICK: contextvars.ContextVar[HandedClick | None] = contextvars.ContextVar("handed_click", default=None)
 COMMAND_HASH_KEY = "command_hash"
 REMEMBERED_PREFS = 10_000  # people whose choices are kept in memory (least recently used forgotten)
 
@@ -523,7 +534,7 @@ class TableService(ProfileQueries):
             seq = await self.db.append_action(table.id, table.deal_no, text, now)
             new_version = await self.db.bump_version(table.id, now)
             if (handed := HANDED_CLICK.get()) is not None:
-                await self.db.click_done(handed)  # stored with its move: a crash never runs it twice
+                await self.db.click_done(handed.id)  # stored with its move: a crash never runs it twice
             if back:
                 await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
                 await self.db.set_warned(table.id, seat, False)
@@ -534,6 +545,8 @@ class TableService(ProfileQueries):
                 else:
                     ahead = replace(table, match=match)  # the next deal's dealer follows the new match state
                     dealt = await self._deal_next(ahead)
+        if handed is not None:
+            handed.deleted = True
         log.info("accepted table=%d deal=%d seq=%d action=%s", table.id, table.deal_no, seq, text)
         played = replace(
             table,
@@ -695,10 +708,10 @@ class TableService(ProfileQueries):
         await self.db.click_done(click_id)
 
     @staticmethod
-    def running_handed_click(click_id: int) -> contextlib.AbstractContextManager[None]:
-        """Around running a click taken from the inbox: the move it makes deletes it in the move's own
-        transaction (the caller deletes it too, for a click that made no move)."""
-        return _context_set(HANDED_CLICK, click_id)
+    def running_handed_click(click: HandedClick) -> contextlib.AbstractContextManager[None]:
+        """Around running a click taken from the inbox: a move it makes deletes it in the move's own
+        transaction and marks it deleted (the caller deletes a click that made no move)."""
+        return _context_set(HANDED_CLICK, click)
 
     async def listen_for_clicks(
         self, on_click: Callable[[], None], on_lost: Callable[[], None]
@@ -966,7 +979,7 @@ class TableService(ProfileQueries):
 
 
 @contextlib.contextmanager
-def _context_set(var: contextvars.ContextVar[int | None], value: int) -> Iterator[None]:
+def _context_set(var: contextvars.ContextVar[HandedClick | None], value: HandedClick) -> Iterator[None]:
     token = var.set(value)
     try:
         yield

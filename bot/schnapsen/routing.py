@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.db.inbox import InboxClick
+from bot.game.service import HandedClick
 
 from .components import COMPONENTS
 from .replies import acknowledge
@@ -169,14 +170,16 @@ class ClickInbox:
 
     async def _run_in_order(self, clicks: list[InboxClick]) -> None:
         for click in clicks:
+            running = HandedClick(click.id)
             try:
-                with self.service.running_handed_click(click.id):
+                with self.service.running_handed_click(running):
                     await run_handed_click(self.bot, click)
             except Exception:  # the buttons answer their own errors; this is a payload nobody can run
                 log.exception("table %s: a handed click (inbox %s) could not be run; dropped", click.table_id, click.id)
             self._running.discard(click.id)
-            self._handled.add(click.id)
-            await self._delete(click.id)
+            if not running.deleted:  # a refusal, or a click that made no move
+                self._handled.add(click.id)
+                await self._delete(click.id)
 
     async def _delete(self, click_id: int) -> None:
         try:
