@@ -21,7 +21,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/i18n": ("bot.vocabulary",),
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
     "bot/ai_worker.py": ("engine",),
-    "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.ai_worker", "openskill"),
+    "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.ai_worker", "openskill"),
     "bot/ratings.py": ("bot.game", "bot.db", "bot.settings"),
     # The shell's texts are Discord-free: the embeds and views are built from them in payloads.py.
     "bot/schnapsen/texts.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
