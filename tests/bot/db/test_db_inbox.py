@@ -55,3 +55,20 @@ async def test_storing_a_click_wakes_the_listeners_on_postgresql(db: Database) -
     finally:
         await stop()
     assert lost == []  # a listener stopped on purpose is not reported lost
+
+
+async def test_a_listening_connection_that_dies_is_reported_lost_on_postgresql(db: Database) -> None:
+    if db.dialect == "sqlite":
+        return  # nothing listens
+    lost = asyncio.Event()
+    stop = await db.listen(CLICKS_CHANNEL, lambda shard: None, lost.set)
+    assert stop is not None
+    try:
+        async with db.transaction():  # the server ends the listener's session (a restart, an admin, a network)
+            await db._fetch_all(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+            )
+        await asyncio.wait_for(lost.wait(), 10)
+    finally:
+        await stop()
