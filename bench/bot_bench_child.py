@@ -20,14 +20,13 @@ import json
 import logging
 import os
 import resource
-import signal
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.child_bot import bot_for_fake_discord
+from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, run_until_sigterm
 from bot import render
 from bot.client import SchnapsenBot
 from bot.shards import ShardRange
@@ -94,22 +93,13 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
     ai_spans: list[tuple[int, float, float]] = []
     if args.time_ai:
         time_ai_decisions(bot, ai_spans)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    rss_before_close = 0
 
-    @bot.event
-    async def on_ready() -> None:
-        print("READY", flush=True)
-
-    async with bot:
-        runner = asyncio.create_task(bot.start(bot.settings.token))
-        stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({runner, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    def measure_rss() -> None:
+        nonlocal rss_before_close
         rss_before_close = current_rss_kb()
-        await bot.close()
-        if runner.done() and runner.exception() is not None:
-            raise runner.exception()  # type: ignore[misc]
+
+    await run_until_sigterm(bot, before_close=measure_rss)
     report: dict[str, object] = {
         "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "rss_at_stop_kb": rss_before_close,
@@ -124,10 +114,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--api", required=True)
-    parser.add_argument("--gateway", required=True)
-    parser.add_argument("--token", required=True)
-    parser.add_argument("--database", required=True)
+    add_fake_discord_arguments(parser)
     parser.add_argument("--edit-interval", type=float, required=True)
     parser.add_argument("--profile", help="write a cProfile of the whole run to this file")
     parser.add_argument("--cold", action="store_true", help="do not build the card palettes before starting")

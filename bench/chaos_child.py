@@ -43,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.child_bot import bot_for_fake_discord
+from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, run_until_sigterm
 from bot import render
 from bot.client import SchnapsenBot
 from bot.settings import Settings
@@ -204,9 +204,7 @@ async def serve(args: argparse.Namespace) -> None:
     )
     the_bot = bot
     rng = random.Random(args.seed)
-    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
 
     def storage_fault() -> None:
         global storage_failing_until
@@ -215,31 +213,17 @@ async def serve(args: argparse.Namespace) -> None:
 
     loop.add_signal_handler(signal.SIGUSR1, storage_fault)
     loop.add_signal_handler(signal.SIGUSR2, kill_a_worker, rng)
-    ready_once = False
 
-    @bot.event
-    async def on_ready() -> None:
-        nonlocal ready_once
-        if not ready_once:
-            ready_once = True
-            print("READY", flush=True)
-
-    async with bot:
-        runner = asyncio.create_task(bot.start(bot.settings.token))
-        stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({runner, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    def storage_works_again() -> None:  # a clean stop stores what it still has to
+        global storage_failing_until
         storage_failing_until = 0.0
-        await bot.close()
-        if runner.done() and runner.exception() is not None:
-            raise runner.exception()  # type: ignore[misc]
+
+    await run_until_sigterm(bot, before_close=storage_works_again)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--api", required=True)
-    parser.add_argument("--gateway", required=True)
-    parser.add_argument("--token", required=True)
-    parser.add_argument("--database", required=True)
+    add_fake_discord_arguments(parser)
     parser.add_argument("--log", required=True, help="the bot's log (appended to: one file per bench run)")
     parser.add_argument("--edit-interval", type=float, default=Settings(token="x").edit_interval)
     parser.add_argument("--target", type=int, help="game points to win a Bummerl (default: the rules')")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import signal
+from collections.abc import Callable
+
 import discord
 import yarl
 
@@ -22,8 +27,7 @@ def bot_for_fake_discord(
 ) -> SchnapsenBot:
     """A bot whose REST and gateway calls go to the fake, with nobody throttled (the bench clicks fast);
     with ``shards``, a sharded bot on that range (no wait between its IDENTIFYs: the fake does not limit)."""
-    discord.http.Route.BASE = api
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+    point_at_fake_discord(api, gateway)
     settings = Settings(
         token=token,
         database_path=database,
@@ -36,3 +40,41 @@ def bot_for_fake_discord(
     bot = make_bot(settings)
     bot._connection.guild_ready_timeout = 0.2  # discord.py's default waits 2 s before `ready`
     return bot
+
+
+def add_fake_discord_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where the parent's fake Discord listens, its bot token, and the database: every child takes these."""
+    parser.add_argument("--api", required=True)
+    parser.add_argument("--gateway", required=True)
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--database", required=True)
+
+
+def point_at_fake_discord(api: str, gateway: str) -> None:
+    discord.http.Route.BASE = api
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+
+
+async def run_until_sigterm(bot: SchnapsenBot, *, before_close: Callable[[], None] | None = None) -> None:
+    """Run ``bot``, print ``READY`` when it is first connected, and close it cleanly at SIGTERM (calling
+    ``before_close`` first); a client that failed on its own is raised."""
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    ready_once = False
+
+    @bot.event
+    async def on_ready() -> None:
+        nonlocal ready_once
+        if not ready_once:
+            ready_once = True
+            print("READY", flush=True)
+
+    async with bot:
+        runner = asyncio.create_task(bot.start(bot.settings.token))
+        stopped = asyncio.create_task(stop.wait())
+        await asyncio.wait({runner, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if before_close is not None:
+            before_close()
+        await bot.close()
+        if runner.done() and runner.exception() is not None:
+            raise runner.exception()  # type: ignore[misc]

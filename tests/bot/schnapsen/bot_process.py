@@ -14,51 +14,31 @@ import argparse
 import asyncio
 import dataclasses
 import logging
-import signal
 import sys
 from pathlib import Path
 
-import discord
-import yarl
-
+from bench.child_bot import add_fake_discord_arguments, point_at_fake_discord, run_until_sigterm
 from bot.client import make_bot
 from bot.shards import ShardRange
-from tests.bot.schnapsen.harness import test_settings
+from tests.bot.schnapsen import harness
 
 
 async def serve(args: argparse.Namespace) -> None:
-    discord.http.Route.BASE = args.api
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
+    point_at_fake_discord(args.api, args.gateway)
     settings = dataclasses.replace(
-        test_settings(Path(args.database), token=args.token, log_level="INFO"),
-        database_path=args.database,
+        harness.test_settings(Path(args.database), token=args.token, log_level="INFO"),
+        database_path=args.database,  # a URL: test_settings takes a path
         shards=ShardRange.parse(args.shard_count, args.shard_ids),
         click_inbox_poll=args.inbox_poll,
     )
     bot = make_bot(settings)
     bot._connection.guild_ready_timeout = 0.2  # discord.py's default waits 2 s before `ready`
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-
-    @bot.event
-    async def on_ready() -> None:
-        print("READY", flush=True)
-
-    async with bot:
-        runner = asyncio.create_task(bot.start(settings.token))
-        stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({runner, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        await bot.close()
-        if runner.done() and runner.exception() is not None:
-            raise runner.exception()  # type: ignore[misc]
+    await run_until_sigterm(bot)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--api", required=True)
-    parser.add_argument("--gateway", required=True)
-    parser.add_argument("--token", required=True)
-    parser.add_argument("--database", required=True)
+    add_fake_discord_arguments(parser)
     parser.add_argument("--shard-count", required=True)
     parser.add_argument("--shard-ids", required=True)
     parser.add_argument("--inbox-poll", type=float, default=2.0)
