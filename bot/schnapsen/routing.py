@@ -73,11 +73,11 @@ class ClickRouter:
     async def route(self, interaction: discord.Interaction[Any], table_id: int) -> bool:
         """True: apply the click here (its checks and answer follow as always). False: the click was handed
         to the process serving its table, which answers it."""
-        if not self.service.sharded or self.service.snapshot(table_id) is not None:
+        if not self.service.sharded:
             return True
         payload = self._payloads.pop(interaction.id, None)
-        if payload is None:  # not from Discord's gateway (cannot happen but for a rebuilt click): apply here
-            return True
+        if self.service.snapshot(table_id) is not None or payload is None:
+            return True  # ours (or a click rebuilt from the inbox, which has no kept payload): apply here
         # Not one of ours: acknowledged before storage is asked whose it is, so that a slow database never
         # costs Discord's three seconds. The checks that follow here answer through the token as well.
         await acknowledge(interaction)
