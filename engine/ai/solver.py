@@ -44,6 +44,10 @@ class Solver:
         self.ducker = table.declarer if table.family == BEGGAR else -1
         self.lead_order = sorted(range(20), key=lambda i: (-table.strength[i], i))
         self.duck_order = self.lead_order[::-1]
+        # The normal game's values narrow as points fall (``_normal_range``); tests may switch it off.
+        self.normal = table.family == NORMAL and table.players == 4
+        # Marriages a team may still announce: (K and Q of the suit, value), per suit.
+        self.pairs = [(KING_QUEEN[suit], 40 if SUITS[suit] == table.trump else 20) for suit in range(4)]
         self.suit_order = [
             sorted(range(5 * s, 5 * s + 5), key=lambda i: -table.strength[i]) for s in range(4)
         ]
@@ -85,6 +89,19 @@ class Solver:
             beta,
         )
 
+    def solve_mtd(self, pos: Position, guess: int = 0) -> int:
+        """The exact value of ``pos`` by null-window searches converging from ``guess`` (MTD(f))."""
+        lower, upper = -self.bound, self.bound
+        g = max(lower, min(upper, guess))
+        while lower < upper:
+            beta = g if g > lower else g + 1
+            g = self.solve(pos, beta - 1, beta)
+            if g < beta:
+                upper = g
+            else:
+                lower = g
+        return g
+
     @staticmethod
     def _trick_cards_mask(trick: list[tuple[int, int]]) -> int:
         mask = 0
@@ -123,6 +140,16 @@ class Solver:
         if in_trick == 0:
             if trick_no == 5:
                 return self._last_trick(seat, p0, p1, t0, t1, m0, m1)
+            if self.normal:
+                low, high = self._normal_range(p0, p1, t0, t1, m0, m1)
+                if high <= alpha:
+                    return high
+                if low >= beta:
+                    return low
+                if low > alpha:
+                    alpha = low
+                if high < beta:
+                    beta = high
             key = (
                 hands[0] | hands[1] << 20 | hands[2] << 40 | hands[3] << 60,
                 seat,
@@ -149,7 +176,13 @@ class Solver:
             legal = table.legal_mask(hand, led, win_card)
             if self.point_free:
                 legal = self._drop_equivalent(legal, trick_mask)
-            moves = self._follow_order(legal, win_card, seat == self.ducker)
+            moves = self._follow_order(
+                legal,
+                win_card,
+                seat == self.ducker,
+                (win_seat ^ seat) & 1 == 0,
+                in_trick + 1 == table.players,
+            )
         maximising = seat & 1 == 0
         alpha0, beta0 = alpha, beta
         best = -INFINITY if maximising else INFINITY
@@ -220,7 +253,7 @@ class Solver:
             if alpha >= beta:
                 break
         if key is not None:
-            lower, upper = self.cache.get(key, (-INFINITY, INFINITY))
+            lower, upper = entry if entry is not None else (-INFINITY, INFINITY)
             if best <= alpha0:
                 upper = min(upper, best)
             elif best >= beta0:
@@ -229,6 +262,32 @@ class Solver:
                 lower = upper = best
             self.cache[key] = (lower, upper)
         return best
+
+    def _normal_range(self, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> tuple[int, int]:
+        """The values the normal game can still end with, at a trick boundary: a team that cannot reach
+        66 any more (card points left plus the marriages its hands may still announce) wins at most the
+        last trick (1); a team whose opponents hold a trick cannot win 3, nor 2 once they hold 33."""
+        hands = self.hands
+        left = 120 - p0 - p1
+        more0 = more1 = 0
+        for pair, value in self.pairs:
+            if hands[0] & pair == pair or hands[2] & pair == pair:
+                more0 += value
+            elif hands[1] & pair == pair or hands[3] & pair == pair:
+                more1 += value
+        if p0 + m0 + more0 + left < 66:
+            high = 1
+        elif t1 == 0:
+            high = 3
+        else:
+            high = 2 if p1 + m1 < 33 else 1
+        if p1 + m1 + more1 + left < 66:
+            low = -1
+        elif t0 == 0:
+            low = -3
+        else:
+            low = -2 if p0 + m0 < 33 else -1
+        return low, high
 
     def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[tuple[int, int]]:
         table = self.table
@@ -254,21 +313,38 @@ class Solver:
             moves.append((card, 0))
         return moves
 
-    def _follow_order(self, legal: int, win_card: int, duck: bool = False) -> list[tuple[int, int]]:
-        """Cards that win the trick so far first (a Bettler declarer: those that do not)."""
+    def _follow_order(
+        self, legal: int, win_card: int, duck: bool = False, partner_wins: bool = False, last: bool = False
+    ) -> list[tuple[int, int]]:
+        """Likely best replies first. Against an opponent's card: the cards that win the trick so far
+        (the cheapest first when playing last), then the rest from the lowest; on a partner's card: the
+        cards that leave it winning, richest first (smearing), then the rest. A Bettler declarer: the
+        cards that do not win first."""
         winners = legal & self.table.beats[win_card]
-        moves = []
         rest = legal ^ winners
-        if duck:
+        moves = []
+        if duck or partner_wins:
             winners, rest = rest, winners
-        while winners:
-            low = winners & -winners
-            moves.append((low.bit_length() - 1, 0))
-            winners ^= low
-        while rest:
-            low = rest & -rest
-            moves.append((low.bit_length() - 1, 0))
-            rest ^= low
+        if last and not partner_wins and not duck:
+            while winners:
+                card = winners.bit_length() - 1
+                moves.append((card, 0))
+                winners ^= 1 << card
+        else:
+            while winners:
+                low = winners & -winners
+                moves.append((low.bit_length() - 1, 0))
+                winners ^= low
+        if not partner_wins and not duck:
+            while rest:
+                card = rest.bit_length() - 1
+                moves.append((card, 0))
+                rest ^= 1 << card
+        else:
+            while rest:
+                low = rest & -rest
+                moves.append((low.bit_length() - 1, 0))
+                rest ^= low
         return moves
 
     def _drop_equivalent(self, mask: int, trick_mask: int) -> int:
