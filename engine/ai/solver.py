@@ -36,6 +36,7 @@ class Solver:
         self.node_limit = node_limit
         self.nodes = 0
         self.cache: dict[tuple[int, ...], tuple[int, int]] = {}
+        self.orders: dict[int, list[tuple[int, int]]] = {}
         # Point-free contracts: only who wins tricks matters, so touching cards of one hand are equivalent.
         self.point_free = table.family in (BEGGAR, ALL_TRICKS)
         # Every value lies in [-bound, bound]: the normal game scores 1 to 3, a contract its value.
@@ -171,18 +172,22 @@ class Solver:
                     alpha = lower
                 if upper < beta:
                     beta = upper
-            moves = self._lead_moves(seat, hand, trick_no)
+            order_key = hand | seat << 20 | trick_no << 22
+            moves = self.orders.get(order_key)
+            if moves is None:
+                moves = self.orders[order_key] = self._lead_moves(seat, hand, trick_no)
         else:
             legal = table.legal_mask(hand, led, win_card)
             if self.point_free:
                 legal = self._drop_equivalent(legal, trick_mask)
-            moves = self._follow_order(
-                legal,
-                win_card,
-                seat == self.ducker,
-                (win_seat ^ seat) & 1 == 0,
-                in_trick + 1 == table.players,
-            )
+            # Orders are remembered per solver: the same hand meets the same trick in many worlds.
+            partner_wins = (win_seat ^ seat) & 1 == 0
+            last = in_trick + 1 == table.players
+            duck = seat == self.ducker
+            order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
+            moves = self.orders.get(order_key)
+            if moves is None:
+                moves = self.orders[order_key] = self._follow_order(legal, win_card, duck, partner_wins, last)
         maximising = seat & 1 == 0
         alpha0, beta0 = alpha, beta
         best = -INFINITY if maximising else INFINITY
@@ -267,27 +272,29 @@ class Solver:
         """The values the normal game can still end with, at a trick boundary: a team that cannot reach
         66 any more (card points left plus the marriages its hands may still announce) wins at most the
         last trick (1); a team whose opponents hold a trick cannot win 3, nor 2 once they hold 33."""
-        hands = self.hands
         left = 120 - p0 - p1
-        more0 = more1 = 0
-        for pair, value in self.pairs:
-            if hands[0] & pair == pair or hands[2] & pair == pair:
-                more0 += value
-            elif hands[1] & pair == pair or hands[3] & pair == pair:
-                more1 += value
-        if p0 + m0 + more0 + left < 66:
+        if p0 + m0 + left < 66 and p0 + m0 + left + self._pending(0, 2) < 66:
             high = 1
         elif t1 == 0:
             high = 3
         else:
             high = 2 if p1 + m1 < 33 else 1
-        if p1 + m1 + more1 + left < 66:
+        if p1 + m1 + left < 66 and p1 + m1 + left + self._pending(1, 3) < 66:
             low = -1
         elif t0 == 0:
             low = -3
         else:
             low = -2 if p0 + m0 < 33 else -1
         return low, high
+
+    def _pending(self, seat: int, partner: int) -> int:
+        """The marriages a team's hands may still announce."""
+        hands = self.hands
+        total = 0
+        for pair, value in self.pairs:
+            if hands[seat] & pair == pair or hands[partner] & pair == pair:
+                total += value
+        return total
 
     def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[tuple[int, int]]:
         table = self.table
