@@ -53,8 +53,10 @@ TRICK_ONE_PERCENT = 150
 # times the card-play budget.
 WHOLE_DEAL_FACTOR = 3
 # The trump decision gets more (a choice of five options, each solved in every world; its decision time
-# was the lowest of the whole-deal decisions).
-TRUMP_FACTOR = 6
+# was the lowest of the whole-deal decisions). It was 6 until the normal game's narrowing value range cut
+# the nodes per world by about a third: 4 solves as many worlds as 6 did (median 42 over deals 0-29), and
+# keeps the bidder model's searches, which are not counted in the budget, at the same number of hands.
+TRUMP_FACTOR = 4
 # Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses):
 # the made rate his worlds show is higher than the rate he makes. ``OPTIMISM`` is that gap per contract
 # family, measured in self-play (bench/ai_calibration.py, deals 0-499: predicted against actual made rate
