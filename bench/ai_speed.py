@@ -4,6 +4,9 @@ Plays seeded deals of the full game (the fixed list in bench/data/) in one proce
 every seat and times every decision that has more than one legal action.
 
     python bench/ai_speed.py --player pimc --deals 40 --budget-ms 150
+
+``--clock cpu`` times each decision by the CPU time of the process (``time.process_time``) instead of wall
+time: on a machine shared with other jobs it shows what the search costs, not how long it waited for a core.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -32,13 +36,23 @@ def main() -> int:
     parser.add_argument("--player", default="pimc")
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--budget-ms", type=int, default=150)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     args = parser.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     times: dict[str, list[float]] = {}
     for seed, dealer, hands in load_deals(str(DEALS))[: args.deals]:
-        outcome = play_deal(hands, dealer, seed, (args.player,) * 4, budget_ms=args.budget_ms, timed=True)
+        outcome = play_deal(
+            hands, dealer, seed, (args.player,) * 4, budget_ms=args.budget_ms, timed=True, clock=clock
+        )
         for kind, seconds in outcome.timings:
             times.setdefault(kind, []).append(seconds * 1000)
-    report = {"player": args.player, "deals": args.deals, "budget_ms": args.budget_ms, "decisions_ms": {}}
+    report = {
+        "player": args.player,
+        "deals": args.deals,
+        "budget_ms": args.budget_ms,
+        "clock": args.clock,
+        "decisions_ms": {},
+    }
     for kind in ("card", "trump", "bid", "kontra"):
         values = sorted(times.get(kind, []))
         if values:

@@ -36,6 +36,7 @@ class Solver:
         self.node_limit = node_limit
         self.nodes = 0
         self.cache: dict[tuple[int, ...], tuple[int, int]] = {}
+        self.orders: dict[int, list[tuple[int, int]]] = {}
         # Point-free contracts: only who wins tricks matters, so touching cards of one hand are equivalent.
         self.point_free = table.family in (BEGGAR, ALL_TRICKS)
         # Every value lies in [-bound, bound]: the normal game scores 1 to 3, a contract its value.
@@ -44,6 +45,10 @@ class Solver:
         self.ducker = table.declarer if table.family == BEGGAR else -1
         self.lead_order = sorted(range(20), key=lambda i: (-table.strength[i], i))
         self.duck_order = self.lead_order[::-1]
+        # The normal game's values narrow as points fall (``_normal_range``); tests may switch it off.
+        self.normal = table.family == NORMAL and table.players == 4
+        # Marriages a team may still announce: (K and Q of the suit, value), per suit.
+        self.pairs = [(KING_QUEEN[suit], 40 if SUITS[suit] == table.trump else 20) for suit in range(4)]
         self.suit_order = [
             sorted(range(5 * s, 5 * s + 5), key=lambda i: -table.strength[i]) for s in range(4)
         ]
@@ -85,6 +90,19 @@ class Solver:
             beta,
         )
 
+    def solve_mtd(self, pos: Position, guess: int = 0) -> int:
+        """The exact value of ``pos`` by null-window searches converging from ``guess`` (MTD(f))."""
+        lower, upper = -self.bound, self.bound
+        g = max(lower, min(upper, guess))
+        while lower < upper:
+            beta = g if g > lower else g + 1
+            g = self.solve(pos, beta - 1, beta)
+            if g < beta:
+                upper = g
+            else:
+                lower = g
+        return g
+
     @staticmethod
     def _trick_cards_mask(trick: list[tuple[int, int]]) -> int:
         mask = 0
@@ -123,6 +141,16 @@ class Solver:
         if in_trick == 0:
             if trick_no == 5:
                 return self._last_trick(seat, p0, p1, t0, t1, m0, m1)
+            if self.normal:
+                low, high = self._normal_range(p0, p1, t0, t1, m0, m1)
+                if high <= alpha:
+                    return high
+                if low >= beta:
+                    return low
+                if low > alpha:
+                    alpha = low
+                if high < beta:
+                    beta = high
             key = (
                 hands[0] | hands[1] << 20 | hands[2] << 40 | hands[3] << 60,
                 seat,
@@ -144,12 +172,22 @@ class Solver:
                     alpha = lower
                 if upper < beta:
                     beta = upper
-            moves = self._lead_moves(seat, hand, trick_no)
+            order_key = hand | seat << 20 | trick_no << 22
+            moves = self.orders.get(order_key)
+            if moves is None:
+                moves = self.orders[order_key] = self._lead_moves(seat, hand, trick_no)
         else:
             legal = table.legal_mask(hand, led, win_card)
             if self.point_free:
                 legal = self._drop_equivalent(legal, trick_mask)
-            moves = self._follow_order(legal, win_card, seat == self.ducker)
+            # Orders are remembered per solver: the same hand meets the same trick in many worlds.
+            partner_wins = (win_seat ^ seat) & 1 == 0
+            last = in_trick + 1 == table.players
+            duck = seat == self.ducker
+            order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
+            moves = self.orders.get(order_key)
+            if moves is None:
+                moves = self.orders[order_key] = self._follow_order(legal, win_card, duck, partner_wins, last)
         maximising = seat & 1 == 0
         alpha0, beta0 = alpha, beta
         best = -INFINITY if maximising else INFINITY
@@ -220,7 +258,7 @@ class Solver:
             if alpha >= beta:
                 break
         if key is not None:
-            lower, upper = self.cache.get(key, (-INFINITY, INFINITY))
+            lower, upper = entry if entry is not None else (-INFINITY, INFINITY)
             if best <= alpha0:
                 upper = min(upper, best)
             elif best >= beta0:
@@ -229,6 +267,34 @@ class Solver:
                 lower = upper = best
             self.cache[key] = (lower, upper)
         return best
+
+    def _normal_range(self, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> tuple[int, int]:
+        """The values the normal game can still end with, at a trick boundary: a team that cannot reach
+        66 any more (card points left plus the marriages its hands may still announce) wins at most the
+        last trick (1); a team whose opponents hold a trick cannot win 3, nor 2 once they hold 33."""
+        left = 120 - p0 - p1
+        if p0 + m0 + left < 66 and p0 + m0 + left + self._pending(0, 2) < 66:
+            high = 1
+        elif t1 == 0:
+            high = 3
+        else:
+            high = 2 if p1 + m1 < 33 else 1
+        if p1 + m1 + left < 66 and p1 + m1 + left + self._pending(1, 3) < 66:
+            low = -1
+        elif t0 == 0:
+            low = -3
+        else:
+            low = -2 if p0 + m0 < 33 else -1
+        return low, high
+
+    def _pending(self, seat: int, partner: int) -> int:
+        """The marriages a team's hands may still announce."""
+        hands = self.hands
+        total = 0
+        for pair, value in self.pairs:
+            if hands[seat] & pair == pair or hands[partner] & pair == pair:
+                total += value
+        return total
 
     def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[tuple[int, int]]:
         table = self.table
@@ -254,21 +320,38 @@ class Solver:
             moves.append((card, 0))
         return moves
 
-    def _follow_order(self, legal: int, win_card: int, duck: bool = False) -> list[tuple[int, int]]:
-        """Cards that win the trick so far first (a Bettler declarer: those that do not)."""
+    def _follow_order(
+        self, legal: int, win_card: int, duck: bool = False, partner_wins: bool = False, last: bool = False
+    ) -> list[tuple[int, int]]:
+        """Likely best replies first. Against an opponent's card: the cards that win the trick so far
+        (the cheapest first when playing last), then the rest from the lowest; on a partner's card: the
+        cards that leave it winning, richest first (smearing), then the rest. A Bettler declarer: the
+        cards that do not win first."""
         winners = legal & self.table.beats[win_card]
-        moves = []
         rest = legal ^ winners
-        if duck:
+        moves = []
+        if duck or partner_wins:
             winners, rest = rest, winners
-        while winners:
-            low = winners & -winners
-            moves.append((low.bit_length() - 1, 0))
-            winners ^= low
-        while rest:
-            low = rest & -rest
-            moves.append((low.bit_length() - 1, 0))
-            rest ^= low
+        if last and not partner_wins and not duck:
+            while winners:
+                card = winners.bit_length() - 1
+                moves.append((card, 0))
+                winners ^= 1 << card
+        else:
+            while winners:
+                low = winners & -winners
+                moves.append((low.bit_length() - 1, 0))
+                winners ^= low
+        if not partner_wins and not duck:
+            while rest:
+                card = rest.bit_length() - 1
+                moves.append((card, 0))
+                rest ^= 1 << card
+        else:
+            while rest:
+                low = rest & -rest
+                moves.append((low.bit_length() - 1, 0))
+                rest ^= low
         return moves
 
     def _drop_equivalent(self, mask: int, trick_mask: int) -> int:
