@@ -86,7 +86,9 @@ async def test_a_forged_click_shows_nothing_of_a_running_deal_or_another_servers
     foreign = await fake_discord.click(anna, moved, forged, force=True)
     assert "no such deal" in await ephemeral_reply(foreign)
     assert not (await reply_to(foreign)).filenames
-    assert await world.stored(table.id) == before, "a look at a deal changes nothing"
+    # A look at a deal changes nothing. (The running deal may move on meanwhile: its AI seats play.)
+    after = await world.stored(table.id)
+    assert after.seats == before.seats and after.record.deals[:1] == before.record.deals[:1]
 
 
 async def test_with_deal_review_off_the_button_is_gone_and_old_ones_are_refused(
