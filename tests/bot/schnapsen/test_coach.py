@@ -191,7 +191,15 @@ async def test_a_practice_hint_matches_engine_ai_and_is_only_for_the_turn(
         )
 
     await world.play([alice, bob], until=alice_chooses)
-    hand = await world.latest_dm(alice, lambda m: any(b.get("label") == "Hint" for b in m.buttons))
+
+    def hint_for_now(message: Any) -> bool:  # not a Hint of an earlier turn whose edit is still on its way
+        return any(
+            b.get("label") == "Hint" and (parsed := ButtonId.parse(b["custom_id"])) is not None
+            and parsed.version == table.version
+            for b in message.buttons
+        )
+
+    hand = await world.latest_dm(alice, hint_for_now)
     assert world.bot is not None
     record = (await world.bot.service.export_record(table.id)).to_json()
     assert record["practice"] is True
