@@ -28,43 +28,38 @@ def minimax(state) -> int:  # type: ignore[no-untyped-def]
     return max(values) if state.to_act % 2 == 0 else min(values)
 
 
+def mid_game_states(seed: str, contract, rules, count: int):  # type: ignore[no-untyped-def]
+    """``count`` unfinished deals of ``contract`` from the middle of trick 2 or later (the plain search stays
+    small), the same for the same seed."""
+    rng = random.Random(seed)
+    found = 0
+    while found < count:
+        state = random_walk(play_start(rng.randrange(10**9), contract, rules), rng, rng.randrange(5, 10))
+        if not state.finished:
+            found += 1
+            yield state
+
+
 @pytest.mark.parametrize("rules_index", [0, 1, 3])
 @pytest.mark.parametrize("contract", PLAYED_CONTRACTS, ids=lambda c: c.id)
 def test_solver_value_equals_minimax(contract, rules_index) -> None:  # type: ignore[no-untyped-def]
-    rules = RULE_VARIANTS[rules_index]
-    rng = random.Random(f"solve:{contract.id}:{rules_index}")
-    compared = 0
-    while compared < 12:
-        state = play_start(rng.randrange(10**9), contract, rules)
-        # From the middle of trick 2 or later, so the plain search stays small.
-        state = random_walk(state, rng, rng.randrange(5, 10))
-        if state.finished:
-            continue
+    for state in mid_game_states(f"solve:{contract.id}:{rules_index}", contract, RULE_VARIANTS[rules_index], 12):
         expected = minimax(state)
         solver = Solver(table_of_state(state))
         assert solver.solve(position_of_state(state)) == expected
         # A second solve reuses the transposition table and must agree, also with a narrow window.
         assert solver.solve(position_of_state(state)) == expected
-        compared += 1
 
 
 @pytest.mark.parametrize("rules_index", [0, 1, 3])
 @pytest.mark.parametrize("contract", PLAYED_CONTRACTS, ids=lambda c: c.id)
 def test_null_window_search_equals_minimax(contract, rules_index) -> None:  # type: ignore[no-untyped-def]
     """``solve_mtd`` (null-window searches from a guess) is exact from every guess."""
-    rules = RULE_VARIANTS[rules_index]
-    rng = random.Random(f"mtd:{contract.id}:{rules_index}")
-    compared = 0
-    while compared < 8:
-        state = play_start(rng.randrange(10**9), contract, rules)
-        state = random_walk(state, rng, rng.randrange(5, 10))
-        if state.finished:
-            continue
+    for state in mid_game_states(f"mtd:{contract.id}:{rules_index}", contract, RULE_VARIANTS[rules_index], 8):
         expected = minimax(state)
         solver = Solver(table_of_state(state))
         for guess in (-solver.bound - 1, -1, 0, 1, 2, solver.bound):
             assert solver.solve_mtd(position_of_state(state), guess) == expected
-        compared += 1
 
 
 def test_normal_game_range_keeps_values_from_trick_one() -> None:
