@@ -23,7 +23,7 @@ import pytest_asyncio
 import engine
 from bot.db import Database
 from bot.schnapsen.ids import ButtonId, action_of
-from tests.bot.schnapsen.harness import game_buttons, is_result_message
+from tests.bot.schnapsen.harness import button_version, game_buttons, is_result_message
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -100,12 +100,6 @@ def newest_hand(fake: FakeDiscord, people: list[FakeUser]) -> tuple[FakeUser, Fa
     return None if found is None else found[1:]
 
 
-def position(custom_id: str) -> int:
-    parsed = ButtonId.parse(custom_id)
-    assert parsed is not None
-    return parsed.version
-
-
 def stored_text(seat: int, custom_id: str) -> str:
     """How the action of a game button clicked at ``seat`` is stored."""
     parsed = ButtonId.parse(custom_id)
@@ -175,7 +169,7 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
         found = newest_hand(fake, people)
         assert found is not None
         person, message, button = found
-        version, custom_id = position(button["custom_id"]), button["custom_id"]
+        version, custom_id = button_version(button), button["custom_id"]
         if len(accepted) == 4 and not crashed:  # still in the auction or the first trick: mid-deal
             # The owner crashes; the next click reaches shard 0's process, which acknowledges it and keeps
             # it in the inbox until the owner is back.
@@ -191,7 +185,7 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
         def answered(click: FakeInteraction = click, version: int = version) -> bool:
             """The position moved on (or the deal ended), or the click was refused."""
             now = newest_hand(fake, people)
-            moved = bool(results()) or (now is not None and position(now[2]["custom_id"]) > version)
+            moved = bool(results()) or (now is not None and button_version(now[2]) > version)
             return moved or bool(click.followups)
 
         await wait_until(fake, answered, f"the click at position {version}")
@@ -212,7 +206,7 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
     await wait_until(
         fake,
         lambda: (now := newest_hand(fake, people)) is not None
-        and position(now[2]["custom_id"]) > position(button["custom_id"]),
+        and button_version(now[2]) > button_version(button),
         "the click applied by the process now holding both shards",
     )
     assert not click.followups
