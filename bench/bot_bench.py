@@ -31,7 +31,11 @@ still without next buttons 5 s after the window counts as slower than any. --fin
 tables from --tables while a step keeps p95 < 300 ms with no click refused (with AI seats: the p95
 without the AI's decisions, and a second criterion: at most 5% of AI decisions fall back to greedy),
 then bisects. Each bot process is pinned to one core (--bot-cpus; its AI workers inherit it), the fake
-Discord and the people run on the other cores. --processes 2 --database postgresql runs two sharded
+Discord and the people run on the other cores; or, with --cpu-quota F, each bot process and its AI
+workers may use F of a core (a cgroup quota, root only) and nothing is pinned: two processes at 0.4 of a
+core each, with the rest of a 2-core machine left to the fake Discord and PostgreSQL, show how two
+processes on a core each scale (a fraction F of a core does each click's work 1/F times slower, so the
+latency target becomes 300 ms / F). --processes 2 --database postgresql runs two sharded
 processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both shards; a DM
 click always reaches the process of shard 0, which hands a click for a shard-1 table on to its owner
 through the click inbox (--hands channel: people click hands shown in the channel instead). Per step also printed: cores busy (bot, parent, whole machine: the
@@ -214,6 +218,7 @@ async def start_child(
     *,
     shards: str | None = None,
     cpu: int | None = None,
+    quota: CpuQuota | None = None,
     time_ai: bool = False,
 ) -> asyncio.subprocess.Process:
     command = [
@@ -241,11 +246,59 @@ async def start_child(
     if time_ai:
         command.append("--time-ai")
     child = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
+    if quota is not None:
+        quota.add(child.pid)  # at once: it has not started its AI workers yet, and they inherit the cgroup
     assert child.stdout is not None
     line = await asyncio.wait_for(child.stdout.readline(), 120)
     if line.strip() != b"READY":
         raise RuntimeError(f"the bot process did not start: {line!r}")
     return child
+
+
+class CpuQuota:
+    """A cgroup that lets its processes use at most ``fraction`` of one core, measured over short periods (10
+    ms, so a process over its share waits a few ms, not a tenth of a second). Two bot processes with a quota
+    each, beside a fake Discord and PostgreSQL with cores of their own, show on two cores what two processes
+    on a core each would carry. Needs a writable cgroup ``cpu`` controller (root): v2 or v1."""
+
+    PERIOD_US = 10_000
+
+    def __init__(self, fraction: float, name: str) -> None:
+        quota_us = max(1000, round(fraction * self.PERIOD_US))
+        root = Path("/sys/fs/cgroup")
+        controllers = root / "cgroup.controllers"  # only on cgroup v2
+        if controllers.exists() and "cpu" in controllers.read_text().split():
+            self.folder = root / name
+            self.folder.mkdir(exist_ok=True)
+            (self.folder / "cpu.max").write_text(f"{quota_us} {self.PERIOD_US}")
+        else:
+            self.folder = root / "cpu" / name
+            self.folder.mkdir(exist_ok=True)
+            (self.folder / "cpu.cfs_period_us").write_text(str(self.PERIOD_US))
+            (self.folder / "cpu.cfs_quota_us").write_text(str(quota_us))
+
+    @staticmethod
+    def usable() -> str | None:
+        """Why no quota can be set here, or None."""
+        try:
+            probe = CpuQuota(0.5, f"schnapsen-bench-probe-{os.getpid()}")
+            probe.remove()
+        except OSError as err:
+            return f"no writable cgroup cpu controller ({err.strerror}: {err.filename})"
+        return None
+
+    def add(self, pid: int) -> None:
+        """Put ``pid`` under the quota; processes it starts later (the AI workers) are under it too."""
+        (self.folder / "cgroup.procs").write_text(str(pid))
+
+    def periods(self) -> tuple[int, int]:
+        """(periods in which its processes ran, periods in which the quota held them back) so far."""
+        fields = dict(line.split() for line in (self.folder / "cpu.stat").read_text().splitlines())
+        return int(fields.get("nr_periods", 0)), int(fields.get("nr_throttled", 0))
+
+    def remove(self) -> None:
+        with contextlib.suppress(OSError):
+            self.folder.rmdir()
 
 
 def profile_file(profile: str, shards: str | None) -> str:
@@ -363,6 +416,7 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
 
 THINK_SECONDS = (1.0, 4.0)  # a person looks at their new buttons this long before clicking
 TARGET_P95_MS = 300.0
+OPENING_AT_ONCE = 16  # tables opening at the same time, per bot process on a whole core
 SETTLE_SECONDS = 12.0  # after the last table started: the opening burst is over, channel hands are open
 GRACE_SECONDS = 5.0  # after the window: a click made in it may still see its next buttons
 SHOW_MY_CARDS = "Show my cards"
@@ -649,19 +703,26 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     tables = [PacedTable(run, guilds[n % len(guilds)], n, people) for n in range(table_count)]
     children: list[asyncio.subprocess.Process] = []
     reports: list[dict[str, Any]] = []
+    quotas = (
+        [CpuQuota(args.cpu_quota, f"schnapsen-bench-{os.getpid()}-{index}") for index in range(args.processes)]
+        if args.cpu_quota
+        else []
+    )
     with tempfile.TemporaryDirectory() as folder:
         database = await postgres.fresh_database() if postgres else str(Path(folder) / "bench.sqlite3")
         try:
             for index in range(args.processes):  # one after the other: the first migrates the database
                 children.append(await start_child(
                     fake, database, args, shards=f"{index}/{args.processes}" if sharded else None,
-                    cpu=args.bot_cpus[index], time_ai=args.ai_seats > 0,
+                    cpu=args.bot_cpus[index], quota=quotas[index] if quotas else None,
+                    time_ai=args.ai_seats > 0,
                 ))  # fmt: skip
             for guild in guilds:  # no deliberate pause before an AI move: only the bot's own time is measured
                 channel = next(iter(guild.channels.values()))
                 settings = await fake.slash(admin, channel, "schnapsen", "settings", ai_delay_ms=0)
                 await settings.wait_response(timeout=WAIT)
-            opening = asyncio.Semaphore(16)
+            # Tables open a few at a time (people do not open dozens in one second), fewer on a part of a core.
+            opening = asyncio.Semaphore(max(2, round(OPENING_AT_ONCE * (args.cpu_quota or 1.0) * args.processes)))
 
             async def open_one(table: PacedTable) -> None:
                 async with opening:
@@ -676,12 +737,19 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
                 [cpu_seconds(c.pid) for c in children],
                 machine_busy_seconds(),
             )
+            periods_start = [quota.periods() for quota in quotas]
             parent_start = sum(os.times()[:2])
             window_over = asyncio.Event()
             lock_watch = asyncio.create_task(postgres.watch_write_lock(window_over)) if postgres else None
             await asyncio.sleep(args.seconds)
             window_over.set()
             database_figures = await lock_watch if lock_watch is not None else {}
+            throttled = [
+                (held - held_before) / max(1, ran - ran_before)
+                for (ran_before, held_before), (ran, held) in zip(
+                    periods_start, [quota.periods() for quota in quotas], strict=True
+                )
+            ]
             end, cpu_end, busy_end = (
                 time.monotonic(),
                 [cpu_seconds(c.pid) for c in children],
@@ -697,6 +765,8 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             for child in children:
                 reports.append(await stop_child(child))
             await fake.stop()
+            for quota in quotas:
+                quota.remove()
     window = end - start
     spans: dict[int, list[tuple[float, float]]] = {}
     for report in reports:
@@ -735,6 +805,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
         "bot_cores": [round((e - s) / window, 2) for s, e in zip(cpu_start, cpu_end, strict=True)],
         "parent_core": round((parent_end - parent_start) / window, 2),
         "machine_cores": round(busy, 2),
+        "throttled": throttled,
         **database_figures,
     }
 
@@ -754,6 +825,11 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         if ai_seats
         else ""
     )
+    quota = (
+        f"; the quota held a bot back in {'+'.join(f'{t:.0%}' for t in step['throttled'])} of the 10 ms periods it ran in"
+        if step.get("throttled")
+        else ""
+    )
     database = (
         f"; PostgreSQL {step['commits_per_s']:.0f} commits/s, the write lock awaited in "
         f"{step['lock_contended_share']:.0%} of samples ({step['lock_waiting_mean']:.2f} waiting on average)"
@@ -766,21 +842,29 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         f"{step['answer_p95_ms']:.0f} ms; refused {step['refused']}, no next buttons {step['unanswered']}; "
         f"cores busy: bot {'+'.join(str(c) for c in step['bot_cores'])}, parent {step['parent_core']}, "
         f"machine {step['machine_cores']} of {os.cpu_count()} (opened in {step['open_seconds']} s)"
-        f"{database}"
+        f"{quota}{database}"
     )
 
 
 MOST_AI_FALLBACKS = 0.05  # AI seats: at most this share of AI decisions may fall back to greedy
 
 
-def criteria(ai_seats: int) -> dict[str, Callable[[dict[str, Any]], bool]]:
+def target_p95_ms(cpu_quota: float | None) -> float:
+    """The latency a step must keep: 300 ms on a whole core; on a fraction of a core every click's work takes
+    proportionally longer, so the target stretches with it (a bot on half a core is a bot on a core half as
+    fast)."""
+    return TARGET_P95_MS / (cpu_quota or 1.0)
+
+
+def criteria(ai_seats: int, cpu_quota: float | None = None) -> dict[str, Callable[[dict[str, Any]], bool]]:
     """What a step must keep to count as served: the latency of the people's turns (with AI seats, the AI's
     decisions left out: they take their own time, budget and hard cap, under any load), no refused click, and
     with AI seats, the AI itself (few decisions answered by greedy for want of a free worker or of time)."""
     key = "next_p95_without_ai_ms" if ai_seats else "next_p95_ms"
+    target = target_p95_ms(cpu_quota)
     found: dict[str, Callable[[dict[str, Any]], bool]] = {
-        f"click -> next buttons p95{', AI decisions left out,' if ai_seats else ''} under {TARGET_P95_MS:.0f} ms "
-        "and no click refused": lambda step: bool(step[key] < TARGET_P95_MS and step["refused"] == 0)
+        f"click -> next buttons p95{', AI decisions left out,' if ai_seats else ''} under {target:.0f} ms "
+        "and no click refused": lambda step: bool(step[key] < target and step["refused"] == 0)
     }
     if ai_seats:
         found[f"at most {MOST_AI_FALLBACKS:.0%} of AI decisions fall back to greedy"] = lambda step: bool(
@@ -790,7 +874,8 @@ def criteria(ai_seats: int) -> dict[str, Callable[[dict[str, Any]], bool]]:
 
 
 async def run_paced(args: argparse.Namespace) -> None:
-    pin_parent(args.bot_cpus)
+    if None not in args.bot_cpus:
+        pin_parent(args.bot_cpus)
     print(describe_setup(args), flush=True)
     postgres = Postgres() if args.database == "postgresql" else None
     with postgres if postgres is not None else contextlib.nullcontext():
@@ -811,7 +896,7 @@ async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> 
     """Double the tables from ``--tables`` while any criterion holds, then bisect ``--bisect`` times for each
     criterion between the most tables that kept it and the fewest that did not."""
     steps: dict[int, dict[str, Any]] = {}
-    held = criteria(args.ai_seats)
+    held = criteria(args.ai_seats, args.cpu_quota)
 
     async def step_of(count: int) -> dict[str, Any]:
         if count not in steps:
@@ -852,7 +937,7 @@ async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> 
         print(f"capacity ({name}): {kept} tables, {steps[kept]['clicks_per_s']:.1f} clicks/s{beyond}")
 
 
-def pin_parent(bot_cpus: list[int]) -> None:
+def pin_parent(bot_cpus: list[int | None]) -> None:
     """The fake Discord and the people run on the cores the bots do not (when there are any left)."""
     rest = set(os.sched_getaffinity(0)) - set(bot_cpus)
     if rest:
@@ -864,9 +949,17 @@ def describe_setup(args: argparse.Namespace) -> str:
     processes = (
         "one bot process" if args.processes == 1 else f"{args.processes} bot processes (shards i of n)"
     )
+    cores = (
+        f"pinned to core(s) {','.join(map(str, args.bot_cpus))}" if None not in args.bot_cpus else "not pinned"
+    )
+    if args.cpu_quota:
+        cores += (
+            f", each with its AI workers limited to {args.cpu_quota:g} of a core (cgroup quota; the latency "
+            f"target stretches to {target_p95_ms(args.cpu_quota):.0f} ms)"
+        )
     return (
         f"human pace: {seats} per table, each thinking {THINK_SECONDS[0]:g}-{THINK_SECONDS[1]:g} s (seed "
-        f"{args.seed}); {processes} on {args.database}, pinned to core(s) {','.join(map(str, args.bot_cpus))}; "
+        f"{args.seed}); {processes} on {args.database}, {cores}; "
         f"hands by {'DM' if args.hands == 'dm' else 'ephemeral message in the channel'}; the AI's pause before "
         f"a move (ai_delay_ms) 0; {args.seconds:g} s measured per step after every table started; edits of one "
         f"message coalesced to one per {args.edit_interval:g} s"
@@ -920,6 +1013,13 @@ def main() -> None:
     parser.add_argument(
         "--bot-cpus", help="core of each bot process, comma-separated (default: the last core; 0,1 for two)"
     )
+    parser.add_argument(
+        "--cpu-quota",
+        type=float,
+        help="human pace: limit each bot process and its AI workers to this fraction of a core (a cgroup CPU "
+        "quota; needs root); without --bot-cpus the bots are then not pinned. Two processes at 0.4 each on "
+        "two cores leave the fake Discord and PostgreSQL room: one-core-each scaling, shrunk",
+    )
     parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
     parser.add_argument(
         "--find-capacity",
@@ -941,8 +1041,15 @@ def main() -> None:
     if args.tables is None:
         args.tables = 20
     cpus = sorted(os.sched_getaffinity(0))
+    if args.cpu_quota:
+        if not 0 < args.cpu_quota <= 1:
+            parser.error("--cpu-quota is a fraction of one core: above 0, at most 1")
+        if (why := CpuQuota.usable()) is not None:
+            parser.error(f"--cpu-quota: {why}")
     if args.bot_cpus:
         args.bot_cpus = [int(cpu) for cpu in args.bot_cpus.split(",")]
+    elif args.cpu_quota:
+        args.bot_cpus = [None] * args.processes
     else:
         args.bot_cpus = cpus[-args.processes :] if len(cpus) >= args.processes else cpus * args.processes
     if len(args.bot_cpus) != args.processes:
