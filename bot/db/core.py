@@ -33,6 +33,15 @@ class DatabaseCore:
     def _reading(self) -> AbstractAsyncContextManager[None]:
         raise NotImplementedError
 
+    async def _insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
+        """Run `sql` (an INSERT ... RETURNING, which checks nothing it read) and notify `channel` with
+        `payload` once it commits; the returned row. Where the engine can, in one statement."""
+        async with self._unordered_write():
+            row = await self._fetch_one(sql, params)
+            await self._notify(channel, payload)
+        assert row is not None
+        return row
+
     async def close(self) -> None:
         raise NotImplementedError
 

@@ -31,14 +31,13 @@ class ClickInboxRepo(DatabaseCore):
     async def post_click(self, table_id: int, shard: int, interaction: dict[str, Any], now: int) -> int:
         """Store a click for the process holding `shard` (and wake it, where the engine can). It waits for no
         other process's write: each click is a row of its own."""
-        async with self._unordered_write():
-            row = await self._fetch_one(
-                "INSERT INTO click_inbox (table_id, shard, interaction_json, received_at) VALUES (?, ?, ?, ?)"
-                " RETURNING id",
-                (table_id, shard, json.dumps(interaction, separators=(",", ":")), now),
-            )
-            await self._notify(CLICKS_CHANNEL, str(shard))
-        assert row is not None
+        row = await self._insert_notifying(
+            "INSERT INTO click_inbox (table_id, shard, interaction_json, received_at) VALUES (?, ?, ?, ?)"
+            " RETURNING id",
+            (table_id, shard, json.dumps(interaction, separators=(",", ":")), now),
+            CLICKS_CHANNEL,
+            str(shard),
+        )
         return int(row["id"])
 
     async def clicks_for(self, shards: Sequence[int], *, limit: int = 100) -> list[InboxClick]:

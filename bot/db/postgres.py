@@ -183,6 +183,18 @@ class PostgresCore(DatabaseCore):
     async def _notify(self, channel: str, payload: str) -> None:
         await self._writer().execute("SELECT pg_notify($1, $2)", channel, payload)
 
+    async def _insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
+        if self._current() is not None:  # part of the caller's transaction
+            return await super()._insert_notifying(sql, params, channel, payload)
+        # One statement, its own transaction: one round trip instead of four (BEGIN, INSERT, NOTIFY, COMMIT),
+        # and the notification still goes out only at its commit.
+        row = await self._pool.fetchrow(
+            to_dollar_placeholders(f"WITH inserted AS ({sql}) SELECT inserted.*, pg_notify(?, ?) FROM inserted"),
+            *_arguments([*params, channel, payload]),
+        )
+        assert row is not None
+        return cast(Row, row)
+
     async def listen(
         self, channel: str, on_notice: Callable[[str], None], on_lost: Callable[[], None]
     ) -> Callable[[], Awaitable[None]] | None:
