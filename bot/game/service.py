@@ -71,6 +71,7 @@ class HandedClick:
 HANDED_CLICK: contextvars.ContextVar[HandedClick | None] = contextvars.ContextVar("handed_click", default=None)
 COMMAND_HASH_KEY = "command_hash"
 REMEMBERED_PREFS = 10_000  # people whose choices are kept in memory (least recently used forgotten)
+KNOWN_FOREIGN_TABLES = 10_000  # tables of other processes whose shard is kept in memory (least recently used forgotten)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,9 @@ class TableService(ProfileQueries):
         self._tables: dict[int, TableSnapshot] = {}  # table id -> the open table's current snapshot
         self._locks: dict[int, asyncio.Lock] = {}
         self._prefs: OrderedDict[int, PlayerPrefs] = OrderedDict()  # user id -> their choices, as stored
+        # Open tables another process serves, by id -> their shard (a table never changes guild): a DM click
+        # for one is handed on without asking storage whose it is.
+        self._foreign_shards: OrderedDict[int, int] = OrderedDict()
 
     def owns_guild(self, guild_id: int) -> bool:
         return self.shards is None or self.shards.owns_guild(guild_id)
@@ -684,20 +688,41 @@ class TableService(ProfileQueries):
         table = self._tables.get(table_id)
         if table is not None:
             return self.owns_guild(table.row.guild_id)
+        if table_id in self._foreign_shards:
+            return False
         row = await self.db.get_table(table_id)
-        return row is not None and self.owns_guild(row.guild_id)
+        if row is None:
+            return False
+        if self.owns_guild(row.guild_id):
+            return True
+        self._remember_foreign(table_id, row.guild_id)
+        return False
+
+    def _remember_foreign(self, table_id: int, guild_id: int) -> int:
+        """Keep the shard of a table another process serves (a table never changes guild); returns it."""
+        assert self.shards is not None
+        shard = self._foreign_shards[table_id] = shard_of(guild_id, self.shards.count)
+        while len(self._foreign_shards) > KNOWN_FOREIGN_TABLES:
+            self._foreign_shards.popitem(last=False)
+        return shard
 
     # --- clicks for a table another process serves ---------------------------------------------------
 
     async def hand_click_to_owner(self, table_id: int, interaction: dict[str, object]) -> bool:
         """Store a click (Discord's interaction payload) for the process serving its table, and wake that
-        process; False when no other process serves the table (it is ours, closed or unknown)."""
+        process; False when no other process serves the table (it is ours, or unknown, or found closed)."""
         if self.shards is None or table_id in self._tables:
             return False
-        row = await self.db.get_table(table_id)
-        if row is None or row.status == "closed" or self.owns_guild(row.guild_id):
-            return False
-        await self.db.post_click(table_id, shard_of(row.guild_id, self.shards.count), interaction, self.now())
+        shard = self._foreign_shards.get(table_id)
+        if shard is None:
+            row = await self.db.get_table(table_id)
+            if row is None or row.status == "closed" or self.owns_guild(row.guild_id):
+                return False
+            shard = self._remember_foreign(table_id, row.guild_id)
+        else:
+            self._foreign_shards.move_to_end(table_id)
+        # A remembered table may be closed by now: its owner runs the click, and the usual checks answer it.
+        await self.db.post_click(table_id, shard, interaction, self.now())
         return True
 
     async def clicks_handed_to_us(self) -> list[InboxClick]:

@@ -175,6 +175,14 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
         return result
 
     bot.service.hand_click_to_owner = spied_hand_to_owner  # type: ignore[method-assign]
+    looked_up: list[int] = []
+    get_table = bot.db.get_table
+
+    async def counted_get_table(table_id: int) -> object:
+        looked_up.append(table_id)
+        return await get_table(table_id)
+
+    bot.db.get_table = counted_get_table  # type: ignore[method-assign, assignment]
 
     # Shard 0's process acknowledges the click at once and hands it on; the owner is down, so nothing moves.
     click = await split.fake.click(player, message, custom_id)
@@ -184,6 +192,14 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     [waiting] = await bot.db.clicks_for((1,))
     assert waiting.table_id == away.table_id and waiting.interaction["data"]["custom_id"] == custom_id
     assert await stored(bot, away.table_id) == before and not click.followups
+
+    # A double click is handed on too, without asking storage again whose table it is.
+    handed.clear()
+    again = await split.fake.click(player, message, custom_id)
+    assert (await again.wait_response()).type == 6
+    await asyncio.wait_for(handed.wait(), 10)
+    assert looked_up.count(away.table_id) == 1
+    assert [c.interaction["id"] for c in await bot.db.clicks_for((1,))] == [str(click.id), str(again.id)]
 
     # The process holding shard 1 starts on the same database: it takes its inbox and applies the click as if
     # Discord had sent it there, under its checks, in one transaction; the player's DM shows the move.
@@ -201,8 +217,11 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
         lambda: custom_id not in {b["custom_id"] for b in game_buttons(split.fake.dm_messages(player)[-1])},
         what="the player's DM moved on",
     )
+    # The double click is the same position's button once more: the owner refuses it through its token.
+    await split.fake.wait_for(lambda: again.followups, what="the double click answered")
     assert await owner.runtime.inbox.take_waiting() == 0  # run once: taken, or running, or done
     assert not click.followups  # applied: no refusal was sent
+    assert len([action for deal in (await stored(owner, away.table_id)).record.deals for action in deal.actions]) == len(moves)
 
 
 async def test_a_process_on_both_shards_serves_the_guilds_of_both(split: Split) -> None:
