@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
+from discord.webhook.async_ import async_context, interaction_response_params
 
 from bot.game.errors import UserError
 from bot.i18n import language_for_locale, t
@@ -45,6 +46,26 @@ async def acknowledge(interaction: Interaction, **kwargs: Any) -> None:
         log.warning(
             "interaction %s was acknowledged already (its reply was lost); carrying on", interaction.id
         )
+
+
+async def acknowledge_raw(bot: SchnapsenBot, data: dict[str, Any]) -> None:
+    """A deferred update for a click known only by Discord's payload (``routing.py`` hands such a click on
+    without discord.py building an interaction for it), sent as discord.py's ``defer`` sends it; an
+    acknowledgement that took effect already counts as done."""
+    http = bot.http
+    try:
+        await async_context.get().create_interaction_response(
+            int(data["id"]),
+            str(data["token"]),
+            session=http._HTTPClient__session,  # type: ignore[attr-defined]  # discord.py's own session
+            proxy=http.proxy,
+            proxy_auth=http.proxy_auth,
+            params=interaction_response_params(discord.InteractionResponseType.deferred_message_update.value),
+        )
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
+        log.warning("interaction %s was acknowledged already (its reply was lost); carrying on", data["id"])
 
 
 async def thinking(interaction: Interaction) -> None:

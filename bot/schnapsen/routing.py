@@ -3,8 +3,8 @@ that serves the table.
 
 Discord delivers a guild's interactions on the guild's shard, so a click in a channel always reaches the
 process serving its table. Interactions in DMs all arrive on shard 0: a click on a hand DM reaches shard 0's
-process whoever serves the table. ``ClickRouter.route`` decides, before any check of the click: apply it
-here, or hand it to the owner through storage's click inbox. The receiver acknowledges the click at once
+process whoever serves the table. ``ClickRouter`` decides as the click arrives, before discord.py parses it:
+apply it here, or hand it to the owner through storage's click inbox. The receiver acknowledges the click at once
 (Discord's three seconds), stores Discord's payload of it for the owner's shard and wakes the owner
 (PostgreSQL's NOTIFY). The owner's ``ClickInbox`` rebuilds the interaction from that payload and runs the
 button exactly as if Discord had sent the click there: the same checks, the same single transaction under the
@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -27,69 +28,102 @@ from bot.db.inbox import InboxClick
 from bot.game.service import HandedClick
 
 from .components import COMPONENTS
-from .replies import acknowledge
+from .ids import ButtonId
+from .replies import acknowledge_raw
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
 
 log = logging.getLogger(__name__)
 
-KEPT_PAYLOADS = 512  # Discord's payloads of the newest button clicks, kept until routed (one each, briefly)
 COMPONENT_INTERACTION = 3
 
 
+@dataclass(frozen=True, slots=True)
+class NotHanded:
+    """A click the router meant to hand on but did not; discord.py then runs it here as usual."""
+
+    acknowledged: bool  # the deferred update was sent: the answer goes through the token
+    error: Exception | None  # what stopped the hand-over: the click's error path answers it
+
+
 class ClickRouter:
-    """Applies a click here, or hands it to the process serving its table."""
+    """Applies a click here, or hands it to the process serving its table.
+
+    In a process with shards, a table button's click for a table not in memory here is handed on as Discord
+    sent it, before discord.py builds an interaction, a message and a view for it (a DM click for another
+    process's table costs this process little more than its acknowledgement and one insert)."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.service = bot.service
-        # The payload Discord sent for each new interaction, by id: what the owner rebuilds the click from.
-        self._payloads: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        # Clicks the router could not hand on, by interaction id, until discord.py's run of them reaches route.
+        self._not_handed: dict[int, NotHanded] = {}
+        self._handing: set[asyncio.Task[None]] = set()
         self._parser: Callable[[Any], None] | None = None
         if self.service.sharded:
-            self._keep_payloads()
+            self._hand_on_before_parsing()
 
-    def _keep_payloads(self) -> None:
-        # discord.py parses INTERACTION_CREATE into an Interaction that keeps no copy of the payload: keep
-        # one on the way in (every shard's websocket reads this same table of parsers).
+    def _hand_on_before_parsing(self) -> None:
+        # Every shard's websocket reads this one table of parsers.
         parsers = self.bot._connection.parsers
         parse = self._parser = parsers["INTERACTION_CREATE"]
 
-        def keep_then_parse(data: Any) -> None:
-            if data.get("type") == COMPONENT_INTERACTION:  # only a button may be handed on
-                self._payloads[int(data["id"])] = data
-                while len(self._payloads) > KEPT_PAYLOADS:
-                    self._payloads.popitem(last=False)
-            parse(data)
+        def hand_on_or_parse(data: Any) -> None:
+            table_id = table_of_button_click(data)
+            if table_id is None or self.service.snapshot(table_id) is not None:
+                parse(data)
+                return
+            task = asyncio.create_task(self._hand_on(data, table_id, parse), name=f"hand on a click, table {table_id}")
+            self._handing.add(task)
+            task.add_done_callback(self._handing.discard)
 
-        parsers["INTERACTION_CREATE"] = keep_then_parse
+        parsers["INTERACTION_CREATE"] = hand_on_or_parse
+
+    async def _hand_on(self, data: dict[str, Any], table_id: int, parse: Callable[[Any], None]) -> None:
+        # Acknowledged before storage is asked whose the table is, so that a slow database never costs Discord's
+        # three seconds.
+        acknowledged = False
+        try:
+            await acknowledge_raw(self.bot, data)
+            acknowledged = True
+            if await self.service.hand_click_to_owner(table_id, data):
+                log.debug("table %s: a click (interaction %s) handed to the process serving it", table_id, data.get("id"))
+                return
+            not_handed = NotHanded(acknowledged, None)  # ours after all, closed or unknown: the usual checks answer
+        except Exception as error:
+            not_handed = NotHanded(acknowledged, error)
+        self._not_handed[int(data["id"])] = not_handed
+        parse(data)
 
     def close(self) -> None:
         if self._parser is not None:
             self.bot._connection.parsers["INTERACTION_CREATE"] = self._parser
             self._parser = None
+        for task in self._handing:
+            task.cancel()
 
     async def route(self, interaction: discord.Interaction[Any], table_id: int) -> bool:
-        """True: apply the click here (its checks and answer follow as always). False: the click was handed
-        to the process serving its table, which answers it."""
-        if not self.service.sharded:
+        """True: apply the click here (its checks and answer follow as always). A click that reaches route was
+        not handed on: for one the router tried to hand on, the acknowledgement it sent is taken into account,
+        and what stopped the hand-over is raised to the click's error path."""
+        not_handed = self._not_handed.pop(interaction.id, None)
+        if not_handed is None:
             return True
-        payload = self._payloads.pop(interaction.id, None)
-        if self.service.snapshot(table_id) is not None or payload is None:
-            return True  # ours (or a click rebuilt from the inbox, which has no kept payload): apply here
-        # Not one of ours: acknowledged before storage is asked whose it is, so that a slow database never
-        # costs Discord's three seconds. The checks that follow here answer through the token as well.
-        await acknowledge(interaction)
-        if not await self.service.hand_click_to_owner(table_id, payload):
-            return True  # closed, unknown or ours after all: the usual checks answer it
-        log.debug(
-            "table %s: a click (user %s, custom id %r) handed to the process serving it",
-            table_id,
-            interaction.user.id,
-            interaction.data.get("custom_id") if interaction.data else None,
-        )
-        return False
+        if not_handed.acknowledged:
+            interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
+        if not_handed.error is not None:
+            raise not_handed.error
+        return True
+
+
+def table_of_button_click(data: Any) -> int | None:
+    """The table of a table button's click (Discord's INTERACTION_CREATE payload), else None."""
+    if not isinstance(data, dict) or data.get("type") != COMPONENT_INTERACTION:
+        return None
+    custom_id = (data.get("data") or {}).get("custom_id")
+    button = ButtonId.parse(custom_id) if isinstance(custom_id, str) else None
+    return None if button is None else button.table
 
 
 class ClickInbox:

@@ -15,7 +15,15 @@ import pytest
 from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.shards import ShardRange
-from tests.bot.schnapsen.harness import CurrentTable, Stored, Table, as_shown, ephemeral_reply, game_buttons
+from tests.bot.schnapsen.harness import (
+    CurrentTable,
+    Stored,
+    Table,
+    as_shown,
+    ephemeral_reply,
+    game_buttons,
+    with_button,
+)
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
 TURN_SECONDS = 1  # after the restart: an idle person's turn is taken over by the AI after a second
@@ -288,3 +296,35 @@ async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     assert await owner.runtime.inbox.take_waiting() == 0  # its deletion retried, not the click
     assert await owner.db.clicks_for((1,)) == []
     assert bot.service.snapshot(away.table_id) is None
+
+
+async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it_reached(
+    split: Split, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, away = split.guilds
+    await patient(split, away.table_id)
+    bot = await split.restart(ShardRange(2, (0,)))  # the table's owner, on shard 1, is down
+    player, hand = next(
+        (player, dms[-1]) for player in away.players if (dms := split.fake.dm_messages(player)) and game_buttons(dms[-1])
+    )
+    [button, *_] = game_buttons(hand)
+
+    # A forged button of a table nobody has: acknowledged on the way in, then refused here through the token.
+    forged = await split.fake.click(player, with_button(hand, "bs:999999:1:play:HA"), "bs:999999:1:play:HA")
+    assert (await forged.wait_response()).type == 6
+    [refusal] = await forged.wait_followups(1)
+    assert refusal.ephemeral and "no longer exists" in refusal.content
+
+    # Storage fails as a real click is handed on: the player is told, and nothing waits for the owner.
+    async def failing_post_click(*_: object) -> int:
+        raise OSError("database or disk is full")
+
+    monkeypatch.setattr(bot.db, "post_click", failing_post_click)
+    with caplog.at_level(logging.ERROR):
+        failed = await split.fake.click(player, hand, button["custom_id"])
+        assert (await failed.wait_response()).type == 6
+        [error] = await failed.wait_followups(1)
+    assert error.ephemeral and "Something went wrong" in error.content
+    assert any(record.levelno == logging.ERROR and "disk is full" in (record.exc_text or "") for record in caplog.records)
+    monkeypatch.undo()
+    assert await bot.db.clicks_for((1,)) == []
