@@ -725,9 +725,9 @@ class TableService(ProfileQueries):
         await self.db.post_click(table_id, shard, interaction, self.now())
         return True
 
-    async def clicks_handed_to_us(self) -> list[InboxClick]:
-        """Clicks other processes received for our tables, oldest first."""
-        return [] if self.shards is None else await self.db.clicks_for(self.shards.ids)
+    async def clicks_handed_to_us(self, limit: int = 100) -> list[InboxClick]:
+        """Clicks other processes received for our tables, oldest first (at most ``limit``)."""
+        return [] if self.shards is None else await self.db.clicks_for(self.shards.ids, limit=limit)
 
     async def click_handled(self, click_id: int) -> None:
         await self.db.click_done(click_id)

@@ -62,9 +62,11 @@ class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
         self.lang = language_of(interaction)
         interaction.client.runtime.remember_lang(interaction.user.id, self.lang)
         try:
-            interaction.client.throttle.check(interaction)
+            # Routed first: a click handed on is throttled and checked by its owner, and one given back here
+            # must be known as acknowledged before anything answers it.
             if not await self.routed_here(interaction):
                 return False
+            interaction.client.throttle.check(interaction)
             self.check(interaction)
         except Exception as error:
             await self.on_error(interaction, error)

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 COMPONENT_INTERACTION = 3
+INBOX_BATCH = 100  # handed clicks taken per look
+KEPT_NOT_HANDED = 512  # clicks given back to discord.py, remembered until their button's route sees them
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,8 @@ class ClickRouter:
         except Exception as error:
             not_handed = NotHanded(acknowledged, error)
         self._not_handed[int(data["id"])] = not_handed
+        while len(self._not_handed) > KEPT_NOT_HANDED:  # discord.py drops a click whose button is not on its message
+            del self._not_handed[next(iter(self._not_handed))]
         parse(data)
 
     def close(self) -> None:
@@ -141,6 +145,7 @@ class ClickInbox:
         self._running: set[int] = set()
         self._handled: set[int] = set()
         self._task: asyncio.Task[None] | None = None
+        self._batch_full = False
 
     def start(self) -> None:
         if self.service.sharded and self._task is None:
@@ -162,7 +167,8 @@ class ClickInbox:
             self._wake.clear()  # before looking: a click stored while we look wakes the next round
             try:
                 await self._listen()
-                if await self.take_waiting():
+                await self.take_waiting()
+                if self._batch_full:
                     self._wake.set()  # more may wait than one look takes: look again at once
             except Exception:
                 log.exception("taking the clicks handed to this process failed; looking again in %s s", poll)
@@ -194,7 +200,11 @@ class ClickInbox:
         for click_id in list(self._handled):
             await self._delete(click_id)
         taken = self._running | self._handled
-        clicks = [click for click in await self.service.clicks_handed_to_us() if click.id not in taken]
+        waiting = await self.service.clicks_handed_to_us(limit=INBOX_BATCH)
+        # Fewer than a batch: every click stored before this look is in it; a later one notifies (or is found
+        # at the next poll).
+        self._batch_full = len(waiting) >= INBOX_BATCH
+        clicks = [click for click in waiting if click.id not in taken]
         self._running.update(click.id for click in clicks)
         by_table: defaultdict[int, list[InboxClick]] = defaultdict(list)
         for click in clicks:
