@@ -256,25 +256,26 @@ async def start_child(
 
 
 class CpuQuota:
-    """A cgroup that lets its processes use at most ``fraction`` of one core, measured over short periods (10
-    ms, so a process over its share waits a few ms, not a tenth of a second). Two bot processes with a quota
-    each, beside a fake Discord and PostgreSQL with cores of their own, show on two cores what two processes
-    on a core each would carry. Needs a writable cgroup ``cpu`` controller (root): v2 or v1."""
+    """A cgroup that lets its processes use at most ``fraction`` of one core in every period of ``period_ms``.
+    Two bot processes with a quota each, beside a fake Discord and PostgreSQL with cores of their own, show
+    on two cores what two processes on a core each would carry. The shorter the period, the closer a quota
+    comes to a slower core: a process over its share is stopped for the rest of the period, and one stopped
+    while it holds the database's write lock stops the other process too. Needs a writable cgroup ``cpu``
+    controller (root): v2 or v1."""
 
-    PERIOD_US = 10_000
-
-    def __init__(self, fraction: float, name: str) -> None:
-        quota_us = max(1000, round(fraction * self.PERIOD_US))
+    def __init__(self, fraction: float, name: str, period_ms: float = 2.0) -> None:
+        period_us = round(period_ms * 1000)
+        quota_us = round(fraction * period_us)
         root = Path("/sys/fs/cgroup")
         controllers = root / "cgroup.controllers"  # only on cgroup v2
         if controllers.exists() and "cpu" in controllers.read_text().split():
             self.folder = root / name
             self.folder.mkdir(exist_ok=True)
-            (self.folder / "cpu.max").write_text(f"{quota_us} {self.PERIOD_US}")
+            (self.folder / "cpu.max").write_text(f"{quota_us} {period_us}")
         else:
             self.folder = root / "cpu" / name
             self.folder.mkdir(exist_ok=True)
-            (self.folder / "cpu.cfs_period_us").write_text(str(self.PERIOD_US))
+            (self.folder / "cpu.cfs_period_us").write_text(str(period_us))
             (self.folder / "cpu.cfs_quota_us").write_text(str(quota_us))
 
     @staticmethod
@@ -704,7 +705,10 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     children: list[asyncio.subprocess.Process] = []
     reports: list[dict[str, Any]] = []
     quotas = (
-        [CpuQuota(args.cpu_quota, f"schnapsen-bench-{os.getpid()}-{index}") for index in range(args.processes)]
+        [
+            CpuQuota(args.cpu_quota, f"schnapsen-bench-{os.getpid()}-{index}", args.quota_period_ms)
+            for index in range(args.processes)
+        ]
         if args.cpu_quota
         else []
     )
@@ -826,7 +830,7 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         else ""
     )
     quota = (
-        f"; the quota held a bot back in {'+'.join(f'{t:.0%}' for t in step['throttled'])} of the 10 ms periods it ran in"
+        f"; the quota held a bot back in {'+'.join(f'{t:.0%}' for t in step['throttled'])} of the quota periods it ran in"
         if step.get("throttled")
         else ""
     )
@@ -954,7 +958,8 @@ def describe_setup(args: argparse.Namespace) -> str:
     )
     if args.cpu_quota:
         cores += (
-            f", each with its AI workers limited to {args.cpu_quota:g} of a core (cgroup quota; the latency "
+            f", each with its AI workers limited to {args.cpu_quota:g} of a core (cgroup quota per "
+            f"{args.quota_period_ms:g} ms; the latency "
             f"target stretches to {target_p95_ms(args.cpu_quota):.0f} ms)"
         )
     return (
@@ -1020,6 +1025,13 @@ def main() -> None:
         "quota; needs root); without --bot-cpus the bots are then not pinned. Two processes at 0.4 each on "
         "two cores leave the fake Discord and PostgreSQL room: one-core-each scaling, shrunk",
     )
+    parser.add_argument(
+        "--quota-period-ms",
+        type=float,
+        default=2.0,
+        help="--cpu-quota's period (default 2 ms; the quota is at least 1 ms, so a fraction F needs a period of "
+        "at least 1/F ms)",
+    )
     parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
     parser.add_argument(
         "--find-capacity",
@@ -1044,6 +1056,8 @@ def main() -> None:
     if args.cpu_quota:
         if not 0 < args.cpu_quota <= 1:
             parser.error("--cpu-quota is a fraction of one core: above 0, at most 1")
+        if args.cpu_quota * args.quota_period_ms < 1:
+            parser.error("--cpu-quota times --quota-period-ms must be at least 1 ms (the kernel's least quota)")
         if (why := CpuQuota.usable()) is not None:
             parser.error(f"--cpu-quota: {why}")
     if args.bot_cpus:
