@@ -160,12 +160,16 @@ class Sampler:
         # Most constrained cards first, so dead ends are rare.
         self.cards = sorted(cards, key=lambda c: len(allowed[c]))
         self.allowed = allowed
+        # Per card in placing order, its bit and the seats that may hold it: ``_attempt`` runs up to 40
+        # times per world when a bidder's hand is checked, so it reads these instead of rebuilding them.
+        self.placing = [(1 << card, allowed[card]) for card in self.cards]
+        base = list(knowledge.known)
+        base[knowledge.seat] |= knowledge.own
+        self.base = base
         self.relaxed = False
 
     def _base(self) -> list[int]:
-        hands = list(self.k.known)
-        hands[self.k.seat] |= self.k.own
-        return hands
+        return list(self.base)
 
     def _ok(self, hands: list[int]) -> bool:
         return all(self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one)
@@ -209,21 +213,25 @@ class Sampler:
         return self._free()
 
     def _attempt(self) -> list[int] | None:
+        """Each card to a seat that may hold it, chosen in proportion to the cards the seat still needs."""
         need = list(self.k.need)
-        hands = self._base()
-        rng = self.rng
-        for card in self.cards:
-            seats = [s for s in self.allowed[card] if need[s] > 0]
-            if not seats:
+        hands = list(self.base)
+        randrange = self.rng.randrange
+        for bit, seats in self.placing:
+            total = 0
+            for seat in seats:
+                total += need[seat]
+            if not total:
                 return None
-            total = sum(need[s] for s in seats)
-            pick = rng.randrange(total)
+            pick = randrange(total)
+            # A seat that needs nothing more subtracts 0 and cannot be picked: pick is never negative
+            # before the seat that takes the card.
             for seat in seats:
                 pick -= need[seat]
                 if pick < 0:
                     break
             need[seat] -= 1
-            hands[seat] |= 1 << card
+            hands[seat] |= bit
         return hands
 
     def _free(self) -> list[int]:

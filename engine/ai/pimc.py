@@ -216,9 +216,15 @@ def _declarer_plausible(
     if declarer is None or contract is None or contract is C.NORMAL or declarer == knowledge.seat:
         return None
 
+    # Samples of a decision often deal him the same hand: each hand is judged once.
+    judged: dict[int, bool] = {}
+
     def plausible(hands: list[int]) -> bool:
-        dealt = cards_of(knowledge.dealt_mask(declarer, hands[declarer]))
-        return greedy.contract_fit(dealt, contract, trump, strict=False)
+        dealt = knowledge.dealt_mask(declarer, hands[declarer])
+        fits = judged.get(dealt)
+        if fits is None:
+            fits = judged[dealt] = greedy.contract_fit(cards_of(dealt), contract, trump, strict=False)
+        return fits
 
     return plausible
 
