@@ -8,7 +8,7 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from ..cards import SUITS
 from .compact import (
@@ -18,7 +18,6 @@ from .compact import (
     NORMAL,
     POINTS,
     SCHNAPSER,
-    SUIT_MASK,
     SUIT_OF,
     Position,
     Table,
@@ -456,7 +455,7 @@ class Solver:
         return sign * value if trick_no == 5 else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _run_heads(order: tuple[int, ...]) -> tuple[int, ...]:
     """For one suit, its cards strongest first: per ``live << 5 | held`` (the suit's five bits of the live
     cards and of the cards to thin), the held cards that head a run of held cards touching among the live
