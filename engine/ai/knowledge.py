@@ -132,8 +132,9 @@ class Sampler:
 
     ``weight`` (optional, hands -> probability) is the bidder model: a drawn world is kept with that
     probability, so worlds come in proportion to how likely they make what the other seats said. Weighing
-    costs a search per new hand, so at most ``weigh_limit`` worlds are weighed per sampler; after that
-    ``draw`` returns None (the decision then uses the worlds it has)."""
+    costs a search per new hand, so at most ``weigh_limit`` worlds are weighed per sampler, and none once
+    ``exhausted()`` (the decision's allowance for those searches is spent); after that ``draw_weighted``
+    returns None (the decision then uses the worlds it has)."""
 
     def __init__(
         self,
@@ -142,12 +143,14 @@ class Sampler:
         plausible: Plausible | None = None,
         weight: Weight | None = None,
         weigh_limit: int = 150,
+        exhausted: Callable[[], bool] | None = None,
     ) -> None:
         self.k = knowledge
         self.rng = rng
         self.plausible = plausible  # optional check(hands) -> bool, tried first and dropped if too rare
         self.weight = weight
         self.weigh_left = weigh_limit
+        self.exhausted = exhausted
         self.kept = 0
         cards = []
         mask = knowledge.unknown
@@ -181,7 +184,7 @@ class Sampler:
         best: list[int] | None = None
         best_weight = -1.0
         for _ in range(20 * max(0, self.weigh_left)):
-            if self.weigh_left <= 0:
+            if self.weigh_left <= 0 or (self.exhausted is not None and self.exhausted()):
                 break
             hands = self._attempt()
             if hands is None or not self._ok(hands):
