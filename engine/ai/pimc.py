@@ -58,11 +58,12 @@ WHOLE_DEAL_FACTOR = 3
 # keeps the bidder model's searches, which are not counted in the budget, at the same number of hands.
 TRUMP_FACTOR = 4
 # The bidder model's searches (a Kontra decision weighs its worlds by how likely the declarer's hand bids;
-# the trump decision values the contracts the forehand would bid) may use this many times the decision's
-# budget, in nodes counted like the card play's (``bidder.Meter``); once spent, the decision stops with
-# the worlds it has. Unbounded, they took up to 4.6 times the budget (deals 0-29 of bench/data), most of
-# the time of the slowest Kontra and trump decisions; at 2, 16 of 64 Kontra and 3 of 30 trump decisions
-# there solve fewer worlds, and none chooses differently (docs/ai.md).
+# the trump decision values the contracts the forehand would bid) may use this many times the whole-deal
+# budget (the trump's larger one buys worlds only), in nodes counted like the card play's
+# (``bidder.Meter``); once spent, the decision stops with the worlds it has. Unbounded, they took up to
+# 4.6 times the budget (deals 0-29 of bench/data), most of the time of the slowest Kontra and trump
+# decisions; bounded, 16 of 64 Kontra and 7 of 30 trump decisions there solve fewer worlds, and none
+# chooses differently (docs/ai.md).
 MODEL_FACTOR = 2
 # Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses):
 # the made rate his worlds show is higher than the rate he makes. ``OPTIMISM`` is that gap per contract
@@ -183,11 +184,11 @@ def _stable_trump(view: PlayerView) -> Action:
 class _Budget:
     """Search nodes left for one decision, shared by all the solvers it uses."""
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, model_base: int | None = None) -> None:
         self.left = nodes
         self.first_world = FIRST_WORLD_FACTOR * nodes
         self.model = bidder.Meter()
-        self.model_allowance = MODEL_FACTOR * nodes
+        self.model_allowance = MODEL_FACTOR * (nodes if model_base is None else model_base)
 
     def model_spent(self) -> bool:
         return self.model.nodes >= self.model_allowance
@@ -513,7 +514,7 @@ def _evaluate_trump(
     sampler = Sampler(knowledge, rng)
     sign = 1 if team_of(me) == 0 else -1
     per_world: list[list[float]] = []  # per world, the value of each option
-    budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR)
+    budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR, model_base=budget_nodes)
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     seen = mask_of(view.hand)
     for hands in _trump_worlds(sampler, me, rng):
