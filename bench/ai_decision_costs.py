@@ -60,8 +60,8 @@ def _instrument() -> None:
         setattr(knowledge.Sampler, name, timed)
     budget_init = pimc._Budget.__init__
 
-    def init(self, nodes):  # type: ignore[no-untyped-def]
-        budget_init(self, nodes)
+    def init(self, nodes, *args, **kwargs):  # type: ignore[no-untyped-def]
+        budget_init(self, nodes, *args, **kwargs)
         self.granted = nodes
         budgets.append(self)
 
