@@ -53,22 +53,41 @@ def contract_table(rules: Ruleset, contract: Contract, trump: str | None, declar
     return Table(rules, contract, trump, declarer, sitting_out)
 
 
+class Meter:
+    """The search nodes of the make rates one decision asked for, each hand and contract counted once, at
+    the nodes its search took, also when the process remembered the rate: the count, and so a decision
+    that stops on it, does not depend on what the process was asked before."""
+
+    def __init__(self) -> None:
+        self.nodes = 0
+        self._counted: set[tuple[object, ...]] = set()
+
+    def count(self, key: tuple[object, ...], nodes: int) -> None:
+        if key not in self._counted:
+            self._counted.add(key)
+            self.nodes += nodes
+
+
 def make_rate(
-    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int
-) -> float:
+    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int,
+    meter: Meter | None = None,
+) -> float:  # fmt: skip
     """Share of seeded deals of the other cards in which ``declarer`` makes ``contract`` holding ``dealt``
-    (a card mask), every card visible."""
+    (a card mask), every card visible. A ``meter`` counts the nodes of the search."""
     if contract in IMMEDIATE_CONTRACTS:
         return 1.0
     if contract in NO_TRUMP_CONTRACTS:
         trump = None
-    return _make_rate(rules, contract, trump, declarer, forehand, dealt)
+    rate, nodes = _make_rate(rules, contract, trump, declarer, forehand, dealt)
+    if meter is not None:
+        meter.count((contract, trump, declarer, forehand, dealt), nodes)
+    return rate
 
 
 @lru_cache(maxsize=100_000)
 def _make_rate(
     rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int
-) -> float:
+) -> tuple[float, int]:
     table = contract_table(rules, contract, trump, declarer)
     solver = Solver(table, NODE_CAP)
     rng = random.Random(f"{contract.id}:{trump}:{(declarer - forehand) % 4}:{dealt}")
@@ -92,7 +111,7 @@ def _make_rate(
         made += sign * value > 0
         if solved == SCREEN and not made:
             break
-    return made / solved if solved else 0.5
+    return (made / solved if solved else 0.5), solver.nodes
 
 
 def bid_probability(rate: float, contract: Contract) -> float:
@@ -102,8 +121,9 @@ def bid_probability(rate: float, contract: Contract) -> float:
 
 
 def hand_bids(
-    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int
-) -> float:
+    rules: Ruleset, contract: Contract, trump: str | None, declarer: int, forehand: int, dealt: int,
+    meter: Meter | None = None,
+) -> float:  # fmt: skip
     """Bid probability of ``declarer`` for ``contract`` with the dealt hand ``dealt``."""
     if contract is C.NORMAL or contract in IMMEDIATE_CONTRACTS:
         return 1.0
@@ -112,11 +132,12 @@ def hand_bids(
     assert dealt & ~ALL_CARDS == 0
     if not could_bid(contract, trump, cards_of(dealt)):
         return 0.0
-    return bid_probability(make_rate(rules, contract, trump, declarer, forehand, dealt), contract)
+    return bid_probability(make_rate(rules, contract, trump, declarer, forehand, dealt, meter), contract)
 
 
 __all__ = [
     "BID_RATE",
+    "Meter",
     "bid_probability",
     "chosen_contract",
     "chosen_prospect",
@@ -137,8 +158,9 @@ def chosen_contract(
 
 
 def chosen_prospect(
-    rules: Ruleset, contracts: list[Contract], trump: str, declarer: int, forehand: int, dealt: int
-) -> tuple[Contract | None, float]:
+    rules: Ruleset, contracts: list[Contract], trump: str, declarer: int, forehand: int, dealt: int,
+    meter: Meter | None = None,
+) -> tuple[Contract | None, float]:  # fmt: skip
     """``chosen_contract`` and its expected base v * (2p - 1) for the declaring side, p the make rate
     (0.0 with no contract; an immediate contract counts its full value)."""
     best, best_value = None, 0.0
@@ -147,7 +169,7 @@ def chosen_prospect(
             return contract, float(rules.contract_value(contract))
         if not could_bid(contract, trump, cards_of(dealt)):
             continue
-        rate = make_rate(rules, contract, trump, declarer, forehand, dealt)
+        rate = make_rate(rules, contract, trump, declarer, forehand, dealt, meter)
         if bid_probability(rate, contract) < 0.5:
             continue
         value = rules.contract_value(contract) * (2 * rate - 1)

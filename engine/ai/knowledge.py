@@ -132,8 +132,9 @@ class Sampler:
 
     ``weight`` (optional, hands -> probability) is the bidder model: a drawn world is kept with that
     probability, so worlds come in proportion to how likely they make what the other seats said. Weighing
-    costs a search per new hand, so at most ``weigh_limit`` worlds are weighed per sampler; after that
-    ``draw`` returns None (the decision then uses the worlds it has)."""
+    costs a search per new hand, so at most ``weigh_limit`` worlds are weighed per sampler, and none once
+    ``exhausted()`` (the decision's allowance for those searches is spent); after that ``draw_weighted``
+    returns None (the decision then uses the worlds it has)."""
 
     def __init__(
         self,
@@ -142,12 +143,14 @@ class Sampler:
         plausible: Plausible | None = None,
         weight: Weight | None = None,
         weigh_limit: int = 150,
+        exhausted: Callable[[], bool] | None = None,
     ) -> None:
         self.k = knowledge
         self.rng = rng
         self.plausible = plausible  # optional check(hands) -> bool, tried first and dropped if too rare
         self.weight = weight
         self.weigh_left = weigh_limit
+        self.exhausted = exhausted
         self.kept = 0
         cards = []
         mask = knowledge.unknown
@@ -160,12 +163,16 @@ class Sampler:
         # Most constrained cards first, so dead ends are rare.
         self.cards = sorted(cards, key=lambda c: len(allowed[c]))
         self.allowed = allowed
+        # Per card in placing order, its bit and the seats that may hold it: ``_attempt`` runs up to 40
+        # times per world when a bidder's hand is checked, so it reads these instead of rebuilding them.
+        self.placing = [(1 << card, allowed[card]) for card in self.cards]
+        base = list(knowledge.known)
+        base[knowledge.seat] |= knowledge.own
+        self.base = base
         self.relaxed = False
 
     def _base(self) -> list[int]:
-        hands = list(self.k.known)
-        hands[self.k.seat] |= self.k.own
-        return hands
+        return list(self.base)
 
     def _ok(self, hands: list[int]) -> bool:
         return all(self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one)
@@ -177,7 +184,7 @@ class Sampler:
         best: list[int] | None = None
         best_weight = -1.0
         for _ in range(20 * max(0, self.weigh_left)):
-            if self.weigh_left <= 0:
+            if self.weigh_left <= 0 or (self.exhausted is not None and self.exhausted()):
                 break
             hands = self._attempt()
             if hands is None or not self._ok(hands):
@@ -209,21 +216,25 @@ class Sampler:
         return self._free()
 
     def _attempt(self) -> list[int] | None:
+        """Each card to a seat that may hold it, chosen in proportion to the cards the seat still needs."""
         need = list(self.k.need)
-        hands = self._base()
-        rng = self.rng
-        for card in self.cards:
-            seats = [s for s in self.allowed[card] if need[s] > 0]
-            if not seats:
+        hands = list(self.base)
+        randrange = self.rng.randrange
+        for bit, seats in self.placing:
+            total = 0
+            for seat in seats:
+                total += need[seat]
+            if not total:
                 return None
-            total = sum(need[s] for s in seats)
-            pick = rng.randrange(total)
+            pick = randrange(total)
+            # A seat that needs nothing more subtracts 0 and cannot be picked: pick is never negative
+            # before the seat that takes the card.
             for seat in seats:
                 pick -= need[seat]
                 if pick < 0:
                     break
             need[seat] -= 1
-            hands[seat] |= 1 << card
+            hands[seat] |= bit
         return hands
 
     def _free(self) -> list[int]:

@@ -57,6 +57,14 @@ WHOLE_DEAL_FACTOR = 3
 # the nodes per world by about a third: 4 solves as many worlds as 6 did (median 42 over deals 0-29), and
 # keeps the bidder model's searches, which are not counted in the budget, at the same number of hands.
 TRUMP_FACTOR = 4
+# The bidder model's searches (a Kontra decision weighs its worlds by how likely the declarer's hand bids;
+# the trump decision values the contracts the forehand would bid) may use this many times the whole-deal
+# budget (the trump's larger one buys worlds only), in nodes counted like the card play's
+# (``bidder.Meter``); once spent, the decision stops with the worlds it has. Unbounded, they took up to
+# 4.6 times the budget (deals 0-29 of bench/data), most of the time of the slowest Kontra and trump
+# decisions; bounded, 16 of 64 Kontra and 7 of 30 trump decisions there solve fewer worlds, and none
+# chooses differently (docs/ai.md).
+MODEL_FACTOR = 2
 # Solving with every card visible flatters the declarer of a contract he must make alone (he never guesses):
 # the made rate his worlds show is higher than the rate he makes. ``OPTIMISM`` is that gap per contract
 # family, measured in self-play (bench/ai_calibration.py, deals 0-499: predicted against actual made rate
@@ -176,9 +184,14 @@ def _stable_trump(view: PlayerView) -> Action:
 class _Budget:
     """Search nodes left for one decision, shared by all the solvers it uses."""
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, model_base: int | None = None) -> None:
         self.left = nodes
         self.first_world = FIRST_WORLD_FACTOR * nodes
+        self.model = bidder.Meter()
+        self.model_allowance = MODEL_FACTOR * (nodes if model_base is None else model_base)
+
+    def model_spent(self) -> bool:
+        return self.model.nodes >= self.model_allowance
 
     def solve(self, solver: Solver, pos: Position, first: bool, guess: int | None = None) -> int:
         """Solve within the budget; the first world may overrun it up to ``FIRST_WORLD_FACTOR`` times.
@@ -216,9 +229,15 @@ def _declarer_plausible(
     if declarer is None or contract is None or contract is C.NORMAL or declarer == knowledge.seat:
         return None
 
+    # Samples of a decision often deal him the same hand: each hand is judged once.
+    judged: dict[int, bool] = {}
+
     def plausible(hands: list[int]) -> bool:
-        dealt = cards_of(knowledge.dealt_mask(declarer, hands[declarer]))
-        return greedy.contract_fit(dealt, contract, trump, strict=False)
+        dealt = knowledge.dealt_mask(declarer, hands[declarer])
+        fits = judged.get(dealt)
+        if fits is None:
+            fits = judged[dealt] = greedy.contract_fit(cards_of(dealt), contract, trump, strict=False)
+        return fits
 
     return plausible
 
@@ -372,13 +391,14 @@ def predicted_made_rate(rules: Ruleset, contract: Contract, value: float) -> flo
 
 
 def _bidder_weight(
-    rules: Ruleset, knowledge: Knowledge, declarer: int, contract: Contract, trump: str | None, forehand: int
-) -> Weight:
+    rules: Ruleset, knowledge: Knowledge, declarer: int, contract: Contract, trump: str | None, forehand: int,
+    meter: bidder.Meter | None = None,
+) -> Weight:  # fmt: skip
     """The bidder model as a sampler weight: how likely the declarer's dealt hand in a world bids."""
 
     def weight(hands: list[int]) -> float:
         dealt = knowledge.dealt_mask(declarer, hands[declarer])
-        return bidder.hand_bids(rules, contract, trump, declarer, forehand, dealt)
+        return bidder.hand_bids(rules, contract, trump, declarer, forehand, dealt, meter)
 
     return weight
 
@@ -419,13 +439,13 @@ def _evaluate_doubling(
     knowledge = gather(view, rules)
     defending = team_of(me) != team_of(declarer)
     modelled = contract is not C.NORMAL and declarer != me and defending
+    budget = _Budget(budget_nodes)
     if modelled:
-        weight = _bidder_weight(rules, knowledge, declarer, contract, view.trump, view.forehand)
-        sampler = Sampler(knowledge, rng, weight=weight)
+        weight = _bidder_weight(rules, knowledge, declarer, contract, view.trump, view.forehand, budget.model)
+        sampler = Sampler(knowledge, rng, weight=weight, exhausted=budget.model_spent)
     else:
         sampler = Sampler(knowledge, rng, _declarer_plausible(knowledge, declarer, contract, view.trump))
     sign = 1 if team_of(me) == 0 else -1
-    budget = _Budget(budget_nodes)
     multiplier = view.multiplier
     can_reply = multiplier * 4 <= rules.max_multiplier and (
         not defending or contract not in rules.re_forbidden
@@ -443,7 +463,8 @@ def _evaluate_doubling(
         reply = 0.0
         if can_reply and defending and modelled:
             dealt = knowledge.dealt_mask(declarer, hands[declarer])
-            rate = bidder.make_rate(rules, contract, view.trump, declarer, view.forehand, dealt)
+            # The hand was weighed for this world, with the same search: the meter counts it once.
+            rate = bidder.make_rate(rules, contract, view.trump, declarer, view.forehand, dealt, budget.model)
             reply = _reply_probability(rate)
         elif can_reply and not defending and value < 0:
             reply = SUBKONTRA_REPLY
@@ -493,7 +514,7 @@ def _evaluate_trump(
     sampler = Sampler(knowledge, rng)
     sign = 1 if team_of(me) == 0 else -1
     per_world: list[list[float]] = []  # per world, the value of each option
-    budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR)
+    budget = _Budget(budget_nodes * TRUMP_FACTOR // WHOLE_DEAL_FACTOR, model_base=budget_nodes)
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     seen = mask_of(view.hand)
     for hands in _trump_worlds(sampler, me, rng):
@@ -517,7 +538,7 @@ def _evaluate_trump(
                 cards = cards_of(held & ~seen)
                 values.append(sign * sum(by_trump[card[0]] for card in cards) / len(cards))
         per_world.append(values)
-        if budget.left <= 0:
+        if budget.left <= 0 or budget.model_spent():
             break
     return _with_noise(view, per_world)
 
@@ -559,7 +580,7 @@ def _trump_value(rules: Ruleset, trump: str, me: int, dealt: list[str], held: in
                  solvers: dict[tuple[Contract, str, int], Solver], budget: _Budget, first: bool) -> float:  # fmt: skip
     """Signed base (NS positive) of the deal the forehand ``me`` plays with ``trump`` in this world."""
     eligible = _eligible_for_forehand(rules, dealt, trump)
-    contract, expected = bidder.chosen_prospect(rules, eligible, trump, me, me, held)
+    contract, expected = bidder.chosen_prospect(rules, eligible, trump, me, me, held, budget.model)
     if contract is None:
         return play_out(rules, C.NORMAL, trump, me, me, hands, solvers, budget, first)
     expected -= _caution(rules, Bid(contract))

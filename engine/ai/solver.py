@@ -8,6 +8,8 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
+from functools import cache
+
 from ..cards import SUITS
 from .compact import (
     ALL_TRICKS,
@@ -16,7 +18,6 @@ from .compact import (
     NORMAL,
     POINTS,
     SCHNAPSER,
-    SUIT_MASK,
     SUIT_OF,
     Position,
     Table,
@@ -52,6 +53,8 @@ class Solver:
         self.suit_order = [
             sorted(range(5 * s, 5 * s + 5), key=lambda i: -table.strength[i]) for s in range(4)
         ]
+        # ``_drop_equivalent`` looks its answer up per suit (it runs at most nodes of point-free contracts).
+        self.run_heads = [_run_heads(tuple(order)) for order in self.suit_order]
 
     def solve(self, pos: Position, alpha: int | None = None, beta: int | None = None) -> int:
         """The exact value of ``pos`` (within the window, as usual for alpha-beta). The default window is
@@ -358,20 +361,13 @@ class Solver:
         """Keep one card of each run of cards that touch in rank among the live cards of its suit."""
         hands = self.hands
         live = hands[0] | hands[1] | hands[2] | hands[3] | trick_mask
-        kept = 0
-        for suit in range(4):
-            if not mask & SUIT_MASK[suit]:
-                continue
-            previous_mine = False
-            for card in self.suit_order[suit]:
-                bit = 1 << card
-                if not live & bit:
-                    continue
-                mine = bool(mask & bit)
-                if mine and not previous_mine:
-                    kept |= bit
-                previous_mine = mine
-        return kept
+        heads = self.run_heads
+        return (
+            heads[0][(live & 31) << 5 | mask & 31]
+            | heads[1][(live >> 5 & 31) << 5 | mask >> 5 & 31] << 5
+            | heads[2][(live >> 10 & 31) << 5 | mask >> 10 & 31] << 10
+            | heads[3][(live >> 15 & 31) << 5 | mask >> 15 & 31] << 15
+        )
 
     def _marriage(
         self, seat: int, value: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int
@@ -457,6 +453,29 @@ class Solver:
                 return sign * value
             return -sign * value if trick_no == 3 else None
         return sign * value if trick_no == 5 else None
+
+
+@cache
+def _run_heads(order: tuple[int, ...]) -> tuple[int, ...]:
+    """For one suit, its cards strongest first: per ``live << 5 | held`` (the suit's five bits of the live
+    cards and of the cards to thin), the held cards that head a run of held cards touching among the live
+    ones. A handful of card orders exist, so each table is built once per process."""
+    low = 5 * (order[0] // 5)
+    heads = []
+    for index in range(1024):
+        live, held = index >> 5, index & 31
+        kept = 0
+        previous_held = False
+        for card in order:
+            bit = 1 << (card - low)
+            if not live & bit:
+                continue
+            mine = bool(held & bit)
+            if mine and not previous_held:
+                kept |= bit
+            previous_held = mine
+        heads.append(kept)
+    return tuple(heads)
 
 
 def _normal_base(loser_tricks: int, loser_total: int) -> int:

@@ -74,3 +74,25 @@ def test_no_kontra_against_a_gang_the_bidder_model_believes() -> None:
         _, evaluations = evaluate_actions(view, "pimc", seed, 50)
         assert all(e.worlds > 0 for e in evaluations)
     assert PASS in legal_actions(state)
+
+
+def test_the_meter_counts_each_hand_once_also_when_remembered() -> None:
+    strong = mask_of(["HA", "HT", "SA", "ST", "CA"])
+    first, again = bidder.Meter(), bidder.Meter()
+    bidder.make_rate(STANDARD, C.GANG, None, 0, 0, strong, first)
+    bidder.make_rate(STANDARD, C.GANG, "H", 0, 0, strong, first)  # the same search (Gang has no trump)
+    assert first.nodes > 0
+    bidder.make_rate(STANDARD, C.GANG, None, 0, 0, strong, again)  # remembered by the process now
+    assert again.nodes == first.nodes
+
+
+def test_weighing_stops_once_the_models_allowance_is_spent() -> None:
+    state = _gang_doubling_state()
+    view = view_for(state, 1)
+    knowledge = gather(view, STANDARD)
+    meter = bidder.Meter()
+    weight = _bidder_weight(STANDARD, knowledge, 0, C.GANG, "H", 0, meter)
+    sampler = Sampler(knowledge, random.Random(3), weight=weight, exhausted=lambda: meter.nodes > 0)
+    while sampler.draw_weighted() is not None:
+        pass
+    assert sampler.weigh_left == 150 - 1  # one hand weighed, then the allowance was spent
