@@ -258,12 +258,13 @@ async def start_child(
 class CpuQuota:
     """A cgroup that lets its processes use at most ``fraction`` of one core in every period of ``period_ms``.
     Two bot processes with a quota each, beside a fake Discord and PostgreSQL with cores of their own, show
-    on two cores what two processes on a core each would carry. The shorter the period, the closer a quota
-    comes to a slower core: a process over its share is stopped for the rest of the period, and one stopped
-    while it holds the database's write lock stops the other process too. Needs a writable cgroup ``cpu``
-    controller (root): v2 or v1."""
+    on two cores what two processes on a core each would carry. A process over its share is stopped for the
+    rest of the period (and one stopped while it holds the database's write lock stops the other process
+    too), so a shorter period comes closer to a slower core; yet with 2 ms on this machine the same step
+    varied far more than with 10 ms (the kernel's throttling at that rate costs more than it models). Needs
+    a writable cgroup ``cpu`` controller (root): v2 or v1."""
 
-    def __init__(self, fraction: float, name: str, period_ms: float = 2.0) -> None:
+    def __init__(self, fraction: float, name: str, period_ms: float = 10.0) -> None:
         period_us = round(period_ms * 1000)
         quota_us = round(fraction * period_us)
         root = Path("/sys/fs/cgroup")
@@ -1028,9 +1029,9 @@ def main() -> None:
     parser.add_argument(
         "--quota-period-ms",
         type=float,
-        default=2.0,
-        help="--cpu-quota's period (default 2 ms; the quota is at least 1 ms, so a fraction F needs a period of "
-        "at least 1/F ms)",
+        default=10.0,
+        help="--cpu-quota's period (default 10 ms; shorter comes closer to a slower core, but 2 ms gave erratic "
+        "results on this machine; the quota is at least 1 ms, so a fraction F needs a period of at least 1/F ms)",
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
     parser.add_argument(
