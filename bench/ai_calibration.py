@@ -31,66 +31,56 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.actions import PASS, Bid, Double
+from bench.deal_walk import walk_deal
+from engine.actions import PASS, Action, Bid, Double
 from engine.ai import bidder, evaluate_actions
 from engine.ai.arena import load_deals
 from engine.ai.compact import mask_of
 from engine.ai.pimc import doubling_margin, doubling_stake, predicted_made_rate
 from engine.cards import team_of
 from engine.contracts import IMMEDIATE_CONTRACTS
-from engine.deal import new_deal
-from engine.rules import apply_unchecked, legal_actions
+from engine.rules import apply_unchecked
 from engine.ruleset import STANDARD
-from engine.state import AUCTION, DOUBLING
-from engine.views import view_for
+from engine.state import AUCTION, DOUBLING, DealState
+from engine.views import PlayerView, view_for
 
 DEALS = Path(__file__).resolve().parent / "data" / "deals.jsonl"
 
 
 def _deal(task: tuple) -> dict:  # type: ignore[type-arg]
     (seed, dealer, hands), player, budget_ms = task
-    state = new_deal(STANDARD, dealer, hands)
     bids = []  # (seat, contract id, predicted rate, model probability)
     doubles = []  # (seat, word, contract id)
     kontras: list[dict] = []  # type: ignore[type-arg]  # every defender's Kontra decision (see _kontra_edge)
-    decision = 0
-    while not state.finished:
-        seat = state.to_act
-        legal = legal_actions(state)
-        if len(legal) == 1:
-            action = legal[0]
-        else:
-            view = view_for(state, seat)
-            action, evaluations = evaluate_actions(view, player, seed * 1000 + decision, budget_ms, STANDARD)
-            if (
-                state.phase == AUCTION
-                and isinstance(action, Bid)
-                and action.contract not in IMMEDIATE_CONTRACTS
-            ):
-                value = next(e.value for e in evaluations if e.action == action)
-                predicted = predicted_made_rate(STANDARD, action.contract, value)
-                dealt = mask_of(state.dealt[seat])
-                model = bidder.hand_bids(STANDARD, action.contract, state.trump, seat, state.forehand, dealt)
-                rate = bidder.make_rate(STANDARD, action.contract, state.trump, seat, state.forehand, dealt)
-                if not bidder.could_bid(action.contract, state.trump, list(state.dealt[seat])):
-                    rate = 0.0  # the model rules the hand out without solving it
-                bids.append((seat, action.contract.id, predicted, model, rate))
-            if state.phase == DOUBLING and state.multiplier == 1:
-                kontras.append(_kontra_edge(state, seat, evaluations, action, False))
-                if isinstance(action, Double) and state.ask_queue:
-                    # The second defender is not asked after a Kontra: value his decision as if the
-                    # first had passed, so the sweep sees both defenders at every margin.
-                    passed, _ = apply_unchecked(state, seat, PASS)
-                    other = passed.to_act
-                    assert other is not None
-                    _, other_evaluations = evaluate_actions(
-                        view_for(passed, other), player, seed * 1000 + 500 + decision, budget_ms, STANDARD
-                    )
-                    kontras.append(_kontra_edge(passed, other, other_evaluations, None, True))
-            if state.phase == DOUBLING and isinstance(action, Double):
-                doubles.append((seat, action.word, state.contract.id))
-        decision += 1
-        state, _ = apply_unchecked(state, seat, action)
+
+    def choose(state: DealState, seat: int, view: PlayerView, key: int) -> Action:
+        action, evaluations = evaluate_actions(view, player, key, budget_ms, STANDARD)
+        if state.phase == AUCTION and isinstance(action, Bid) and action.contract not in IMMEDIATE_CONTRACTS:
+            value = next(e.value for e in evaluations if e.action == action)
+            predicted = predicted_made_rate(STANDARD, action.contract, value)
+            dealt = mask_of(state.dealt[seat])
+            model = bidder.hand_bids(STANDARD, action.contract, state.trump, seat, state.forehand, dealt)
+            rate = bidder.make_rate(STANDARD, action.contract, state.trump, seat, state.forehand, dealt)
+            if not bidder.could_bid(action.contract, state.trump, list(state.dealt[seat])):
+                rate = 0.0  # the model rules the hand out without solving it
+            bids.append((seat, action.contract.id, predicted, model, rate))
+        if state.phase == DOUBLING and state.multiplier == 1:
+            kontras.append(_kontra_edge(state, seat, evaluations, action, False))
+            if isinstance(action, Double) and state.ask_queue:
+                # The second defender is not asked after a Kontra: value his decision as if the first had
+                # passed, so the sweep sees both defenders at every margin.
+                passed, _ = apply_unchecked(state, seat, PASS)
+                other = passed.to_act
+                assert other is not None
+                _, other_evaluations = evaluate_actions(
+                    view_for(passed, other), player, key + 500, budget_ms, STANDARD
+                )
+                kontras.append(_kontra_edge(passed, other, other_evaluations, None, True))
+        if state.phase == DOUBLING and isinstance(action, Double):
+            doubles.append((seat, action.word, state.contract.id))
+        return action
+
+    state = walk_deal(seed, dealer, hands, choose)
     result = state.result
     assert result is not None
     final = None

@@ -21,14 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.actions import Aufschlagen, ChooseTrump, format_action
+from bench.deal_walk import walk_deal
+from engine.actions import Action, Aufschlagen, ChooseTrump, format_action
 from engine.ai import choose_action
 from engine.ai.arena import load_deals
 from engine.deal import new_deal
-from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD
-from engine.state import AUCTION, PLAY, TRUMP
-from engine.views import view_for
+from engine.state import AUCTION, TRUMP, DealState
+from engine.views import PlayerView, view_for
 
 DEALS = Path(__file__).resolve().parent / "data" / "deals.jsonl"
 
@@ -70,33 +70,25 @@ def agreement(deals, player: str, budget_ms: int, factor: int) -> dict[str, obje
     total: Counter[str] = Counter()
     seconds: Counter[str] = Counter()
     differ = []
-    for seed, dealer, hands in deals:
-        state = new_deal(STANDARD, dealer, hands)
-        decision = 0
-        while not state.finished and state.phase != PLAY:
-            seat = state.to_act
-            legal = legal_actions(state)
-            if len(legal) == 1:
-                action = legal[0]
+
+    def choose(state: DealState, seat: int, view: PlayerView, key: int) -> Action:
+        action = choose_action(view, player, key, budget_ms, STANDARD)
+        if state.phase in (TRUMP, AUCTION):
+            kind = "trump" if state.phase == TRUMP else "bid"
+            started = time.perf_counter()
+            reference = choose_action(view, player, key, budget_ms * factor, STANDARD)
+            seconds[kind] += time.perf_counter() - started
+            total[kind] += 1
+            if reference == action:
+                same[kind] += 1
             else:
-                view = view_for(state, seat)
-                key = seed * 1000 + decision
-                action = choose_action(view, player, key, budget_ms, STANDARD)
-                if state.phase in (TRUMP, AUCTION):
-                    kind = "trump" if state.phase == TRUMP else "bid"
-                    started = time.perf_counter()
-                    reference = choose_action(view, player, key, budget_ms * factor, STANDARD)
-                    seconds[kind] += time.perf_counter() - started
-                    total[kind] += 1
-                    if reference == action:
-                        same[kind] += 1
-                    else:
-                        differ.append(
-                            f"{kind} {' '.join(view.hand)}: {format_action(seat, action)} "
-                            f"vs {format_action(seat, reference)}"
-                        )
-            decision += 1
-            state, _ = apply_unchecked(state, seat, action)
+                differ.append(
+                    f"{kind} {' '.join(view.hand)}: {format_action(seat, action)} vs {format_action(seat, reference)}"
+                )
+        return action
+
+    for seed, dealer, hands in deals:
+        walk_deal(seed, dealer, hands, choose, until_play=True)
     return {
         kind: {"decisions": total[kind], "agree": same[kind], "share": round(same[kind] / total[kind], 3)}
         for kind in total
