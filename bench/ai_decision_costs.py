@@ -14,7 +14,6 @@ one imported, not an editable install of another tree; the script checks.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import sys
@@ -26,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import engine.ai.bidder as bidder
 import engine.ai.knowledge as knowledge
 import engine.ai.pimc as pimc
+from bench.deal_walk import deals_parser
 from engine.ai.arena import load_deals, play_deal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,12 +74,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--deals", type=int, default=30)
-    parser.add_argument("--first-deal", type=int, default=0)
-    parser.add_argument("--budget-ms", type=int, default=150)
+    parser = deals_parser(__doc__)
     parser.add_argument("--raw", help="write one JSON line per decision here")
     args = parser.parse_args()
     if not Path(pimc.__file__).resolve().is_relative_to(ROOT):

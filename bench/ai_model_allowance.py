@@ -11,7 +11,6 @@ agreement of each with the longer search.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -20,12 +19,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engine.ai.pimc as pimc
+from bench.deal_walk import deals_parser, walk_deal
+from engine.actions import Action
 from engine.ai.arena import load_deals
-from engine.deal import new_deal
-from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD
-from engine.state import DOUBLING, PLAY, TRUMP
-from engine.views import view_for
+from engine.state import DOUBLING, TRUMP, DealState
+from engine.views import PlayerView
 
 DEALS = Path(__file__).resolve().parent / "data" / "deals.jsonl"
 UNBOUNDED = 10**6
@@ -38,40 +37,28 @@ def decide(view, key: int, budget_ms: int, factor: float):  # type: ignore[no-un
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--deals", type=int, default=30)
-    parser.add_argument("--first-deal", type=int, default=0)
-    parser.add_argument("--budget-ms", type=int, default=150)
+    parser = deals_parser(__doc__)
     parser.add_argument("--model-factor", type=float, default=2)
     parser.add_argument("--reference-factor", type=int, default=0)
     args = parser.parse_args()
     if not hasattr(pimc, "MODEL_FACTOR"):
         sys.exit(f"{pimc.__file__} has no MODEL_FACTOR (run with python -S in the tree to measure)")
     rows = []
+
+    def choose(state: DealState, seat: int, view: PlayerView, key: int) -> Action:
+        action, worlds = decide(view, key, args.budget_ms, UNBOUNDED)
+        if state.phase in (TRUMP, DOUBLING):
+            bounded, bounded_worlds = decide(view, key, args.budget_ms, args.model_factor)
+            row = {"kind": "trump" if state.phase == TRUMP else "kontra", "unbounded": repr(action),
+                   "bounded": repr(bounded), "worlds": worlds, "bounded_worlds": bounded_worlds}  # fmt: skip
+            if args.reference_factor:
+                reference_budget = args.budget_ms * args.reference_factor
+                row["reference"] = repr(decide(view, key, reference_budget, UNBOUNDED)[0])
+            rows.append(row)
+        return action  # type: ignore[no-any-return]
+
     for seed, dealer, hands in load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]:
-        state = new_deal(STANDARD, dealer, hands)
-        decision = 0
-        while not state.finished and state.phase != PLAY:
-            seat = state.to_act
-            legal = legal_actions(state)
-            if len(legal) == 1:
-                action = legal[0]
-            else:
-                view = view_for(state, seat)
-                key = seed * 1000 + decision
-                action, worlds = decide(view, key, args.budget_ms, UNBOUNDED)
-                if state.phase in (TRUMP, DOUBLING):
-                    bounded, bounded_worlds = decide(view, key, args.budget_ms, args.model_factor)
-                    row = {"kind": "trump" if state.phase == TRUMP else "kontra", "unbounded": repr(action),
-                           "bounded": repr(bounded), "worlds": worlds, "bounded_worlds": bounded_worlds}  # fmt: skip
-                    if args.reference_factor:
-                        reference_budget = args.budget_ms * args.reference_factor
-                        row["reference"] = repr(decide(view, key, reference_budget, UNBOUNDED)[0])
-                    rows.append(row)
-            decision += 1
-            state, _ = apply_unchecked(state, seat, action)
+        walk_deal(seed, dealer, hands, choose, until_play=True)
     report: dict[str, object] = {
         "deals": args.deals,
         "first_deal": args.first_deal,

@@ -3,6 +3,7 @@ card play (bench/ai_trump.py, bench/ai_calibration.py, bench/ai_model_allowance.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 
 from engine.actions import Action
@@ -30,3 +31,12 @@ def walk_deal(seed: int, dealer: int, hands: Hands, choose: Choose, *, until_pla
         decision += 1
         state, _ = apply_unchecked(state, seat, action)
     return state
+
+
+def deals_parser(doc: str | None) -> argparse.ArgumentParser:
+    """A bench's arguments with the deals it walks: ``--deals`` from ``--first-deal``, at ``--budget-ms``."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=30)
+    parser.add_argument("--first-deal", type=int, default=0)
+    parser.add_argument("--budget-ms", type=int, default=150)
+    return parser
