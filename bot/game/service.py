@@ -118,8 +118,8 @@ class TableService(ProfileQueries):
         self._tables: dict[int, TableSnapshot] = {}  # table id -> the open table's current snapshot
         self._locks: dict[int, asyncio.Lock] = {}
         self._prefs: OrderedDict[int, PlayerPrefs] = OrderedDict()  # user id -> their choices, as stored
-        # Open tables another process serves, by id -> their shard (a table never changes guild): a DM click
-        # for one is handed on without asking storage whose it is.
+        # Tables another process serves, by id -> their shard (a table never changes guild): a DM click for one
+        # is handed on, and an outbox entry of one passed over, without asking storage whose it is.
         self._foreign_shards: OrderedDict[int, int] = OrderedDict()
 
     def owns_guild(self, guild_id: int) -> bool:
