@@ -298,9 +298,19 @@ class CpuQuota:
         fields = dict(line.split() for line in (self.folder / "cpu.stat").read_text().splitlines())
         return int(fields.get("nr_periods", 0)), int(fields.get("nr_throttled", 0))
 
-    def remove(self) -> None:
-        with contextlib.suppress(OSError):
-            self.folder.rmdir()
+    def remove(self, *, tries: int = 1) -> None:
+        """Remove the cgroup; a bot's AI workers may still be leaving it, so it is tried ``tries`` times, 0.1 s
+        apart (a cgroup with a process in it cannot be removed)."""
+        for attempt in range(tries):
+            try:
+                self.folder.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if attempt + 1 < tries:
+                    time.sleep(0.1)
+        print(f"could not remove the cgroup {self.folder}: remove it by hand (rmdir)", file=sys.stderr)
 
 
 def profile_file(profile: str, shards: str | None) -> str:
@@ -766,12 +776,14 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             await asyncio.sleep(GRACE_SECONDS)
             await run.stop()
         finally:
-            await run.stop()
-            for child in children:
-                reports.append(await stop_child(child))
-            await fake.stop()
-            for quota in quotas:
-                quota.remove()
+            try:
+                await run.stop()
+                for child in children:
+                    reports.append(await stop_child(child))
+                await fake.stop()
+            finally:
+                for quota in quotas:
+                    quota.remove(tries=50)
     window = end - start
     spans: dict[int, list[tuple[float, float]]] = {}
     for report in reports:
