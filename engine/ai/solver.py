@@ -332,30 +332,9 @@ class Solver:
         cards that do not win first."""
         winners = legal & self.table.beats[win_card]
         rest = legal ^ winners
-        moves = []
         if duck or partner_wins:
-            winners, rest = rest, winners
-        if last and not partner_wins and not duck:
-            while winners:
-                card = winners.bit_length() - 1
-                moves.append((card, 0))
-                winners ^= 1 << card
-        else:
-            while winners:
-                low = winners & -winners
-                moves.append((low.bit_length() - 1, 0))
-                winners ^= low
-        if not partner_wins and not duck:
-            while rest:
-                card = rest.bit_length() - 1
-                moves.append((card, 0))
-                rest ^= 1 << card
-        else:
-            while rest:
-                low = rest & -rest
-                moves.append((low.bit_length() - 1, 0))
-                rest ^= low
-        return moves
+            return _card_moves(rest, strongest_first=False) + _card_moves(winners, strongest_first=False)
+        return _card_moves(winners, strongest_first=last) + _card_moves(rest, strongest_first=True)
 
     def _drop_equivalent(self, mask: int, trick_mask: int) -> int:
         """Keep one card of each run of cards that touch in rank among the live cards of its suit."""
@@ -453,6 +432,16 @@ class Solver:
                 return sign * value
             return -sign * value if trick_no == 3 else None
         return sign * value if trick_no == 5 else None
+
+
+def _card_moves(mask: int, *, strongest_first: bool) -> list[tuple[int, int]]:
+    """The cards of ``mask`` as moves (no marriage), by card index from the highest or from the lowest."""
+    moves = []
+    while mask:
+        card = mask.bit_length() - 1 if strongest_first else (mask & -mask).bit_length() - 1
+        moves.append((card, 0))
+        mask ^= 1 << card
+    return moves
 
 
 @cache
