@@ -328,3 +328,14 @@ async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it
     assert any(record.levelno == logging.ERROR and "disk is full" in (record.exc_text or "") for record in caplog.records)
     monkeypatch.undo()
     assert await bot.db.clicks_for((1,)) == []
+
+    # Discord refuses the acknowledgement (the click came too late for it): the click is not handed on, the
+    # failure is logged, and the player is answered by the error path.
+    caplog.clear()
+    split.fake.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
+    with caplog.at_level(logging.ERROR):
+        late = await split.fake.click(player, hand, button["custom_id"])
+        answer = await late.wait_response()
+    assert answer.type == 4 and "Something went wrong" in answer.data["content"]
+    assert any(record.levelno == logging.ERROR and "Unknown interaction" in (record.exc_text or "") for record in caplog.records)
+    assert await bot.db.clicks_for((1,)) == []
