@@ -14,6 +14,15 @@ from typing import Any, Self
 Row = Mapping[str, Any]
 
 
+def check_joinable(writing: bool, held_guild_id: int | None, guild_id: int | None) -> None:
+    """Refuse a transaction block that may not join the task's open block: a read block cannot become a
+    write, and a guild's transaction cannot write another guild's rows."""
+    if not writing:
+        raise RuntimeError("transaction() cannot start inside a read block")
+    if guild_id is not None and held_guild_id is not None and guild_id != held_guild_id:
+        raise RuntimeError(f"a transaction of guild {held_guild_id} cannot write rows of guild {guild_id}")
+
+
 class DatabaseCore:
     """What every engine provides. Writes run inside `async with db.transaction():` (a nested block joins
     the caller's transaction: the outermost one commits); `_reading()` holds one consistent view for a few
@@ -22,7 +31,11 @@ class DatabaseCore:
 
     dialect: str  # "sqlite" or "postgresql"
 
-    def transaction(self) -> AbstractAsyncContextManager[None]:
+    def transaction(self, *, guild_id: int | None = None) -> AbstractAsyncContextManager[None]:
+        """A write transaction. With `guild_id` it promises to write only that guild's rows (its tables,
+        records, statistics, tallies and ratings, and queue rows by id) and to check nothing across guilds:
+        where the engine can, it then overlaps with the writes of other guilds (of other processes). A block
+        nested in it joins it, and may not name another guild."""
         raise NotImplementedError
 
     def _unordered_write(self) -> AbstractAsyncContextManager[None]:

@@ -56,5 +56,5 @@ class ClickInboxRepo(DatabaseCore):
         ]
 
     async def click_done(self, click_id: int) -> None:
-        async with self.transaction():
+        async with self._unordered_write():  # a delete by id checks nothing
             await self._execute("DELETE FROM click_inbox WHERE id = ?", (click_id,))

@@ -34,5 +34,5 @@ class OutboxRepo(DatabaseCore):
         ]
 
     async def announcement_delivered(self, entry_id: int) -> None:
-        async with self.transaction():
+        async with self._unordered_write():  # a delete by id checks nothing
             await self._execute("DELETE FROM outbox WHERE id = ?", (entry_id,))

@@ -1,10 +1,13 @@
 """The PostgreSQL engine (asyncpg): a pool of connections behind the same interface as SQLite's.
 
 Each task gets its own pooled connection for a `transaction()` or `_reading()` block; single reads outside a
-block take one for the statement. Every write transaction first takes one advisory lock shared by every
-process on the database, so write transactions run one at a time exactly as SQLite's `BEGIN IMMEDIATE`
-makes them: the repositories' check-then-write stays right across processes (a process may still read while
-another writes). Placeholders `?` and `?N` are translated to `$n` once per statement text.
+block take one for the statement. A write transaction first takes one advisory lock, the write lock, shared
+by every process on the database, so write transactions run one at a time exactly as SQLite's `BEGIN
+IMMEDIATE` makes them: the repositories' check-then-write stays right across processes (a process may still
+read while another writes). A transaction confined to one guild's rows (`transaction(guild_id=...)`, a move
+at a table) holds the write lock shared and its guild's lock alone: two processes' moves in different guilds
+overlap, and any other write transaction still runs by itself. Placeholders `?` and `?N` are translated to
+`$n` once per statement text.
 """
 
 from __future__ import annotations
@@ -20,11 +23,24 @@ from typing import Any, Self, cast
 
 import asyncpg
 
-from .core import DatabaseCore, Row
+from .core import DatabaseCore, Row, check_joinable
 from .migrate import PG_MIGRATIONS_DIR, apply_pg_migrations
 
 # pg_advisory_xact_lock key of the write lock: any fixed 64-bit number no other program on the database uses.
 WRITE_LOCK_KEY = 0x5C4A_9E25_0001
+# The first key of a guild's lock, pg_advisory_xact_lock(GUILD_LOCK_SPACE, guild key): two-key advisory
+# locks are a key space apart from WRITE_LOCK_KEY's.
+GUILD_LOCK_SPACE = 0x5C4A_0002
+
+
+def guild_lock_key(guild_id: int) -> int:
+    """The guild's 32-bit lock key: its id folded (two guilds that share a key merely wait for each other).
+
+    >>> guild_lock_key(1), guild_lock_key((1 << 32) | 1), guild_lock_key(0xFFFF_FFFF)
+    (1, 0, -1)
+    """
+    folded = (guild_id ^ (guild_id >> 32)) & 0xFFFF_FFFF
+    return folded - (1 << 32) if folded >= 1 << 31 else folded
 
 # A quoted string or identifier, a comment, or a placeholder: strings and comments are kept as they are.
 _PLACEHOLDER_OR_QUOTED = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\?(\d*)""")
@@ -69,6 +85,7 @@ def _rows_changed(status: str) -> int:
 class _Held:
     conn: asyncpg.Connection[Any]
     writing: bool
+    guild_id: int | None = None  # a write transaction confined to this guild's rows
 
 
 class PostgresCore(DatabaseCore):
@@ -106,21 +123,29 @@ class PostgresCore(DatabaseCore):
         return None if task is None else self._held.get(task)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[None]:
-        """One PostgreSQL transaction holding the write lock; rolled back when the block raises. Nested in a
-        transaction of the same task it joins it."""
+    async def transaction(self, *, guild_id: int | None = None) -> AsyncIterator[None]:
+        """One PostgreSQL transaction holding the write lock (with `guild_id`: holding it shared, and the
+        guild's lock); rolled back when the block raises. Nested in a transaction of the same task it joins
+        it."""
         held = self._current()
         if held is not None:
-            if not held.writing:
-                raise RuntimeError("transaction() cannot start inside a read block")
+            check_joinable(held.writing, held.guild_id, guild_id)
             yield
             return
         task = asyncio.current_task()
         assert task is not None
         async with self._write_turn, self._pool.acquire() as conn, conn.transaction():
-            self._held[task] = _Held(conn, writing=True)
+            self._held[task] = _Held(conn, writing=True, guild_id=guild_id)
             try:
-                await conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
+                if guild_id is None:
+                    await conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
+                else:
+                    # Always the shared write lock first, before any row is locked: a transaction holding the
+                    # write lock alone then never waits for a row of a guild's transaction that waits for it.
+                    await conn.execute("SELECT pg_advisory_xact_lock_shared($1)", WRITE_LOCK_KEY)
+                    await conn.execute(
+                        "SELECT pg_advisory_xact_lock($1, $2)", GUILD_LOCK_SPACE, guild_lock_key(guild_id)
+                    )
                 yield
             finally:
                 del self._held[task]

@@ -13,7 +13,7 @@ from typing import Any, Literal, Self, cast
 
 import aiosqlite
 
-from .core import DatabaseCore, Row
+from .core import DatabaseCore, Row, check_joinable
 from .migrate import MIGRATIONS_DIR, apply_migrations
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ class SqliteCore(DatabaseCore):
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None  # the task holding the connection
         self._writing = False  # the owner is inside transaction()
+        self._guild_id: int | None = None  # the owner's transaction is confined to this guild
         # The last transaction ended abnormally (a failed ROLLBACK, a cancellation while BEGIN, COMMIT or
         # ROLLBACK ran in aiosqlite's thread): the connection may still be inside it. Checked before next use.
         self._unsettled = False
@@ -79,8 +80,9 @@ class SqliteCore(DatabaseCore):
             await self._conn.close()
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[None]:
-        """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` when the block raises.
+    async def transaction(self, *, guild_id: int | None = None) -> AsyncIterator[None]:
+        """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` when the block raises. One connection runs one
+        transaction at a time, so `guild_id` only holds the block to its promise (see `DatabaseCore`).
 
         Nested in a transaction of the same task it simply joins it: the outermost block commits.
 
@@ -91,13 +93,13 @@ class SqliteCore(DatabaseCore):
         the thread may still have committed: the write is then stored, as if the cancellation came later.
         """
         if self._owner is asyncio.current_task():
-            if not self._writing:
-                raise RuntimeError("transaction() cannot start inside a read block")
+            check_joinable(self._writing, self._guild_id, guild_id)
             yield
             return
         async with self._lock:
             self._owner = asyncio.current_task()
             self._writing = True
+            self._guild_id = guild_id
             try:
                 await self._settle()
                 try:
@@ -110,6 +112,7 @@ class SqliteCore(DatabaseCore):
             finally:
                 self._owner = None
                 self._writing = False
+                self._guild_id = None
 
     async def _abandon(self, err: BaseException) -> None:
         """Roll back after `err` ended a transaction; never replaces `err` by a follow-up error."""

@@ -17,6 +17,7 @@ import random
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -243,6 +244,12 @@ class TableService(ProfileQueries):
         if table is None:
             raise UserError("error.table_gone")
         return table
+
+    def _guild_transaction(self, table: TableSnapshot) -> AbstractAsyncContextManager[None]:
+        """A transaction for a change that writes only the table's rows and its guild's statistics, tallies
+        and ratings, and checks nothing across guilds (a move, an idle warning, a hand message): on
+        PostgreSQL it overlaps with other processes' changes in other guilds."""
+        return self.db.transaction(guild_id=table.row.guild_id)
 
     def _publish(self, table: TableSnapshot) -> TableSnapshot:
         """Make ``table`` the table's current snapshot (only ever after its change was committed)."""
@@ -534,7 +541,7 @@ class TableService(ProfileQueries):
         match, bummerl, dealt = table.match, None, None
         now = self.now()
         back = user_id is not None and occupant is not None and (occupant.ai_takeover or occupant.warned)
-        async with self.db.transaction():
+        async with self._guild_transaction(table):
             seq = await self.db.append_action(table.id, table.deal_no, text, now)
             new_version = await self.db.bump_version(table.id, now)
             if (handed := HANDED_CLICK.get()) is not None:
@@ -792,7 +799,7 @@ class TableService(ProfileQueries):
             occupant = None if table is None else table.seats[seat]
             if table is None or table.version != version or occupant is None or occupant.user_id is None:
                 return None
-            async with self.db.transaction():
+            async with self._guild_transaction(table):
                 await write(table, occupant)
             return await self._refresh(table)
 
@@ -805,7 +812,7 @@ class TableService(ProfileQueries):
             occupant = None if table is None or seat is None else table.seats[seat]
             if table is None or seat is None or occupant is None or not occupant.ai_takeover:
                 return None
-            async with self.db.transaction():
+            async with self._guild_transaction(table):
                 await self.db.set_takeover(table_id, seat, False)
                 await self.db.set_warned(table_id, seat, False)
             return await self._refresh(table)
@@ -934,7 +941,7 @@ class TableService(ProfileQueries):
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.dm_message_id != message_id:
                 return None
-            async with self.db.transaction():
+            async with self._guild_transaction(table):
                 await self.db.set_dm_message(table_id, seat, None, None)
             return self._publish(_with_seat(table, replace(occupant, dm_channel_id=None, dm_message_id=None)))
 
@@ -948,7 +955,8 @@ class TableService(ProfileQueries):
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.user_id != user_id or table.deal_no != deal_no:
                 return None
-            await self.db.set_dm_message(table_id, seat, channel_id, message_id)
+            async with self._guild_transaction(table):
+                await self.db.set_dm_message(table_id, seat, channel_id, message_id)
             return self._publish(_with_seat(table, replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id)))
 
     async def set_dms_closed(self, table_id: int, seat: int, user_id: int) -> TableSnapshot | None:
@@ -959,7 +967,7 @@ class TableService(ProfileQueries):
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.user_id != user_id or occupant.dms_closed:
                 return None
-            async with self.db.transaction():
+            async with self._guild_transaction(table):
                 await self.db.set_dms_closed(table_id, seat, True)
                 await self.db.set_dm_message(table_id, seat, None, None)
                 await self._notice(table, "notice.dms_closed", mention=user_id)
