@@ -39,6 +39,9 @@ class Drivers:
         self.drives = Coalescer(0.0, first_retry=bot.settings.retry_first, max_retry=bot.settings.retry_max)
         self._wake: dict[int, asyncio.Event] = {}  # table id -> set when its driver should look again
         self._turn_clock: dict[int, tuple[int, float]] = {}  # table id -> (version, when that turn began)
+        # (table id, version) of tables the watchdog's last look found short of a hand message with no send
+        # scheduled: only a table found so at the same version twice in a row is a stall.
+        self._hand_missing_at: set[tuple[int, int]] = set()
 
     def drive(self, table: TableSnapshot) -> None:
         """Make sure the one job that moves this table on runs: an AI move, or the idle timer of a person."""
@@ -136,6 +139,7 @@ class Drivers:
 
     async def watch(self) -> None:
         """Notice any table that should be moving and is not, and restart what it needs."""
+        hand_missing_now: set[tuple[int, int]] = set()
         for table in self.service.open_tables():
             if not self.serves(table):
                 continue
@@ -149,8 +153,12 @@ class Drivers:
                 s.dm_message_id is None and not self.messages.hand_in_channel(s) for s in table.humans()
             )
             if missing_hand and not self.messages.sending_hands(table.id):
-                log.error("table %s: a hand message is missing and no send was scheduled; sending", table.id)
-                self.messages.send_hands(table)
+                # A new deal is published a moment before its hands' send is asked for: not yet a stall.
+                hand_missing_now.add((table.id, table.version))
+                if (table.id, table.version) in self._hand_missing_at:
+                    log.error("table %s: a hand message is missing and no send was scheduled; sending", table.id)
+                    self.messages.send_hands(table)
+        self._hand_missing_at = hand_missing_now
         # An announcement stored a moment ago is about to be delivered by whoever stored it: only one owed
         # for a whole watchdog interval with no delivery scheduled is a stall.
         owed_since = self.service.now() - self.settings.watchdog_interval
