@@ -39,7 +39,7 @@ latency target becomes 300 ms / F). --processes 2 --database postgresql runs two
 processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both shards; a DM
 click always reaches the process of shard 0, which hands a click for a shard-1 table on to its owner
 through the click inbox (--hands channel: people click hands shown in the channel instead). Per step also printed: cores busy (bot, parent, whole machine: the
-machine may be shared), and on PostgreSQL commits/s and how often a transaction waits for the write lock.
+machine may be shared), and on PostgreSQL commits/s and how often a transaction waits for an advisory lock.
 """
 
 from __future__ import annotations
@@ -676,8 +676,8 @@ class Postgres:
         return self.cluster.dsn(self.name)
 
     async def watch_write_lock(self, until: asyncio.Event) -> dict[str, float]:
-        """Every 50 ms until ``until``: how many transactions wait for the bots' one write lock (an advisory
-        lock every write transaction takes, bot/db/postgres.py WRITE_LOCK_KEY); and commits per second."""
+        """Every 50 ms until ``until``: how many transactions wait for the bots' advisory locks (the write lock,
+        taken alone or shared, and a guild's lock: bot/db/postgres.py); and commits per second."""
         import asyncpg
 
         connection = await asyncpg.connect(self.cluster.dsn(self.name))
@@ -848,7 +848,7 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         else ""
     )
     database = (
-        f"; PostgreSQL {step['commits_per_s']:.0f} commits/s, the write lock awaited in "
+        f"; PostgreSQL {step['commits_per_s']:.0f} commits/s, a write or guild lock awaited in "
         f"{step['lock_contended_share']:.0%} of samples ({step['lock_waiting_mean']:.2f} waiting on average)"
         if "commits_per_s" in step
         else ""

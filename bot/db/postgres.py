@@ -32,6 +32,11 @@ WRITE_LOCK_KEY = 0x5C4A_9E25_0001
 # locks are a key space apart from WRITE_LOCK_KEY's.
 GUILD_LOCK_SPACE = 0x5C4A_0002
 
+_GUILD_LOCKS = (
+    "SELECT pg_advisory_xact_lock($2, $3)"
+    " FROM (SELECT pg_advisory_xact_lock_shared($1) OFFSET 0) AS write_lock_taken_first"
+)
+
 
 def guild_lock_key(guild_id: int) -> int:
     """The guild's 32-bit lock key: its id folded (two guilds that share a key merely wait for each other).
@@ -41,6 +46,7 @@ def guild_lock_key(guild_id: int) -> int:
     """
     folded = (guild_id ^ (guild_id >> 32)) & 0xFFFF_FFFF
     return folded - (1 << 32) if folded >= 1 << 31 else folded
+
 
 # A quoted string or identifier, a comment, or a placeholder: strings and comments are kept as they are.
 _PLACEHOLDER_OR_QUOTED = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\?(\d*)""")
@@ -140,12 +146,10 @@ class PostgresCore(DatabaseCore):
                 if guild_id is None:
                     await conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
                 else:
-                    # Always the shared write lock first, before any row is locked: a transaction holding the
-                    # write lock alone then never waits for a row of a guild's transaction that waits for it.
-                    await conn.execute("SELECT pg_advisory_xact_lock_shared($1)", WRITE_LOCK_KEY)
-                    await conn.execute(
-                        "SELECT pg_advisory_xact_lock($1, $2)", GUILD_LOCK_SPACE, guild_lock_key(guild_id)
-                    )
+                    # The shared write lock first, then the guild's, before any row is locked: a transaction
+                    # holding the write lock alone never waits for a row of a guild's transaction that waits
+                    # for it. One round trip: the outer select runs on the fenced (OFFSET 0) subquery's row.
+                    await conn.execute(_GUILD_LOCKS, WRITE_LOCK_KEY, GUILD_LOCK_SPACE, guild_lock_key(guild_id))
                 yield
             finally:
                 del self._held[task]

@@ -115,3 +115,17 @@ async def test_a_guild_transaction_joins_the_open_transaction_and_refuses_anothe
     async with db.transaction(), db.transaction(guild_id=3):
         await db.add_deal_stats(3, stats_of(9))
     assert (await db.get_player_stats(3, 9)) is not None
+
+
+async def test_a_guild_transaction_takes_its_guild_lock_only_once_it_holds_the_write_lock_shared(
+    two_processes: tuple[Database, Database, asyncpg.Connection],
+) -> None:
+    first, second, watcher = two_processes
+    async with holding(first, guild_id=None):
+        later = asyncio.create_task(deal_in_guild(2, 7, second))
+        await until_someone_waits_for_a_lock(watcher)
+        # Two-key advisory locks (objsubid 2) are guilds' locks: none is held or asked for yet.
+        guild_locks = await watcher.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2")
+        waiting_mode = await watcher.fetchval("SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+        assert (guild_locks, waiting_mode) == (0, "ShareLock")
+    await later
