@@ -19,6 +19,8 @@ Human pace and capacity (issue 14):
     python bench/bot_bench.py --pace human --find-capacity                       # one process, four people
     python bench/bot_bench.py --pace human --find-capacity --ai-seats 3 --tables 1
     python bench/bot_bench.py --pace human --find-capacity --processes 2 --database postgresql
+    python bench/bot_bench.py --pace human --processes 2 --database postgresql --cpu-quota 0.5 \
+        --tables 30 --paired-rounds 6        # 1 process at 30 tables against 2 at 54, alternating
 
 Each person clicks the first enabled game button of their hand a random 1-4 s (--seed) after it appears.
 A step opens its tables, waits 12 s, then measures --seconds of play; its figure is the time from a
@@ -898,6 +900,8 @@ async def run_paced(args: argparse.Namespace) -> None:
     with postgres if postgres is not None else contextlib.nullcontext():
         if args.find_capacity:
             await find_capacity(args, postgres)
+        elif args.paired_rounds:
+            await paired_steps(args, postgres)
         else:
             print(step_line(await paced_step(args, args.tables, postgres), args.ai_seats), flush=True)
     if args.profile:
@@ -952,6 +956,41 @@ async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> 
             continue
         beyond = f"; {failed} did not" if failed is not None else " (the most tried: --max-tables)"
         print(f"capacity ({name}): {kept} tables, {steps[kept]['clicks_per_s']:.1f} clicks/s{beyond}")
+
+
+async def paired_steps(args: argparse.Namespace, postgres: Postgres | None) -> None:
+    """One process at ``--tables`` against ``--processes`` at ``--pair-ratio`` times the tables, back to back,
+    for ``--paired-rounds`` rounds (which goes first alternates): at that ratio of tables, is the latency of
+    several processes no higher than one's? Pairs a few minutes apart see the same machine, which a capacity
+    search of each, minutes or hours apart on a VM whose speed moves, does not."""
+    single = argparse.Namespace(**{**vars(args), "processes": 1, "bot_cpus": [None]})
+    more = round(args.tables * args.pair_ratio)
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for round_no in range(1, args.paired_rounds + 1):
+        order = [(single, args.tables), (args, more)]
+        if round_no % 2 == 0:
+            order.reverse()
+        steps: dict[int, dict[str, Any]] = {}
+        for step_args, count in order:
+            try:
+                steps[step_args.processes] = await paced_step(step_args, count, postgres)
+            except (StepFailed, AssertionError) as err:  # AssertionError: the fake's wait_for timed out
+                steps[step_args.processes] = failed_step(count, str(err))
+            print(
+                f"round {round_no}, {step_args.processes} process(es): "
+                + step_line(steps[step_args.processes], args.ai_seats),
+                flush=True,
+            )
+        pairs.append((steps[1], steps[args.processes]))
+    one = [pair[0]["next_p95_ms"] for pair in pairs]
+    several = [pair[1]["next_p95_ms"] for pair in pairs]
+    at_most = sum(1 for a, b in zip(one, several, strict=True) if b <= a)
+    clicks = [pair[1].get("clicks_per_s", math.nan) / pair[0].get("clicks_per_s", math.nan) for pair in pairs]
+    print(
+        f"paired: {args.processes} processes at {more} tables against 1 at {args.tables} ({more / args.tables:.2f}x):"
+        f" p95 at most one process's in {at_most} of {len(pairs)} pairs; mean p95 {statistics.fmean(several):.0f}"
+        f" against {statistics.fmean(one):.0f} ms; clicks/s {statistics.fmean(clicks):.2f}x"
+    )
 
 
 def pin_parent(bot_cpus: list[int | None]) -> None:
@@ -1055,6 +1094,14 @@ def main() -> None:
         "--bisect", type=int, default=2, help="bisection steps after doubling (--find-capacity)"
     )
     parser.add_argument("--max-tables", type=int, default=1280, help="the most tables --find-capacity tries")
+    parser.add_argument(
+        "--paired-rounds",
+        type=int,
+        default=0,
+        help="human pace, with --processes N and --cpu-quota: this many pairs of one process at --tables against"
+        " N processes at --pair-ratio times the tables, back to back",
+    )
+    parser.add_argument("--pair-ratio", type=float, default=1.8, help="the tables of N processes per table of one")
     args = parser.parse_args()
     if args.pace == "instant":
         if args.tables is None:
@@ -1065,6 +1112,8 @@ def main() -> None:
         parser.error("several processes share a PostgreSQL database: add --database postgresql")
     if args.tables is None:
         args.tables = 20
+    if args.paired_rounds and (args.find_capacity or args.processes < 2 or not args.cpu_quota):
+        parser.error("--paired-rounds compares --processes 2 or more with one, each under --cpu-quota")
     cpus = sorted(os.sched_getaffinity(0))
     if args.cpu_quota:
         if not 0 < args.cpu_quota <= 1:
