@@ -9,7 +9,9 @@ import itertools
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
+import asyncpg
 import pytest
 
 from bot.db import Database
@@ -66,6 +68,26 @@ def pg_url(pg_cluster: Cluster) -> str:
     on PostgreSQL, from inside its running loop, so it runs on a loop of its own)."""
     with ThreadPoolExecutor(1) as worker:
         return worker.submit(asyncio.run, new_pg_database(pg_cluster)).result()
+
+
+class TwoProcesses(NamedTuple):
+    """Two bot processes' databases on one PostgreSQL database, and a connection that watches its locks."""
+
+    first: Database
+    second: Database
+    watcher: asyncpg.Connection
+
+
+@pytest.fixture
+async def two_pg_processes(pg_url: str) -> AsyncIterator[TwoProcesses]:
+    first, second = await Database.open(pg_url), await Database.open(pg_url)
+    watcher = await asyncpg.connect(pg_url)
+    try:
+        yield TwoProcesses(first, second, watcher)
+    finally:
+        await watcher.close()
+        await second.close()
+        await first.close()
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-import asyncpg
 import pytest
 
 from bot.db import Database, PlayerDealStats
+from tests.bot.conftest import TwoProcesses
 
 from .test_pg_faults import until_someone_waits_for_a_lock
 
@@ -54,22 +54,10 @@ async def holding(db: Database, guild_id: int | None) -> AsyncIterator[None]:
         await holder
 
 
-@pytest.fixture
-async def two_processes(pg_url: str) -> AsyncIterator[tuple[Database, Database, asyncpg.Connection]]:
-    first, second = await Database.open(pg_url), await Database.open(pg_url)
-    watcher = await asyncpg.connect(pg_url)
-    try:
-        yield first, second, watcher
-    finally:
-        await watcher.close()
-        await second.close()
-        await first.close()
-
-
 async def test_two_processes_write_in_different_guilds_at_once(
-    two_processes: tuple[Database, Database, asyncpg.Connection],
+    two_pg_processes: TwoProcesses,
 ) -> None:
-    first, second, _ = two_processes
+    first, second, _ = two_pg_processes
     async with holding(first, guild_id=1):
         # Finishes while the first process's transaction is still open (it would wait for ever otherwise).
         await asyncio.wait_for(deal_in_guild(2, 7, second), timeout=10)
@@ -87,9 +75,9 @@ async def test_two_processes_write_in_different_guilds_at_once(
     ids=["same guild", "whole database after a guild", "guild after the whole database"],
 )
 async def test_transactions_that_may_touch_the_same_rows_wait_for_each_other(
-    two_processes: tuple[Database, Database, asyncpg.Connection], held_guild: int | None, waiting: Step
+    two_pg_processes: TwoProcesses, held_guild: int | None, waiting: Step
 ) -> None:
-    first, second, watcher = two_processes
+    first, second, watcher = two_pg_processes
     async with holding(first, held_guild):
         later = asyncio.create_task(waiting(second))
         blocked = asyncio.create_task(until_someone_waits_for_a_lock(watcher))
@@ -118,14 +106,18 @@ async def test_a_guild_transaction_joins_the_open_transaction_and_refuses_anothe
 
 
 async def test_a_guild_transaction_takes_its_guild_lock_only_once_it_holds_the_write_lock_shared(
-    two_processes: tuple[Database, Database, asyncpg.Connection],
+    two_pg_processes: TwoProcesses,
 ) -> None:
-    first, second, watcher = two_processes
+    first, second, watcher = two_pg_processes
     async with holding(first, guild_id=None):
         later = asyncio.create_task(deal_in_guild(2, 7, second))
         await until_someone_waits_for_a_lock(watcher)
         # Two-key advisory locks (objsubid 2) are guilds' locks: none is held or asked for yet.
-        guild_locks = await watcher.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2")
-        waiting_mode = await watcher.fetchval("SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+        guild_locks = await watcher.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"
+        )
+        waiting_mode = await watcher.fetchval(
+            "SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        )
         assert (guild_locks, waiting_mode) == (0, "ShareLock")
     await later

@@ -4,37 +4,25 @@ does not hold them up, and one writing in the same guild does."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from itertools import count
-
-import asyncpg
-import pytest
 
 from bot.db import Database
 from bot.game.service import TableService
+from tests.bot.conftest import TwoProcesses
 from tests.bot.db.test_guild_transactions import holding
 from tests.bot.db.test_pg_faults import until_someone_waits_for_a_lock
 from tests.bot.game.conftest import Clock
 from tests.bot.game.test_service import GUILD, act_once, four_at_play, play_deal
 
 
-@pytest.fixture
-async def pg_service(pg_url: str, clock: Clock) -> AsyncIterator[tuple[TableService, Database, asyncpg.Connection]]:
-    """A service on PostgreSQL, and another process's database and a watching connection on the same server."""
-    db, other = await Database.open(pg_url), await Database.open(pg_url)
-    watcher = await asyncpg.connect(pg_url)
-    try:
-        yield TableService(db, clock=clock, seed_source=count(1).__next__), other, watcher
-    finally:
-        await watcher.close()
-        await other.close()
-        await db.close()
+def service_on(db: Database, clock: Clock) -> TableService:
+    return TableService(db, clock=clock, seed_source=count(1).__next__)
 
 
 async def test_a_whole_deal_is_played_while_another_process_writes_in_another_guild(
-    pg_service: tuple[TableService, Database, asyncpg.Connection],
+    two_pg_processes: TwoProcesses, clock: Clock
 ) -> None:
-    service, other, _ = pg_service
+    service, other = service_on(two_pg_processes.first, clock), two_pg_processes.second
     table = await four_at_play(service)
     async with holding(other, guild_id=GUILD + 1):
         # Every move, the result with its statistics and tallies, and the next deal: none waits (or it
@@ -44,9 +32,9 @@ async def test_a_whole_deal_is_played_while_another_process_writes_in_another_gu
 
 
 async def test_a_move_waits_while_another_process_writes_in_the_same_guild(
-    pg_service: tuple[TableService, Database, asyncpg.Connection],
+    two_pg_processes: TwoProcesses, clock: Clock
 ) -> None:
-    service, other, watcher = pg_service
+    service, (_, other, watcher) = service_on(two_pg_processes.first, clock), two_pg_processes
     table = await four_at_play(service)
     async with holding(other, guild_id=GUILD):
         move = asyncio.create_task(act_once(service, table))
