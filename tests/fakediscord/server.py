@@ -849,6 +849,10 @@ class FakeDiscord:
                 response = response if after else answer
         except DiscordError as error:
             response = error.response()
+        except ConnectionResetError:
+            # The client went away while its request was read (a bot process killed mid-request): nobody is
+            # left to answer, and the fake did nothing wrong. 499 as nginx logs it: client closed request.
+            response = web.Response(status=499)
         except Exception:
             self.internal_errors.append(f"{request.method} {path}\n{traceback.format_exc()}")
             response = json_response({"message": "fake Discord crashed; see internal_errors", "code": 0},

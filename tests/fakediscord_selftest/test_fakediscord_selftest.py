@@ -604,3 +604,33 @@ async def test_threads_are_made_posted_in_archived_and_locked_like_discord(
     with pytest.raises(discord.Forbidden):  # deleting needs Manage Threads
         await cached.delete()
     await fake_discord.stop_client(bot)
+
+
+async def test_a_client_gone_while_its_request_is_read_is_no_fault_of_the_fake(
+    fake_discord: FakeDiscord, world: World
+) -> None:
+    """A bot process killed while it uploads a message edit leaves half a body: answered 499, not counted as
+    the fake's internal error (which fails the test at teardown)."""
+    boundary = "cut-short"
+    head = (
+        f"POST /api/v10/channels/{world.channel.id}/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bot {fake_discord.token}\r\n"
+        f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: 100000\r\n\r\n"
+    )
+    body = f'--{boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\n\r\n{{"content": "ha'
+    _, writer = await asyncio.open_connection("127.0.0.1", fake_discord.port)
+    writer.write((head + body).encode())
+    await writer.drain()
+
+    async def until_it_is_being_read() -> None:  # the fake announces no change before a request ends: asked
+        while not fake_discord.requests_to("POST", "/channels/*/messages"):
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(until_it_is_being_read(), 5)
+    writer.transport.abort()  # gone, as a SIGKILL leaves it
+    await fake_discord.wait_for(
+        lambda: fake_discord.requests_to("POST", "/channels/*/messages")[0].status is not None, what="its end"
+    )
+    assert fake_discord.requests_to("POST", "/channels/*/messages")[0].status == 499
+    assert fake_discord.internal_errors == []
+    assert world.channel.messages == []
