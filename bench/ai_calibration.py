@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.deal_walk import walk_deal
+from bench.deal_walk import deals_parser, walk_deal
 from engine.actions import PASS, Action, Bid, Double
 from engine.ai import bidder, evaluate_actions
 from engine.ai.arena import load_deals
@@ -225,13 +225,8 @@ def kontra_sweep(results: list[dict], margins: tuple[float, ...] = SWEEP) -> dic
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = deals_parser(__doc__, deals=300)
     parser.add_argument("--player", default="pimc")
-    parser.add_argument("--deals", type=int, default=300)
-    parser.add_argument("--first-deal", type=int, default=0)
-    parser.add_argument("--budget-ms", type=int, default=150)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
         "--raw",

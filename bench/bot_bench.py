@@ -261,8 +261,8 @@ class CpuQuota:
     """A cgroup that lets its processes use at most ``fraction`` of one core in every period of ``period_ms``.
     Two bot processes with a quota each, beside a fake Discord and PostgreSQL with cores of their own, show
     on two cores what two processes on a core each would carry. A process over its share is stopped for the
-    rest of the period (and one stopped while it holds the database's write lock stops the other process
-    too), so a shorter period comes closer to a slower core; yet with 2 ms on this machine the same step
+    rest of the period (and one stopped while it holds a database lock the other process waits for stops
+    that one too), so a shorter period comes closer to a slower core; yet with 2 ms on this machine the same step
     varied far more than with 10 ms (the kernel's throttling at that rate costs more than it models). Needs
     a writable cgroup ``cpu`` controller (root): v2 or v1."""
 
@@ -829,6 +829,14 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     }
 
 
+async def measured_step(args: argparse.Namespace, table_count: int, postgres: Postgres | None) -> dict[str, Any]:
+    """``paced_step``'s figures, or a failed step's when it could not be played through."""
+    try:
+        return await paced_step(args, table_count, postgres)
+    except (StepFailed, AssertionError) as err:  # AssertionError: the fake's wait_for timed out
+        return failed_step(table_count, str(err))
+
+
 def failed_step(count: int, reason: str) -> dict[str, Any]:
     """A step that could not be played through: it keeps no criterion."""
     return {"tables": count, "failed": reason, "refused": 0, "next_p95_ms": math.inf,
@@ -921,10 +929,7 @@ async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> 
 
     async def step_of(count: int) -> dict[str, Any]:
         if count not in steps:
-            try:
-                steps[count] = await paced_step(args, count, postgres)
-            except (StepFailed, AssertionError) as err:  # AssertionError: the fake's wait_for timed out
-                steps[count] = failed_step(count, str(err))
+            steps[count] = await measured_step(args, count, postgres)
             print(step_line(steps[count], args.ai_seats), flush=True)
         return steps[count]
 
@@ -972,10 +977,7 @@ async def paired_steps(args: argparse.Namespace, postgres: Postgres | None) -> N
             order.reverse()
         steps: dict[int, dict[str, Any]] = {}
         for step_args, count in order:
-            try:
-                steps[step_args.processes] = await paced_step(step_args, count, postgres)
-            except (StepFailed, AssertionError) as err:  # AssertionError: the fake's wait_for timed out
-                steps[step_args.processes] = failed_step(count, str(err))
+            steps[step_args.processes] = await measured_step(step_args, count, postgres)
             print(
                 f"round {round_no}, {step_args.processes} process(es): "
                 + step_line(steps[step_args.processes], args.ai_seats),

@@ -33,10 +33,11 @@ def walk_deal(seed: int, dealer: int, hands: Hands, choose: Choose, *, until_pla
     return state
 
 
-def deals_parser(doc: str | None) -> argparse.ArgumentParser:
-    """A bench's arguments with the deals it walks: ``--deals`` from ``--first-deal``, at ``--budget-ms``."""
+def deals_parser(doc: str | None, *, deals: int = 30) -> argparse.ArgumentParser:
+    """A bench's arguments with the deals it walks: ``--deals`` (default ``deals``) from ``--first-deal``, at
+    ``--budget-ms``."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--deals", type=int, default=30)
+    parser.add_argument("--deals", type=int, default=deals)
     parser.add_argument("--first-deal", type=int, default=0)
     parser.add_argument("--budget-ms", type=int, default=150)
     return parser
