@@ -13,7 +13,7 @@ import pytest
 from bot.db import Database, PlayerDealStats
 from tests.bot.conftest import TwoProcesses
 
-from .test_pg_faults import until_someone_waits_for_a_lock
+from .test_pg_faults import waits_for_a_lock
 
 Step = Callable[[Database], Awaitable[None]]
 
@@ -43,8 +43,9 @@ async def holding(db: Database, guild_id: int | None) -> AsyncIterator[None]:
             opened.set()
             await release.wait()
 
-    holder = asyncio.create_task(hold())
-    await asyncio.wait({holder, asyncio.ensure_future(opened.wait())}, return_when=asyncio.FIRST_COMPLETED)
+    holder, held = asyncio.create_task(hold()), asyncio.create_task(opened.wait())
+    await asyncio.wait({holder, held}, return_when=asyncio.FIRST_COMPLETED)
+    held.cancel()
     if holder.done():
         await holder  # it failed before it held anything: say why
     try:
@@ -80,10 +81,7 @@ async def test_transactions_that_may_touch_the_same_rows_wait_for_each_other(
     first, second, watcher = two_pg_processes
     async with holding(first, held_guild):
         later = asyncio.create_task(waiting(second))
-        blocked = asyncio.create_task(until_someone_waits_for_a_lock(watcher))
-        await asyncio.wait({later, blocked}, return_when=asyncio.FIRST_COMPLETED)
-        blocked.cancel()
-        assert not later.done(), "it ran while the first transaction was open"
+        assert await waits_for_a_lock(watcher, later), "it ran while the first transaction was open"
     await later
     assert await second.get_meta("held") == (None if held_guild is not None else "1")
     assert (await second.get_player_stats(1, 1) is not None) == (held_guild is not None)
@@ -111,7 +109,7 @@ async def test_a_guild_transaction_takes_its_guild_lock_only_once_it_holds_the_w
     first, second, watcher = two_pg_processes
     async with holding(first, guild_id=None):
         later = asyncio.create_task(deal_in_guild(2, 7, second))
-        await until_someone_waits_for_a_lock(watcher)
+        assert await waits_for_a_lock(watcher, later), "it ran while the write lock was held alone"
         # Two-key advisory locks (objsubid 2) are guilds' locks: none is held or asked for yet.
         guild_locks = await watcher.fetchval(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"

@@ -40,6 +40,15 @@ async def until_someone_waits_for_a_lock(conn: asyncpg.Connection) -> None:
         await asyncio.sleep(0.01)
 
 
+async def waits_for_a_lock(conn: asyncpg.Connection, task: asyncio.Task[object]) -> bool:
+    """Whether ``task`` is still running once the server says a session waits for a lock (it ended first:
+    it did not wait)."""
+    blocked = asyncio.create_task(until_someone_waits_for_a_lock(conn))
+    await asyncio.wait({task, blocked}, return_when=asyncio.FIRST_COMPLETED)
+    blocked.cancel()
+    return not task.done()
+
+
 async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writes_nothing(pg_url: str) -> None:
     db = await Database.open(pg_url)
     other_process = await asyncpg.connect(pg_url)

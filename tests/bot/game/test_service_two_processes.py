@@ -10,7 +10,7 @@ from bot.db import Database
 from bot.game.service import TableService
 from tests.bot.conftest import TwoProcesses
 from tests.bot.db.test_guild_transactions import holding
-from tests.bot.db.test_pg_faults import until_someone_waits_for_a_lock
+from tests.bot.db.test_pg_faults import waits_for_a_lock
 from tests.bot.game.conftest import Clock
 from tests.bot.game.test_service import GUILD, act_once, four_at_play, play_deal
 
@@ -38,8 +38,5 @@ async def test_a_move_waits_while_another_process_writes_in_the_same_guild(
     table = await four_at_play(service)
     async with holding(other, guild_id=GUILD):
         move = asyncio.create_task(act_once(service, table))
-        blocked = asyncio.create_task(until_someone_waits_for_a_lock(watcher))
-        await asyncio.wait({move, blocked}, return_when=asyncio.FIRST_COMPLETED)
-        blocked.cancel()
-        assert not move.done(), "the move did not wait for the guild's other writer"
+        assert await waits_for_a_lock(watcher, move), "the move did not wait for the guild's other writer"
     assert (await move).table.version == table.version + 1
