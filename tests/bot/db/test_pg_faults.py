@@ -1,10 +1,11 @@
 """PostgreSQL's faults: the server dropping the bot's connections, a task cancelled while it waits for the
-write lock held by another process. Each leaves the database usable and nothing half-written."""
+write lock held by another process (in a whole-database or a guild's transaction). Each leaves the database usable and nothing half-written."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import pytest
@@ -49,7 +50,18 @@ async def waits_for_a_lock(conn: asyncpg.Connection, task: asyncio.Task[object])
     return not task.done()
 
 
-async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writes_nothing(pg_url: str) -> None:
+async def guild_write(db: Database, key: str) -> None:
+    """A write in a guild's transaction, which waits for the write lock shared."""
+    async with db.transaction(guild_id=1):
+        await db.set_meta(key, "1")
+
+
+@pytest.mark.parametrize(
+    "write", [Database.set_meta, lambda db, key, _value: guild_write(db, key)], ids=["whole database", "guild"]
+)
+async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writes_nothing(
+    pg_url: str, write: Callable[[Database, str, str], Awaitable[None]]
+) -> None:
     db = await Database.open(pg_url)
     other_process = await asyncpg.connect(pg_url)
     try:
@@ -57,7 +69,7 @@ async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writ
         await holding.start()
         await other_process.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
 
-        waiting = asyncio.create_task(db.set_meta("cancelled", "1"))
+        waiting = asyncio.create_task(write(db, "cancelled", "1"))
         reading = await db.get_meta("cancelled")  # reads are not blocked by a writer
         assert reading is None
         await until_someone_waits_for_a_lock(other_process)
