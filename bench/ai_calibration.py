@@ -129,7 +129,7 @@ FAMILIES = {
     "schnapser": ("schnapser", "kontraschnapser"),
     "all_tricks": ("gang", "zehnerloch", "bauernschnapser", "kontrabauernschnapser"),
 }
-THRESHOLDS = (0.4, 0.45, 0.5, 0.55, 0.6)  # make rates at which the model's acceptance is also shown
+THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)  # make rates at which the model's acceptance is also shown
 
 
 def _rate(values: list[float]) -> float:

@@ -80,17 +80,25 @@ DECLARER_RISK = {family: DECLARER_CAUTION - 2 * gap for family, gap in OPTIMISM.
 # defenders showed strength) needs more.
 DOUBLE_MARGIN = 0.3
 RE_MARGIN = 0.6
-# Against a contract the declaring side must win outright (Schnapser, Gang, Zehnerloch, Bauernschnapser and
-# their Kontra forms) the defenders' worlds flatter them: with every card visible a defender always keeps
-# the one card that takes a trick. In self-play (bench/ai_calibration.py, 300 deals) Kontra at the common
-# margin was right 3 times in 10 against these contracts (and 2 in 5 against the Schnapser), and the Re it
-# drew was right 5 times in 6: the defenders need far more.
-STRICT_DOUBLE_MARGIN = 1.4
+# Against a contract the declaring side must win outright (Gang, Zehnerloch, Bauernschnapser and their
+# Kontra forms) the defenders' worlds flatter them: with every card visible a defender always keeps the one
+# card that takes a trick. In self-play (bench/ai_calibration.py, 300 deals) Kontra at the common margin was
+# right 3 times in 10 against these contracts, and the Re it drew was right 5 times in 6: the defenders need
+# far more. Over deals 600-1499 a margin of 1.2 would have doubled 7 times with 2 right, 1.4 twice with 1.
+ALL_TRICKS_DOUBLE_MARGIN = 1.4
+# Against the Schnapser (and Kontraschnapser) the defenders need a trick or 33 points, which perfect
+# information flatters less: over deals 600-1499 a margin of 0.8 doubled 5 times and was right 5 times
+# (4 of 5 with the bidder model of before), 0.6 6 times with 5 right; 1.4, the margin it shared with the
+# all-tricks family before, never doubled.
+SCHNAPSER_DOUBLE_MARGIN = 0.8
 # Against the Bettler family the same flattery works the other way round (the defenders, seeing every
-# card, always find the lead that forces the declarer to take a trick). The margin is the largest count of
-# Kontras right at least 60% of the time in a sweep over deals 0-499 of self-play (bench/ai_calibration.py):
-# 0.55 gives 11 Kontras, 7 right; 0.5 gives 14, 8 right; 0.6 gives 9, 6 right; 0.3 gives 26, 11 right.
-BEGGAR_DOUBLE_MARGIN = 0.55
+# card, always find the lead that forces the declarer to take a trick), and the edge hardly tells a good
+# Kontra from a bad one: over deals 600-1499 (342 Bettler-family contracts, defenders won 39%) Kontras at a
+# margin of 0.3 were right 51% of the time (57 said), at 0.55 45% (20), at 0.8 2 of 4; a bidder model
+# fitted to the AI's bidding hands, weighing strong hands more, did no better. A Kontra right less than
+# half of the time loses points, so only a very clear edge doubles: 0.8 (4 Kontras in those 342 deals, 2
+# right; over deals 0-499, with the bidder model of before, 4 of 4 right).
+BEGGAR_DOUBLE_MARGIN = 0.8
 AUFSCHLAGEN = Aufschlagen()
 NEVER = -1000.0  # the value of a double the AI never says (finite, so the CLI's JSON stays valid)
 # The make rate (bidder model) at which a declarer answers Kontra with Re: (2p - 1) >= RE_MARGIN.
@@ -424,7 +432,9 @@ def doubling_margin(contract: Contract, defending: bool) -> float:
         return DOUBLE_MARGIN
     if contract in BEGGAR_CONTRACTS:
         return BEGGAR_DOUBLE_MARGIN
-    return STRICT_DOUBLE_MARGIN
+    if family_of(contract) == SCHNAPSER:
+        return SCHNAPSER_DOUBLE_MARGIN
+    return ALL_TRICKS_DOUBLE_MARGIN
 
 
 def _evaluate_doubling(

@@ -9,10 +9,11 @@ from engine import AUCTION, DOUBLING, STANDARD, Contract, apply_unchecked, legal
 from engine.actions import PASS, Bid, Double
 from engine.ai import evaluate_actions
 from engine.ai.pimc import (
+    ALL_TRICKS_DOUBLE_MARGIN,
     BEGGAR_DOUBLE_MARGIN,
     DOUBLE_MARGIN,
     RE_MARGIN,
-    STRICT_DOUBLE_MARGIN,
+    SCHNAPSER_DOUBLE_MARGIN,
     doubling_margin,
     doubling_stake,
 )
@@ -43,7 +44,11 @@ def _doubling_state(contract: Contract):  # type: ignore[no-untyped-def]
 def test_margins_per_family() -> None:
     assert doubling_margin(C.NORMAL, True) == DOUBLE_MARGIN
     assert doubling_margin(C.BETTLER, True) == doubling_margin(C.ASS_BETTLER, True) == BEGGAR_DOUBLE_MARGIN
-    assert doubling_margin(C.SCHNAPSER, True) == doubling_margin(C.GANG, True) == STRICT_DOUBLE_MARGIN
+    schnapser_family = (C.SCHNAPSER, C.KONTRASCHNAPSER)
+    assert {doubling_margin(c, True) for c in schnapser_family} == {SCHNAPSER_DOUBLE_MARGIN}
+    all_tricks = (C.GANG, C.ZEHNERLOCH, C.BAUERNSCHNAPSER, C.KONTRABAUERNSCHNAPSER)
+    assert {doubling_margin(c, True) for c in all_tricks} == {ALL_TRICKS_DOUBLE_MARGIN}
+    assert SCHNAPSER_DOUBLE_MARGIN < ALL_TRICKS_DOUBLE_MARGIN
     assert doubling_margin(C.BETTLER, False) == RE_MARGIN
     assert doubling_stake(STANDARD, C.NORMAL) == 3
     assert doubling_stake(STANDARD, C.BETTLER) == STANDARD.contract_value(C.BETTLER)
