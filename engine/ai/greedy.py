@@ -16,6 +16,8 @@ Auction: the highest-ranked legal contract whose hand-pattern test (``contract_f
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from ..actions import PASS, Action, Aufschlagen, Bid, ChooseTrump, Double, PlayCard
 from ..cards import CARD_POINTS, NORMAL_ORDER, SUITS, ZEHNERLOCH_ORDER
 from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, TRUMP_CONTRACTS, Contract
@@ -116,14 +118,38 @@ def _cheapest(cards: list[str], order: dict[str, int], trump: str | None) -> str
     return min(cards, key=lambda c: (c[0] == trump, CARD_POINTS[c], order[c]))
 
 
-def _best_left(card: str, view: PlayerView, order: dict[str, int]) -> bool:
+def _best_left(card: str, view: Moment, order: dict[str, int]) -> bool:
     """Is ``card`` the strongest card of its suit that nobody else may still hold?"""
     gone = {c for _, c in view.witnessed} | {c for _, c in view.trick} | set(view.hand)
     return all(other in gone for other in order if other[0] == card[0] and order[other] > order[card])
 
 
-def _play(view: PlayerView, rules: Ruleset) -> Action:
-    table = table_of(view, rules)
+class Moment(Protocol):
+    """What greedy's card play reads of a view (with the table given): the seat's moment of play."""
+
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def trump(self) -> str | None: ...
+    @property
+    def hand(self) -> tuple[str, ...]: ...
+    @property
+    def trick(self) -> tuple[tuple[int, str], ...]: ...
+    @property
+    def witnessed(self) -> tuple[tuple[int, str], ...]: ...
+    @property
+    def legal(self) -> tuple[Action, ...]: ...
+
+
+def play(moment: Moment, rules: Ruleset, table: Table) -> Action:
+    """The card greedy plays at ``moment`` of a deal played at ``table`` (``knowledge.table_of``)."""
+    return _play(moment, rules, table)
+
+
+def _play(view: Moment, rules: Ruleset, table: Table | None = None) -> Action:
+    if table is None:
+        assert isinstance(view, PlayerView)
+        table = table_of(view, rules)
     assert table is not None and view.seat is not None
     me = view.seat
     contract = table.contract
@@ -184,11 +210,11 @@ def _play(view: PlayerView, rules: Ruleset) -> Action:
     return _play_card(_cheapest(cards, order, trump))
 
 
-def _void_risk(view: PlayerView) -> bool:
+def _void_risk(view: Moment) -> bool:
     return len(view.witnessed) >= 4
 
 
-def _safe(view: PlayerView, table: Table, win_index: int, order: dict[str, int]) -> bool:
+def _safe(view: Moment, table: Table, win_index: int, order: dict[str, int]) -> bool:
     from ..cards import DECK
 
     card = DECK[win_index]
@@ -197,13 +223,13 @@ def _safe(view: PlayerView, table: Table, win_index: int, order: dict[str, int])
     return table.trump_suit < 0 or card[0] == SUITS[table.trump_suit] or len(view.witnessed) < 4
 
 
-def _claim_reaches(view: PlayerView, value: int, table: Table) -> bool:
+def _claim_reaches(view: Moment, value: int, table: Table) -> bool:
     team = (view.seat or 0) & 1
     points = _team_points(view, table)[team]
     return points + value >= 66
 
 
-def _team_points(view: PlayerView, table: Table) -> list[int]:
+def _team_points(view: Moment, table: Table) -> list[int]:
     points = [0, 0]
     plays = list(view.witnessed)
     size = table.players

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..actions import Action, Aufschlagen, Bid, ChooseTrump, Double, PlayCard
@@ -27,8 +28,10 @@ from .compact import (
     ALL_TRICKS,
     BEGGAR,
     INDEX,
+    KING_QUEEN,
     POINTS,
     SCHNAPSER,
+    SUIT_OF,
     Position,
     Table,
     apply_move,
@@ -105,6 +108,13 @@ NEVER = -1000.0  # the value of a double the AI never says (finite, so the CLI's
 RE_RATE = 0.8
 # Share of the worlds a Re loses in which the defenders answer with Subkontra (where the rules allow it).
 SUBKONTRA_REPLY = 0.5
+# Soft inference from play: in card play of the normal game a world counts this many times more for every
+# free card choice (more than one legal card) of another seat that greedy's rules would have made with that
+# seat's hand in the world: a seat that smeared no ten on its partner's safe trick probably had none.
+PLAY_EVIDENCE = 2.0
+# What judging one choice with greedy's rules costs, in search nodes of the budget (60-100 us, about 12
+# nodes at ``NODES_PER_MS``): the inference buys its time from the worlds, so decisions keep their pace.
+GREEDY_NODES = 12
 # An action whose value lies within this many standard errors of the best (where the evaluation measures
 # them) is not told apart from it, and greedy's choice among those is taken. For the trump choice, the
 # options' means often differ by less than their noise at the worlds the time allows; greedy's rule (the
@@ -278,9 +288,13 @@ def _evaluate_play(
     knowledge = gather(view, rules)
     plausible = _declarer_plausible(knowledge, table.declarer, table.contract, view.trump)
     sampler = Sampler(knowledge, rng, plausible)
+    likelihood = (
+        _play_likelihood(view, rules, table) if table.contract is C.NORMAL and PLAY_EVIDENCE != 1 else None
+    )
     sign = (1 if team_of(view.seat) == 0 else -1) * view.multiplier
     moves = [(INDEX[a.card], a.marriage or 0) for a in view.legal if isinstance(a, PlayCard)]
     totals = [0.0] * len(moves)
+    weights = 0.0
     budget = _Budget(budget_nodes)
     solver = Solver(table)
     worlds = 0
@@ -299,12 +313,85 @@ def _evaluate_play(
         except SearchAborted:
             break
         guess = values[0]
+        weight = 1.0
+        if likelihood is not None:
+            weight, judged = likelihood(hands)
+            budget.left -= GREEDY_NODES * judged
         for i, value in enumerate(values):
-            totals[i] += sign * value
+            totals[i] += weight * sign * value
+        weights += weight
         worlds += 1
         if budget.left <= 0:
             break
-    return [Evaluation(action, totals[i] / max(1, worlds), worlds) for i, action in enumerate(view.legal)]
+    return [
+        Evaluation(action, totals[i] / weights if weights else 0.0, worlds) for i, action in enumerate(view.legal)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Moment:
+    """A seat's moment of play as greedy reads it (``greedy.Moment``)."""
+
+    seat: int
+    trump: str | None
+    hand: tuple[str, ...]
+    trick: tuple[tuple[int, str], ...]
+    witnessed: tuple[tuple[int, str], ...]
+    legal: tuple[Action, ...]
+
+
+def _play_likelihood(
+    view: PlayerView, rules: Ruleset, table: Table
+) -> Callable[[list[int]], tuple[float, int]] | None:
+    """How much a world counts by the other seats' free card choices so far: ``PLAY_EVIDENCE`` per choice
+    that greedy's rules make with the seat's hand in the world (its cards then: those it holds in the world
+    and those it played since); also how many choices had to be judged anew for it."""
+    me = view.seat
+    plays = [*view.witnessed, *view.trick]
+    size = table.players
+    choices = []  # (play number, seat, card, cards the seat played from that one on)
+    played_since = [0, 0, 0, 0]
+    for number in range(len(plays) - 1, -1, -1):
+        seat, card = plays[number]
+        played_since[seat] |= 1 << INDEX[card]
+        if seat != me:
+            choices.append((number, seat, card, played_since[seat]))
+    if not choices:
+        return None
+    chosen: dict[tuple[int, int], str | None] = {}  # (play number, the seat's cards then) -> greedy's card
+
+    def greedy_card(number: int, seat: int, held: int) -> str | None:
+        start = number - number % size
+        trick = plays[start:number]
+        if trick:
+            led = INDEX[trick[0][1]]
+            winning = trick_winner(table, [(s, INDEX[c]) for s, c in trick])[1]
+            legal = [PlayCard(c) for c in cards_of(table.legal_mask(held, SUIT_OF[led], winning))]
+        else:
+            legal = [PlayCard(c) for c in cards_of(held)]
+            for suit, value in table.marriage_options(seat, held, start // size + 1):
+                legal += [PlayCard(c, value) for c in cards_of(held & KING_QUEEN[suit])]
+        if len(legal) == 1:
+            return None  # a forced card says nothing
+        then = _Moment(seat, view.trump, tuple(cards_of(held)), tuple(trick), tuple(plays[:start]), tuple(legal))
+        action = greedy.play(then, rules, table)
+        assert isinstance(action, PlayCard)
+        return action.card
+
+    def likelihood(hands: list[int]) -> tuple[float, int]:
+        weight = 1.0
+        judged = 0
+        for number, seat, card, since in choices:
+            held = hands[seat] | since
+            key = (number, held)
+            if key not in chosen:
+                chosen[key] = greedy_card(number, seat, held)
+                judged += 1
+            if chosen[key] == card:
+                weight *= PLAY_EVIDENCE
+        return weight, judged
+
+    return likelihood
 
 
 # --- contracts from the first lead -----------------------------------------------------------------------
