@@ -17,6 +17,7 @@ after them is a different sample of the same player, not the same play.
 
     python bench/ai_calibration.py --deals 300 --budget-ms 150
     python bench/ai_calibration.py --from-raw a.jsonl b.jsonl   # summarize recorded runs
+    python bench/ai_calibration.py --fresh-seed 102000 --deals 500   # deals outside the fixed file
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.deal_walk import deals_parser, walk_deal
+from engine import deal_hands
 from engine.actions import PASS, Action, Bid, Double
 from engine.ai import bidder, evaluate_actions
 from engine.ai.arena import load_deals
@@ -235,6 +237,13 @@ def main() -> int:
     parser.add_argument(
         "--from-raw", nargs="+", metavar="FILE", help="summarize these --raw files, play nothing"
     )
+    parser.add_argument(
+        "--fresh-seed",
+        type=int,
+        metavar="SEED",
+        help="deal --deals new deals from seeds SEED, SEED+1, ... (dealer seed %% 4, like the fixed file's "
+        "seeds 100000-101999) instead of the fixed ones: figures on deals no threshold was ever set on",
+    )
     args = parser.parse_args()
     if args.from_raw:
         results = [json.loads(line) for name in args.from_raw for line in Path(name).read_text().splitlines()]
@@ -248,7 +257,11 @@ def main() -> int:
 
 
 def _play(args: argparse.Namespace) -> list[dict]:  # type: ignore[type-arg]
-    chosen = load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]
+    if args.fresh_seed is not None:
+        seeds = range(args.fresh_seed, args.fresh_seed + args.deals)
+        chosen = [(seed, seed % 4, deal_hands(seed, seed % 4)) for seed in seeds]
+    else:
+        chosen = load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]
     tasks = [(d, args.player, args.budget_ms) for d in chosen]
     results = []
     raw = open(args.raw, "w") if args.raw else None  # noqa: SIM115 - written line by line as deals end
