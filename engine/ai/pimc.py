@@ -353,34 +353,38 @@ def _play_likelihood(
     me = view.seat
     plays = [*view.witnessed, *view.trick]
     size = table.players
-    choices = []  # (play number, seat, card, cards the seat played from that one on)
+    # Per choice of another seat: its play number, seat, card, the cards it played from that one on, and the
+    # public moment it chose in (the trick so far and the tricks before), the same in every world.
+    choices = []
     played_since = [0, 0, 0, 0]
     for number in range(len(plays) - 1, -1, -1):
         seat, card = plays[number]
         played_since[seat] |= 1 << INDEX[card]
         if seat != me:
-            choices.append((number, seat, card, played_since[seat]))
+            start = number - number % size
+            trick, witnessed = tuple(plays[start:number]), tuple(plays[:start])
+            choices.append((number, seat, card, played_since[seat], trick, witnessed))
     if not choices:
         return None
     agreement = GREEDY_AGREEMENT or 1.0
     # (play number, the seat's cards then) -> greedy's card and the cards to choose from (None when forced)
     chosen: dict[tuple[int, int], tuple[str, int] | None] = {}
 
-    def greedy_card(number: int, seat: int, held: int) -> tuple[str, int] | None:
-        start = number - number % size
-        trick = plays[start:number]
+    def greedy_card(
+        seat: int, held: int, trick: tuple[tuple[int, str], ...], witnessed: tuple[tuple[int, str], ...]
+    ) -> tuple[str, int] | None:
         if trick:
             led = INDEX[trick[0][1]]
             winning = trick_winner(table, [(s, INDEX[c]) for s, c in trick])[1]
             legal = [PlayCard(c) for c in cards_of(table.legal_mask(held, SUIT_OF[led], winning))]
         else:
             legal = [PlayCard(c) for c in cards_of(held)]
-            for suit, value in table.marriage_options(seat, held, start // size + 1):
+            for suit, value in table.marriage_options(seat, held, len(witnessed) // size + 1):
                 legal += [PlayCard(c, value) for c in cards_of(held & KING_QUEEN[suit])]
         options = len({action.card for action in legal})
         if options == 1:
             return None  # a forced card says nothing
-        then = _Moment(seat, view.trump, tuple(cards_of(held)), tuple(trick), tuple(plays[:start]), tuple(legal))
+        then = _Moment(seat, view.trump, tuple(cards_of(held)), trick, witnessed, tuple(legal))
         action = greedy.play(then, rules, table)
         assert isinstance(action, PlayCard)
         return action.card, options
@@ -388,11 +392,11 @@ def _play_likelihood(
     def likelihood(hands: list[int]) -> tuple[float, int]:
         weight = 1.0
         judged = 0
-        for number, seat, card, since in choices:
+        for number, seat, card, since, trick, witnessed in choices:
             held = hands[seat] | since
             key = (number, held)
             if key not in chosen:
-                chosen[key] = greedy_card(number, seat, held)
+                chosen[key] = greedy_card(seat, held, trick, witnessed)
                 judged += 1
             judgement = chosen[key]
             if judgement is not None:
