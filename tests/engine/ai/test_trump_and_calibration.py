@@ -65,11 +65,13 @@ def test_an_option_within_the_noise_of_the_best_goes_to_greedys_rule() -> None:
 
 
 def test_a_bids_value_predicts_its_made_rate_per_family() -> None:
-    """A bid solved at made rate p is worth v(2(p - gap) - 1) - risk; the prediction read back is p - gap,
-    and the whole margin of a bid stays ``DECLARER_CAUTION`` of its value (the bids do not change)."""
+    """A bid solved at made rate p is worth v(2(p - gap) - 1) - risk; the prediction read back is p - gap.
+    The whole margin of a bid is ``DECLARER_CAUTION`` of its value, or twice the gap where that is more
+    (the risk margin never goes below 0)."""
     for contract, family in ((C.BETTLER, BEGGAR), (C.SCHNAPSER, SCHNAPSER), (C.GANG, ALL_TRICKS)):
         worth = STANDARD.contract_value(contract)
-        assert _caution(STANDARD, Bid(contract)) == pytest.approx(DECLARER_CAUTION * worth)
+        margin = max(DECLARER_CAUTION, 2 * OPTIMISM[family])
+        assert _caution(STANDARD, Bid(contract)) == pytest.approx(margin * worth)
         solved_rate = 0.8
         value = worth * (2 * solved_rate - 1) - _caution(STANDARD, Bid(contract))
         predicted = predicted_made_rate(STANDARD, contract, value)
