@@ -1,5 +1,5 @@
 """Soft inference from play: in the normal game a world counts by how likely it makes the other seats' free
-card choices, for a player who plays greedy's card most of the time."""
+card choices, for a player who plays greedy's card most of the time, and the forehand's named trump."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from engine.actions import PASS, ChooseTrump
 from engine.ai import evaluate_actions, greedy
 from engine.ai.compact import mask_of
 from engine.ai.knowledge import Sampler, gather, table_of
-from engine.ai.pimc import GREEDY_AGREEMENT, _play_likelihood
+from engine.ai.pimc import GREEDY_AGREEMENT, _play_likelihood, _trump_likelihood, naming_probability
+from engine.cards import SUITS
 from engine.state import DealState
 
 
@@ -80,3 +81,46 @@ def test_the_inference_weighs_the_same_worlds(monkeypatch: pytest.MonkeyPatch) -
     # Same worlds (the inference costs no nodes here), other weights: same count, other means.
     assert [e.worlds for e in weighed[1]] == [e.worlds for e in plain[1]]
     assert [e.value for e in weighed[1]] != [e.value for e in plain[1]]
+
+
+def _normal_game_with_greedys_trump(seed: int) -> DealState:
+    """A normal game at its first card, trump named by greedy's rule from the forehand's first three cards."""
+    dealer = seed % 4
+    state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
+    while state.phase != PLAY:
+        seat = state.to_act
+        assert seat is not None
+        legal = legal_actions(state)
+        state, _ = apply(state, seat, PASS if PASS in legal else greedy.choose(view_for(state, seat)))
+    return state
+
+
+def test_a_named_trump_is_likelier_from_hands_strong_in_it() -> None:
+    def named(hand: str, suit: str) -> float:
+        return naming_probability(mask_of(hand.split()), SUITS.index(suit), 0.9)
+
+    assert named("HA HT HK SJ DQ", "H") > 0.9 > 0.05 > named("HJ SA ST SK DQ", "H")
+    assert named("SA ST SK DQ CJ", "H") == 0.0  # the named suit is among the first three cards
+    for hand in ("HA HT HK SJ DQ", "HK HQ SJ DA CT", "HA SA DA CA HT"):
+        # any three of the five are the first: over the suits the chances add up to one
+        assert sum(named(hand, suit) for suit in SUITS) == pytest.approx(1.0)
+
+
+def test_worlds_count_by_how_well_the_forehand_named_trump() -> None:
+    true_weights, sampled_weights = [], []
+    for seed in range(12):
+        state = _normal_game_with_greedys_trump(seed)
+        forehand = state.to_act  # the forehand leads the first trick
+        seat = (forehand + 1) % 4
+        view = view_for(state, seat)
+        likelihood = _trump_likelihood(view, gather(view, STANDARD))
+        assert likelihood is not None
+        assert _trump_likelihood(view_for(state, forehand), gather(view_for(state, forehand), STANDARD)) is None
+        true_world = [mask_of(state.hands[s]) for s in range(4)]
+        weight, new = likelihood(true_world)
+        assert new and likelihood(true_world) == (weight, False)  # each hand judged once per decision
+        true_weights.append(weight)
+        sampler = Sampler(gather(view, STANDARD), random.Random(seed))
+        sampled_weights += [likelihood(sampler.draw())[0] for _ in range(40)]
+    # The hands that really named the trump explain it better than the hands the other cards allow.
+    assert sum(true_weights) / len(true_weights) > 1.4 * sum(sampled_weights) / len(sampled_weights)
