@@ -140,11 +140,11 @@ RANK_ORDER = [NORMAL_ORDER[card] for card in DECK]
 # longest, strongest suit) is then the stable choice (bench/ai_trump.py).
 TIE_Z = 1.64
 # The same for card play in trick 1, whose moves carry their noise too (weighted worlds counted as their
-# effective number) and see the fewest worlds. Over 880 trick-1 decisions of greedy-played normal games
-# (deals 1000-1199), valued again by searches of 10 times the budget, the chosen card lost 0.045 game
-# points against the best at 0 (the best mean), 0.040 at 0.5, 0.031 at 1, 0.037 at 1.64 and 0.107 always
-# taking greedy's card; in trick 2 no setting beat the best mean (0.019 at 0, 0.022 at 1), so later tricks
-# take it.
+# effective number) and see the fewest worlds. Over 409 trick-1 decisions of greedy-played normal games
+# (deals 1025-1199; the setting was first looked at on 1040-1079), valued again by searches of 10 times
+# the budget, the chosen card lost 0.041 game points per decision against the best at 0 (the best mean),
+# 0.035 at 0.5, 0.030 at 1, 0.036 at 1.64 and 0.098 always taking greedy's card; in trick 2 (464
+# decisions) no setting beat the best mean (0.019 at 0, 0.021 at 1), so later tricks take it.
 TRICK_ONE_TIE_Z = 1.0
 
 

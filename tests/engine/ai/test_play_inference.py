@@ -8,11 +8,20 @@ import random
 import pytest
 
 from engine import PLAY, STANDARD, Contract, apply, deal_hands, legal_actions, new_deal, view_for
-from engine.actions import PASS, ChooseTrump
+from engine.actions import PASS, Action, ChooseTrump
 from engine.ai import evaluate_actions, greedy
 from engine.ai.compact import mask_of
 from engine.ai.knowledge import Sampler, gather, table_of
-from engine.ai.pimc import GREEDY_AGREEMENT, _play_likelihood, _trump_likelihood, naming_probability
+from engine.ai.pimc import (
+    GREEDY_AGREEMENT,
+    TRICK_ONE_TIE_Z,
+    Evaluation,
+    _play_likelihood,
+    _trump_likelihood,
+    _with_noise,
+    best_action,
+    naming_probability,
+)
 from engine.cards import SUITS
 from engine.state import DealState
 
@@ -124,3 +133,49 @@ def test_worlds_count_by_how_well_the_forehand_named_trump() -> None:
         sampled_weights += [likelihood(sampler.draw())[0] for _ in range(40)]
     # The hands that really named the trump explain it better than the hands the other cards allow.
     assert sum(true_weights) / len(true_weights) > 1.4 * sum(sampled_weights) / len(sampled_weights)
+
+
+def test_card_play_measures_each_moves_noise_over_weighted_worlds() -> None:
+    state = _normal_game_with_greedys_trump(11)
+    view = view_for(state, state.to_act)
+    assert len(view.legal) >= 3
+    rng = random.Random(1)
+    worlds = [[float(rng.randint(-2, 2) + i) for i in range(len(view.legal))] for _ in range(9)]
+    even = _with_noise(view, worlds)
+    best = max(even, key=lambda e: e.value)
+    assert best.noise == 0.0 and all(e.noise > 0 for e in even if e is not best)
+    assert [e.value for e in _with_noise(view, worlds, [2.0] * 9)] == pytest.approx([e.value for e in even])
+    assert [e.noise for e in _with_noise(view, worlds, [2.0] * 9)] == pytest.approx([e.noise for e in even])
+    # The same worlds, weighted unevenly, count as fewer: the means move and the noise grows.
+    skewed = _with_noise(view, worlds, [8.0, 1.0, 1.0] * 3)
+    assert all(s.noise > e.noise for s, e in zip(skewed, even, strict=True) if e.noise > 0)
+
+
+def test_in_trick_one_a_card_within_the_noise_of_the_best_goes_to_greedy() -> None:
+    state = _normal_game_with_greedys_trump(11)
+
+    def evaluations(view, greedys_gap: float, noise: float) -> tuple[list[Evaluation], Action]:  # type: ignore[no-untyped-def]
+        """Greedy's card ``greedys_gap`` below another card's best mean, with ``noise``; the rest far below."""
+        greedys = greedy.choose(view, STANDARD)
+        other = next(a for a in view.legal if a != greedys)
+        values = {a: (-2.0, 0.5) for a in view.legal}
+        values[other] = (1.0, 0.0)
+        values[greedys] = (1.0 - greedys_gap, noise)
+        return [Evaluation(a, values[a][0], 50, values[a][1]) for a in view.legal], other
+
+    lead = view_for(state, state.to_act)
+    assert len(lead.legal) > 1
+    greedys = greedy.choose(lead, STANDARD)
+    near, _ = evaluations(lead, TRICK_ONE_TIE_Z * 0.2 - 0.01, 0.2)
+    assert best_action(lead, near) == greedys
+    far, other = evaluations(lead, TRICK_ONE_TIE_Z * 0.2 + 0.01, 0.2)
+    assert best_action(lead, far) == other
+    # From trick 2 on the best mean is taken (more worlds, and no setting did better there).
+    for _ in range(4):
+        seat = state.to_act
+        assert seat is not None
+        state, _ = apply(state, seat, greedy.choose(view_for(state, seat), STANDARD))
+    later = view_for(state, state.to_act)
+    assert later.witnessed and len(later.legal) > 1
+    near, other = evaluations(later, 0.01, 0.5)
+    assert best_action(later, near) == other
