@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine import PLAY, STANDARD, Contract, apply, deal_hands, legal_actions, new_deal, view_for
-from engine.actions import PASS, Action, ChooseTrump
+from engine.actions import PASS, Action
 from engine.ai import evaluate_actions, greedy
 from engine.ai.compact import mask_of
 from engine.ai.knowledge import Sampler, gather, table_of
@@ -26,16 +26,21 @@ from engine.cards import SUITS
 from engine.state import DealState
 
 
-def _normal_game_after(seed: int, plays: int) -> tuple[DealState, list[tuple[int, bool]]]:
-    """A normal game whose first ``plays`` cards greedy chose, every seat seeing its own hand."""
+def _normal_game_with_greedys_trump(seed: int) -> DealState:
+    """A normal game at its first card, trump named by greedy's rule from the forehand's first three cards."""
     dealer = seed % 4
     state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
     while state.phase != PLAY:
         seat = state.to_act
         assert seat is not None
         legal = legal_actions(state)
-        action = next(a for a in legal if isinstance(a, ChooseTrump)) if PASS not in legal else PASS
-        state, _ = apply(state, seat, action)
+        state, _ = apply(state, seat, PASS if PASS in legal else greedy.choose(view_for(state, seat)))
+    return state
+
+
+def _normal_game_after(seed: int, plays: int) -> tuple[DealState, list[tuple[int, bool]]]:
+    """A normal game whose first ``plays`` cards greedy chose, every seat seeing its own hand."""
+    state = _normal_game_with_greedys_trump(seed)
     assert state.contract is Contract.NORMAL
     free = []  # (seat, was the choice free)
     for _ in range(plays):
@@ -90,18 +95,6 @@ def test_the_inference_weighs_the_same_worlds(monkeypatch: pytest.MonkeyPatch) -
     # Same worlds (the inference costs no nodes here), other weights: same count, other means.
     assert [e.worlds for e in weighed[1]] == [e.worlds for e in plain[1]]
     assert [e.value for e in weighed[1]] != [e.value for e in plain[1]]
-
-
-def _normal_game_with_greedys_trump(seed: int) -> DealState:
-    """A normal game at its first card, trump named by greedy's rule from the forehand's first three cards."""
-    dealer = seed % 4
-    state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
-    while state.phase != PLAY:
-        seat = state.to_act
-        assert seat is not None
-        legal = legal_actions(state)
-        state, _ = apply(state, seat, PASS if PASS in legal else greedy.choose(view_for(state, seat)))
-    return state
 
 
 def test_a_named_trump_is_likelier_from_hands_strong_in_it() -> None:
