@@ -99,7 +99,9 @@ async def test_review_lists_the_costly_decisions_with_the_values_of_engine_ai(
     alice, bob = world.add_player("alice"), world.add_player("bob")
     await world.start_bot()
     await world.no_ai_delay()
-    table = await open_dealt_table(world, alice, [None, None, None])
+    # To 1000, so that the first deal cannot end the Bummerl (a Schnapser with Kontra and Re counts 24): the
+    # forged review below asks about the deal still running.
+    table = await open_dealt_table(world, alice, [None, None, None], target=1000)
     await world.play([alice], until=lambda t: t.deal_no >= 1)
     result = await result_message(world, 0)
     assert "Review my play" in result.visible_text

@@ -21,9 +21,10 @@ def result_messages(world: Table) -> list[FakeMessage]:
 
 
 async def play_first_deal(world: Table, player: FakeUser) -> FakeMessage:
-    """Open a table of ``player`` and three AI players, play the first deal; returns its result message."""
+    """Open a table of ``player`` and three AI players, play the first deal; returns its result message.
+    The Bummerl goes to 1000: to 24 one deal may end it (a Schnapser with Kontra and Re counts 24)."""
     await world.no_ai_delay()
-    await world.open_table(player, [None, None, None])
+    await world.open_table(player, [None, None, None], target=1000)
     await world.play([player], until=lambda t: t.deal_no >= 1)
     return await world.fake.wait_for(lambda: next(iter(result_messages(world)), None), what="the result")
 
