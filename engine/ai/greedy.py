@@ -16,6 +16,7 @@ Auction: the highest-ranked legal contract whose hand-pattern test (``contract_f
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from ..actions import PASS, Action, Aufschlagen, Bid, ChooseTrump, Double, PlayCard
@@ -99,11 +100,13 @@ def _trump(view: PlayerView) -> Action:
     if not options:
         return next(a for a in view.legal if isinstance(a, Aufschlagen))
 
-    def strength(action: ChooseTrump) -> tuple[int, int]:
-        cards = [c for c in view.hand if c[0] == action.suit]
-        return len(cards), sum(NORMAL_ORDER[c] for c in cards)
+    return max(options, key=lambda action: trump_strength(view.hand, action.suit))
 
-    return max(options, key=strength)
+
+def trump_strength(cards: Iterable[str], suit: str) -> tuple[int, int]:
+    """How strongly ``cards`` call for ``suit`` as trump: its number of cards, then their rank."""
+    held = [card for card in cards if card[0] == suit]
+    return len(held), sum(NORMAL_ORDER[card] for card in held)
 
 
 def _bid(view: PlayerView) -> Action:

@@ -457,7 +457,9 @@ def _trump_likelihood(
 @lru_cache(maxsize=50_000)
 def naming_probability(dealt: int, suit: int, agreement: float) -> float:
     """Chance that a forehand dealt ``dealt`` (five cards, any three of them his first) names ``suit`` as
-    trump, naming greedy's suit with probability ``agreement`` and any other suit among the three alike."""
+    trump, naming greedy's suit with probability ``agreement`` and any other suit among the three alike.
+    Greedy's rule (``greedy.trump_strength``) is counted here on card indices: the same order, three times
+    faster in the card play's hot loop (a test holds the two together)."""
     cards = [card for card in range(20) if dealt >> card & 1]
     total = 0.0
     firsts = list(combinations(cards, 3))

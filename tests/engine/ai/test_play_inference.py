@@ -4,6 +4,7 @@ card choices, for a player who plays greedy's card most of the time, and the for
 from __future__ import annotations
 
 import random
+from itertools import combinations
 
 import pytest
 
@@ -22,6 +23,7 @@ from engine.ai.pimc import (
     best_action,
     naming_probability,
 )
+from engine.cards import DECK as ALL_CARD_NAMES
 from engine.cards import SUITS
 from engine.state import DealState
 
@@ -172,3 +174,15 @@ def test_in_trick_one_a_card_within_the_noise_of_the_best_goes_to_greedy() -> No
     assert later.witnessed and len(later.legal) > 1
     near, other = evaluations(later, 0.01, 0.5)
     assert best_action(later, near) == other
+
+
+def test_the_named_trumps_likelihood_follows_greedys_rule() -> None:
+    """``naming_probability`` counts greedy's trump rule on card indices; for every three first cards, a
+    forehand who always follows the rule names greedy's strongest suit (shared out where suits tie)."""
+    for first in combinations(ALL_CARD_NAMES, 3):
+        strength = {suit: greedy.trump_strength(first, suit) for suit in SUITS}
+        best = max(strength.values())
+        tied = [suit for suit in SUITS if strength[suit] == best]
+        for suit in SUITS:
+            expected = 1 / len(tied) if suit in tied else 0.0
+            assert naming_probability(mask_of(first), SUITS.index(suit), 1.0) == pytest.approx(expected)
