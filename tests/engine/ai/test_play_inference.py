@@ -15,9 +15,12 @@ from engine.ai.compact import mask_of
 from engine.ai.knowledge import Sampler, gather, table_of
 from engine.ai.pimc import (
     GREEDY_AGREEMENT,
+    REJECTION_DRAWS,
     TRICK_ONE_TIE_Z,
     Evaluation,
+    _Budget,
     _play_likelihood,
+    _rejection_control,
     _trump_likelihood,
     _with_noise,
     best_action,
@@ -86,9 +89,10 @@ def test_no_inference_without_another_seats_card() -> None:
     assert _play_likelihood(view, STANDARD, table) is None
 
 
-def test_the_inference_weighs_the_same_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_rejection_the_inference_weighs_the_same_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
     state, _ = _normal_game_after(8, 6)
     view = view_for(state, state.to_act)
+    monkeypatch.setattr("engine.ai.pimc.REJECTION_DRAWS", None)
     monkeypatch.setattr("engine.ai.pimc.GREEDY_AGREEMENT", None)
     monkeypatch.setattr("engine.ai.pimc.GREEDY_NODES", 0)
     plain = evaluate_actions(view, "pimc", 4, 40, STANDARD)
@@ -97,6 +101,61 @@ def test_the_inference_weighs_the_same_worlds(monkeypatch: pytest.MonkeyPatch) -
     # Same worlds (the inference costs no nodes here), other weights: same count, other means.
     assert [e.worlds for e in weighed[1]] == [e.worlds for e in plain[1]]
     assert [e.value for e in weighed[1]] != [e.value for e in plain[1]]
+
+
+def _solved_weights(monkeypatch: pytest.MonkeyPatch, view, rejection: int | None) -> list[float]:  # type: ignore[no-untyped-def]
+    """The weights of the worlds one card-play decision solved."""
+    monkeypatch.setattr("engine.ai.pimc.REJECTION_DRAWS", rejection)
+    seen: list[list[float]] = []
+
+    def with_noise(view, per_world, weights=None):  # type: ignore[no-untyped-def]
+        seen.append(list(weights or []))
+        return _with_noise(view, per_world, weights)
+
+    monkeypatch.setattr("engine.ai.pimc._with_noise", with_noise)
+    evaluate_actions(view, "pimc", 4, 150, STANDARD)
+    return seen[0]
+
+
+def _effective_share(weights: list[float]) -> float:
+    return sum(weights) ** 2 / sum(w * w for w in weights) / len(weights)
+
+
+def test_weighed_worlds_are_drawn_in_proportion_and_solved_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rejection control: a drawn world is kept with the chance its weight bears to the highest so far and
+    counts at that ceiling, so the solved worlds weigh nearly alike where plain weighting spreads them."""
+    assert REJECTION_DRAWS is not None
+    plain_shares, kept_shares = [], []
+    for seed, plays in ((8, 6), (3, 5), (21, 2)):
+        state, _ = _normal_game_after(seed, plays)
+        view = view_for(state, state.to_act)
+        assert len(view.legal) > 1
+        plain = _solved_weights(monkeypatch, view, None)
+        kept = _solved_weights(monkeypatch, view, REJECTION_DRAWS)
+        assert kept == sorted(kept)  # each counts at the ceiling when it was kept, which only rises
+        plain_shares.append(_effective_share(plain))
+        kept_shares.append(_effective_share(kept))
+    # Effective worlds per solved world: 0.07-0.27 weighed plainly, 0.76-0.95 kept so.
+    assert all(kept > max(0.7, 2 * plain) for kept, plain in zip(kept_shares, plain_shares, strict=True))
+
+
+def test_rejection_keeps_worlds_as_often_as_their_weight_says() -> None:
+    """Kept worlds come in proportion to their weights and count alike: of worlds weighing 1 and 0.1 in
+    equal numbers, about one kept in eleven is a light one, each kept at the ceiling 1."""
+    rng = random.Random(7)
+    drawn = [([index], 1.0 if index % 2 else 0.1) for index in range(4000)]
+    kept = list(_rejection_control(iter(drawn), rng))
+    assert {weight for _, weight in kept} == {1.0}
+    light = sum(1 for hands, _ in kept if hands[0] % 2 == 0)
+    assert light / len(kept) == pytest.approx(0.1 / 1.1, abs=0.02)
+    assert len(kept) == pytest.approx(2000 * 1.1, rel=0.05)
+
+
+def test_rejection_stops_when_the_budget_is_spent() -> None:
+    budget = _Budget(0)
+    drawn = [([index], 0.5 if index == 0 else 0.01) for index in range(1000)]
+    kept = list(_rejection_control(iter(drawn), random.Random(1), budget))
+    assert len(kept) < 20  # the first rejection after the warm-up ends it
 
 
 def test_a_named_trump_is_likelier_from_hands_strong_in_it() -> None:
