@@ -15,6 +15,9 @@ approximation with the sample variance, checked from the 30th deal on) accepts H
 at least H1") or H0 ("it gains at most H0"); ``--deals`` is then the most it plays.
 
     python bench/ai_match.py --opponent-ref 8dd0e58 --sprt 0 50 --deals 400 --mode full --budget-ms 150
+
+``--fresh-seed SEED`` plays new deals from seeds SEED, SEED+1, ... instead of the fixed list (whose seeds are
+100000-101999): a second sample no setting was tuned on.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine import deal_hands
 from engine.actions import Action, format_action, parse_action
 from engine.ai.arena import Hands, duplicate_pair, load_deals
 
@@ -148,8 +152,15 @@ def run_match(
     first_deal: int = 0,
     ref_root: str | None = None,
     sprt: tuple[float, float] | None = None,
+    fresh_seed: int | None = None,
 ) -> dict[str, object]:
-    chosen = load_deals(str(DEALS))[first_deal : first_deal + deals]
+    if fresh_seed is not None:
+        seeds = range(fresh_seed, fresh_seed + deals)
+        chosen = [(seed, seed % 4, deal_hands(seed, seed % 4)) for seed in seeds]
+    else:
+        chosen = load_deals(str(DEALS))[first_deal : first_deal + deals]
+    if not chosen:
+        raise ValueError(f"no deals: the fixed list has none from deal {first_deal} on")
     tasks = [(deal, first, second, normal_only, budget_ms) for deal in chosen]
     started = time.perf_counter()
     results = []
@@ -198,6 +209,7 @@ def run_match(
         "mode": "normal" if normal_only else "full",
         "deals": n,
         "first_deal": first_deal,
+        "fresh_seed": fresh_seed,
         "games": 2 * n,
         "budget_ms": budget_ms,
         "points_per_100_deals": round(100 * mean, 2),
@@ -268,19 +280,30 @@ def main() -> int:
         metavar=("H0", "H1"),
         help="stop early by a sequential test of H0 against H1 (game points per 100 deals)",
     )
+    parser.add_argument(
+        "--fresh-seed",
+        type=int,
+        metavar="SEED",
+        help="play --deals new deals from seeds SEED, SEED+1, ... (dealer seed %% 4, as in the fixed list) "
+        "instead of the fixed list's",
+    )
     args = parser.parse_args()
+    if args.fresh_seed is None and not 0 <= args.first_deal < len(load_deals(str(DEALS))):
+        parser.error(f"--first-deal must lie in the fixed list of {len(load_deals(str(DEALS)))} deals")
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
     first, second = args.players or ("pimc", "pimc" if args.opponent_ref else "greedy")
     if args.opponent_ref is None:
         report = run_match(
             first, second, args.deals, args.mode == "normal", args.budget_ms, args.workers, args.first_deal,
-            sprt=args.sprt,
+            sprt=args.sprt, fresh_seed=args.fresh_seed,
         )  # fmt: skip
     else:
         root = _worktree(args.opponent_ref)
         try:
             report = run_match(
                 first, REF_PREFIX + second, args.deals, args.mode == "normal", args.budget_ms, args.workers,
-                args.first_deal, ref_root=root, sprt=args.sprt,
+                args.first_deal, ref_root=root, sprt=args.sprt, fresh_seed=args.fresh_seed,
             )  # fmt: skip
         finally:
             _remove_worktree(root)
