@@ -121,7 +121,7 @@ def _effective_share(weights: list[float]) -> float:
     return sum(weights) ** 2 / sum(w * w for w in weights) / len(weights)
 
 
-def test_weighed_worlds_are_drawn_in_proportion_and_solved_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_rejection_the_solved_worlds_weigh_nearly_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rejection control: a drawn world is kept with the chance its weight bears to the highest so far and
     counts at that ceiling, so the solved worlds weigh nearly alike where plain weighting spreads them."""
     assert REJECTION_DRAWS is not None
