@@ -33,10 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.deal_walk import deals_parser, walk_deal
-from engine import deal_hands
 from engine.actions import PASS, Action, Bid, Double
 from engine.ai import bidder, evaluate_actions
-from engine.ai.arena import load_deals
+from engine.ai.arena import fresh_deals, load_deals
 from engine.ai.compact import mask_of
 from engine.ai.pimc import doubling_margin, doubling_stake, predicted_made_rate
 from engine.cards import team_of
@@ -258,8 +257,7 @@ def main() -> int:
 
 def _play(args: argparse.Namespace) -> list[dict]:  # type: ignore[type-arg]
     if args.fresh_seed is not None:
-        seeds = range(args.fresh_seed, args.fresh_seed + args.deals)
-        chosen = [(seed, seed % 4, deal_hands(seed, seed % 4)) for seed in seeds]
+        chosen = fresh_deals(args.fresh_seed, args.deals)
     else:
         chosen = load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]
     tasks = [(d, args.player, args.budget_ms) for d in chosen]

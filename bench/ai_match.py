@@ -37,9 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import deal_hands
 from engine.actions import Action, format_action, parse_action
-from engine.ai.arena import Hands, duplicate_pair, load_deals
+from engine.ai.arena import Hands, duplicate_pair, fresh_deals, load_deals
 
 ROOT = Path(__file__).resolve().parents[1]
 DEALS = Path(__file__).resolve().parent / "data" / "deals.jsonl"
@@ -155,8 +154,7 @@ def run_match(
     fresh_seed: int | None = None,
 ) -> dict[str, object]:
     if fresh_seed is not None:
-        seeds = range(fresh_seed, fresh_seed + deals)
-        chosen = [(seed, seed % 4, deal_hands(seed, seed % 4)) for seed in seeds]
+        chosen = fresh_deals(fresh_seed, deals)
     else:
         chosen = load_deals(str(DEALS))[first_deal : first_deal + deals]
     if not chosen:
@@ -288,8 +286,9 @@ def main() -> int:
         "instead of the fixed list's",
     )
     args = parser.parse_args()
-    if args.fresh_seed is None and not 0 <= args.first_deal < len(load_deals(str(DEALS))):
-        parser.error(f"--first-deal must lie in the fixed list of {len(load_deals(str(DEALS)))} deals")
+    fixed = len(load_deals(str(DEALS)))
+    if args.fresh_seed is None and not 0 <= args.first_deal < fixed:
+        parser.error(f"--first-deal must lie in the fixed list of {fixed} deals")
     if args.deals < 1:
         parser.error("--deals must be at least 1")
     first, second = args.players or ("pimc", "pimc" if args.opponent_ref else "greedy")

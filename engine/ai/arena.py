@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..actions import PASS, Action, Bid, Double, Pass
 from ..cards import team_of
 from ..contracts import Contract
-from ..deal import new_deal
+from ..deal import deal_hands, new_deal
 from ..rules import apply_unchecked, legal_actions
 from ..ruleset import STANDARD, Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
@@ -132,6 +132,12 @@ def duplicate_pair(
     )
     margin = (as_ns.points[0] - as_ns.points[1]) + (as_ew.points[1] - as_ew.points[0])
     return margin / 2, [as_ns, as_ew]
+
+
+def fresh_deals(first_seed: int, count: int) -> list[tuple[int, int, Hands]]:
+    """``count`` new deals from seeds ``first_seed``, ``first_seed + 1``, ..., the dealer ``seed % 4`` as in
+    the fixed list (``load_deals``), whose seeds are 100000-101999."""
+    return [(seed, seed % 4, deal_hands(seed, seed % 4)) for seed in range(first_seed, first_seed + count)]
 
 
 def load_deals(path: str) -> list[tuple[int, int, Hands]]:

@@ -342,7 +342,8 @@ def _evaluate_play(
     solver = Solver(table)
     guess = 1
     exact = sampler.enumerate(ENUMERATE_LIMIT)
-    rejecting = exact is None and REJECTION_DRAWS is not None and (likelihood or named) is not None
+    weighing = likelihood is not None or named is not None
+    rejecting = exact is None and REJECTION_DRAWS is not None and weighing
     draws = (REJECTION_DRAWS or MAX_WORLDS) if rejecting else MAX_WORLDS
 
     def weighed() -> Iterator[tuple[list[int], float]]:
