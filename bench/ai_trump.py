@@ -6,6 +6,8 @@
    self-play up to the first card (trump, auction, doubling); every trump and bid decision with more than
    one legal action is also taken with ``--factor`` times the budget, and the share of equal choices is
    reported (``--first-deal`` moves the reference deals, e.g. to deals not used to tune the trump rule).
+   The longer search never reads pimc's opening book (``engine.ai.opening``): it searches each decision
+   itself, while the player takes the trump choice from the book as it does in play.
 
     python bench/ai_trump.py --deals 2000 --reference-deals 30 --budget-ms 150
 """
@@ -23,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.deal_walk import walk_deal
 from engine.actions import Action, Aufschlagen, ChooseTrump, format_action
-from engine.ai import choose_action
+from engine.ai import choose_action, pimc
 from engine.ai.arena import load_deals
 from engine.deal import new_deal
 from engine.ruleset import STANDARD
@@ -76,7 +78,11 @@ def agreement(deals, player: str, budget_ms: int, factor: int) -> dict[str, obje
         if state.phase in (TRUMP, AUCTION):
             kind = "trump" if state.phase == TRUMP else "bid"
             started = time.perf_counter()
-            reference = choose_action(view, player, key, budget_ms * factor, STANDARD)
+            reference = (
+                pimc.choose(view, STANDARD, key, budget_ms * factor, book=False)
+                if player == "pimc"
+                else choose_action(view, player, key, budget_ms * factor, STANDARD)
+            )
             seconds[kind] += time.perf_counter() - started
             total[kind] += 1
             if reference == action:

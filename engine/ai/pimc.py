@@ -25,7 +25,7 @@ from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
 from ..views import PlayerView
-from . import bidder, greedy
+from . import bidder, greedy, opening
 from .compact import (
     ALL_TRICKS,
     BEGGAR,
@@ -173,14 +173,23 @@ class Evaluation:
 
 
 def evaluate(
-    view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150
+    view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150, book: bool = True
 ) -> list[Evaluation]:
-    """The value of every legal action of the seat to act, in ``view.legal`` order."""
+    """The value of every legal action of the seat to act, in ``view.legal`` order. With ``book``, the
+    forehand's trump choice and first lead of a normal game come from the opening book (``opening``)
+    where it applies."""
     if view.seat is None or not view.legal:
         raise ValueError("the view's seat has no legal action")
     rules = rules_of(view, rules)
     if len(view.legal) == 1:
         return [Evaluation(view.legal[0], 0.0, 0)]
+    booked = opening.lookup(view, rules) if book else None
+    if booked is not None:
+        worlds, values = booked
+        return [
+            Evaluation(action, value, worlds, noise)
+            for action, (value, noise) in zip(view.legal, values, strict=True)
+        ]
     rng = random.Random(decision_key(view, seed))
     budget = max(1, budget_ms) * NODES_PER_MS
     if view.phase != PLAY:
@@ -204,8 +213,10 @@ def decision_key(view: PlayerView, seed: int) -> str:
     return f"{seed}:{view.seat}:{view.phase}:{moments}"
 
 
-def choose(view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150) -> Action:
-    evaluations = evaluate(view, rules, seed, budget_ms)
+def choose(
+    view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150, book: bool = True
+) -> Action:
+    evaluations = evaluate(view, rules, seed, budget_ms, book)
     return best_action(view, evaluations, rules)
 
 

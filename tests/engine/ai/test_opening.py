@@ -1,0 +1,163 @@
+"""The opening book: the forehand's first lead of a normal game, searched offline (engine/ai/opening.py)."""
+
+import dataclasses
+import importlib.util
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from engine.actions import ChooseTrump, Pass, PlayCard
+from engine.ai import opening, opening_book, pimc
+from engine.cards import DECK
+from engine.deal import new_deal
+from engine.rules import apply_unchecked, legal_actions
+from engine.ruleset import STANDARD, STARGAMES
+from engine.state import PLAY
+from engine.views import view_for
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("build_opening_book", ROOT / "tools" / "build_opening_book.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _tool()
+
+
+def first_lead(forehand_hand, trump, rules=STANDARD, dealer=0):
+    """The forehand's first lead of a normal game: he names ``trump``, everybody passes."""
+    forehand = (dealer + 1) % 4
+    rest = [card for card in DECK if card not in forehand_hand]
+    hands = [tuple(rest[0:5]), tuple(rest[5:10]), tuple(rest[10:15])]
+    hands.insert(forehand, tuple(forehand_hand))
+    state = new_deal(rules, dealer, tuple(hands))
+    while state.phase != PLAY:
+        legal = legal_actions(state)
+        action = ChooseTrump(trump) if ChooseTrump(trump) in legal else next(a for a in legal if isinstance(a, Pass))
+        state, _ = apply_unchecked(state, state.to_act, action)
+    return view_for(state, forehand)
+
+
+LEADS = opening._entries(opening_book.LEADS)
+TRUMPS = opening._entries(opening_book.TRUMPS)
+SAME = {suit: suit for suit in "HDCS"}
+
+
+def test_the_book_holds_every_hand_the_forehand_can_decide_from_and_nothing_else():
+    assert set(LEADS) == set(build.lead_hands())
+    assert len(LEADS) == 2526
+    assert set(TRUMPS) == set(build.trump_hands())
+    assert len(TRUMPS) == 95
+
+
+def test_every_entry_names_exactly_the_legal_actions_of_its_hand():
+    for hand, (worlds, values) in LEADS.items():
+        view = build.first_lead_view(hand)
+        assert set(values) == {opening.book_action(action, SAME) for action in view.legal}, hand
+        assert worlds == opening_book.LEAD_WORLDS
+    for hand, (worlds, values) in TRUMPS.items():
+        view = build.trump_view(hand)
+        assert set(values) == {opening.book_action(action, SAME) for action in view.legal}, hand
+        assert opening_book.LEAD_WORLDS <= worlds <= 2 * opening_book.LEAD_WORLDS
+
+
+def _stored(text, hand):
+    return next(line for line in text.splitlines() if line.startswith(hand + "|"))
+
+
+@pytest.mark.parametrize("hand", ["HA HT HK HQ HJ", "HT HQ DA DK CJ"])
+def test_a_lead_entry_is_what_the_search_gives_now(monkeypatch, hand):
+    """Fails when pimc's card play, sampler or solver changed: then re-run tools/build_opening_book.py."""
+    monkeypatch.setattr(pimc, "MAX_WORLDS", opening_book.LEAD_WORLDS)
+    assert build.lead_line(hand) == _stored(opening_book.LEADS, hand)
+
+
+def test_a_trump_entry_is_what_the_search_gives_now(monkeypatch):
+    """Fails when pimc's trump search, the bidder model or the solver changed: re-run the tool."""
+    monkeypatch.setattr(pimc, "MAX_WORLDS", opening_book.LEAD_WORLDS)
+    hand = "HA HT HK"
+    assert build.trump_line(hand) == _stored(opening_book.TRUMPS, hand)
+
+
+def test_renamed_suits_meet_in_one_entry_and_lead_the_renamed_card():
+    # Trump Schellen (D); Herz and Laub hold one card each, Eichel two: Herz <-> Laub renamed alike.
+    hand = ("DA", "DK", "HT", "CJ", "CQ")
+    renamed = ("DA", "DK", "ST", "CJ", "CQ")
+    view, twin = first_lead(hand, "D"), first_lead(renamed, "D")
+    assert opening.applies(view, STANDARD) and opening.applies(twin, STANDARD)
+    evaluations = pimc.evaluate(view, STANDARD, seed=3)
+    twins = pimc.evaluate(twin, STANDARD, seed=99)
+    assert {e.worlds for e in evaluations} == {opening_book.LEAD_WORLDS}
+    swap = {"H": "S", "S": "H", "D": "D", "C": "C"}
+    by_card = {e.action: e.value for e in evaluations}
+    for e in twins:
+        assert isinstance(e.action, PlayCard)
+        assert by_card[PlayCard(swap[e.action.card[0]] + e.action.card[1], e.action.marriage)] == e.value
+    chosen = pimc.choose(view, STANDARD, seed=3)
+    assert isinstance(chosen, PlayCard)
+    assert pimc.choose(twin, STANDARD, seed=5) == PlayCard(swap[chosen.card[0]] + chosen.card[1], chosen.marriage)
+
+
+def test_a_doubled_game_scales_the_book_values_by_its_multiplier():
+    view = first_lead(("HA", "HT", "DK", "DQ", "SJ"), "H")
+    doubled = dataclasses.replace(view, multiplier=2)
+    single = pimc.evaluate(view, STANDARD)
+    double = pimc.evaluate(doubled, STANDARD)
+    assert [2 * e.value for e in single] == pytest.approx([e.value for e in double])
+    assert [2 * e.noise for e in single] == pytest.approx([e.noise for e in double])
+    # A marriage lead is in the book as its own action.
+    assert any(isinstance(e.action, PlayCard) and e.action.marriage == 20 for e in single)
+
+
+def test_the_search_decides_where_the_book_does_not_apply():
+    view = first_lead(("HA", "HT", "DK", "DQ", "SJ"), "H")
+    assert opening.lookup(view, STANDARD) is not None
+    other_rules = first_lead(("HA", "HT", "DK", "DQ", "SJ"), "H", rules=STARGAMES)
+    assert opening.lookup(other_rules, STARGAMES) is None
+    turned = dataclasses.replace(view, aufschlag_card="SA", known_cards=((), (), ("SA",), ()))
+    assert opening.lookup(turned, STANDARD) is None
+    assert {e.worlds for e in pimc.evaluate(view, STANDARD, book=False)} != {opening_book.LEAD_WORLDS}
+    assert pimc.evaluate(other_rules, STARGAMES)[0].worlds != opening_book.LEAD_WORLDS
+    trump_choice = trump_view(("HK", "HQ", "DA"))
+    assert opening.lookup(trump_choice, STANDARD) is not None
+    assert opening.lookup(trump_view(("HK", "HQ", "DA"), rules=STARGAMES), STARGAMES) is None
+
+
+def test_a_trump_choice_from_renamed_suits_meets_the_same_entry_and_names_the_renamed_suit():
+    view, twin = trump_view(("SK", "SQ", "DA")), trump_view(("HK", "HQ", "CA"))
+    rename = {"H": "S", "C": "D", "D": "H", "S": "C"}  # the twin's suit -> the view's
+    evaluations = {e.action: e for e in pimc.evaluate(view, STANDARD, seed=1)}
+    for e in pimc.evaluate(twin, STANDARD, seed=2):
+        mine = ChooseTrump(rename[e.action.suit]) if isinstance(e.action, ChooseTrump) else e.action
+        assert (evaluations[mine].value, evaluations[mine].noise) == (e.value, e.noise)
+        assert e.worlds == evaluations[mine].worlds >= opening_book.LEAD_WORLDS
+    chosen = pimc.choose(view, STANDARD, seed=1)
+    renamed = pimc.choose(twin, STANDARD, seed=2)
+    if isinstance(chosen, ChooseTrump):
+        assert renamed == ChooseTrump({v: k for k, v in rename.items()}[chosen.suit])
+    else:
+        assert renamed == chosen
+
+
+def trump_view(first_packet, rules=STANDARD, dealer=0):
+    forehand = (dealer + 1) % 4
+    rest = [card for card in DECK if card not in first_packet]
+    hands = [tuple(rest[0:5]), tuple(rest[5:10]), tuple(rest[10:15])]
+    hands.insert(forehand, (*first_packet, *rest[15:17]))
+    return view_for(new_deal(rules, dealer, tuple(hands)), forehand)
+
+
+def test_canonical_suits_put_trump_first_and_longer_then_higher_suits_next():
+    mapping = opening.canonical_suits(("SJ", "DA", "DT", "CK", "HQ"), "S")
+    assert mapping == {"S": "H", "D": "D", "C": "C", "H": "S"}
+    # Every hand with a named trump maps to a hand of the book.
+    for hand in combinations(DECK[::3], 5):  # a thinned sweep, all suits and ranks present
+        for trump in {card[0] for card in hand}:
+            assert opening.book_hand(hand, opening.canonical_suits(hand, trump)) in LEADS
+    assert opening.canonical_trump_suits(("SJ", "DA", "SK")) == {"S": "H", "D": "D", "H": "C", "C": "S"}
