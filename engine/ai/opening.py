@@ -1,13 +1,14 @@
 """The forehand's first two decisions, searched offline: an opening book.
 
 The trump choice depends on nothing but the forehand's first three cards, and the first lead of a normal
-game on nothing but his five cards and the trump he named: nobody has acted yet whose choice could tell
-anything, and suits that play alike are alike. Up to renaming suits (all four before trump is named; the
-three besides trump after) there are 95 trump hands and 2526 first-lead hands, few enough to search each
-once offline (``tools/build_opening_book.py``) with far more than a decision's budget: the first lead with
-``opening_book.LEAD_WORLDS`` worlds where a 150 ms decision affords about 15, the trump choice with
-``opening_book.TRUMP_BUDGET_MS``. Trick 1 is where more worlds change the most card choices, and of its
-four decisions the first lead lost the most against a longer search (docs/ai.md, "An opening book").
+game on nothing but his five cards and the trump (named, or turned up from his own hand): nobody has acted
+yet whose choice the AI reads, and suits that play alike are alike. Up to renaming suits (all four before
+trump is named, the three besides trump after) there are 95 trump hands and 2526 first-lead hands, few
+enough to search each once offline (``tools/build_opening_book.py``) with far more worlds than a decision
+affords: the first lead with ``opening_book.LEAD_WORLDS`` (a 150 ms decision solves about 15), the trump
+choice with twice as many (about 40 in play). Trick 1 is where more worlds change the most card choices,
+and of its four decisions the first lead lost the most against a longer search (docs/ai.md, "An opening
+book").
 
 The book holds, per hand, the value and the noise of every legal action as ``pimc`` computed them and the
 worlds behind them; ``pimc`` takes them in place of its own search under the rules the book was built for
@@ -68,8 +69,9 @@ def book_action(action: Action, mapping: dict[str, str]) -> str:
 
 
 def applies(view: PlayerView, rules: Ruleset) -> bool:
-    """Is this decision the forehand's first lead of a normal game with a named trump under the book's
-    rules? (A turned-up card is known to all and would change the worlds; other rules change the play.)"""
+    """Is this decision the forehand's first lead of a normal game under the book's rules? A turned-up
+    card (Aufschlagen) is his own, so his worlds are those of a named trump; a card of another seat known
+    to all would change them."""
     return (
         rules == STANDARD
         and view.phase == PLAY
@@ -80,8 +82,7 @@ def applies(view: PlayerView, rules: Ruleset) -> bool:
         and not view.trick
         and not view.marriages
         and view.trump is not None
-        and view.aufschlag_card is None
-        and not any(view.known_cards)
+        and not any(cards for seat, cards in enumerate(view.known_cards) if seat != view.seat)
         and len(view.hand) == 5
     )
 

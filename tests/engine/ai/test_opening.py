@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import ChooseTrump, Pass, PlayCard
+from engine.actions import Aufschlagen, ChooseTrump, Pass, PlayCard
 from engine.ai import opening, opening_book, pimc
 from engine.cards import DECK
 from engine.deal import new_deal
@@ -31,7 +31,8 @@ build = _tool()
 
 
 def first_lead(forehand_hand, trump, rules=STANDARD, dealer=0):
-    """The forehand's first lead of a normal game: he names ``trump``, everybody passes."""
+    """The forehand's first lead of a normal game: he names ``trump`` (None: turns his fourth card up),
+    everybody passes."""
     forehand = (dealer + 1) % 4
     rest = [card for card in DECK if card not in forehand_hand]
     hands = [tuple(rest[0:5]), tuple(rest[5:10]), tuple(rest[10:15])]
@@ -39,7 +40,8 @@ def first_lead(forehand_hand, trump, rules=STANDARD, dealer=0):
     state = new_deal(rules, dealer, tuple(hands))
     while state.phase != PLAY:
         legal = legal_actions(state)
-        action = ChooseTrump(trump) if ChooseTrump(trump) in legal else next(a for a in legal if isinstance(a, Pass))
+        name = Aufschlagen() if trump is None else ChooseTrump(trump)
+        action = name if name in legal else next(a for a in legal if isinstance(a, Pass))
         state, _ = apply_unchecked(state, state.to_act, action)
     return view_for(state, forehand)
 
@@ -113,6 +115,23 @@ def test_a_doubled_game_scales_the_book_values_by_its_multiplier():
     assert [2 * e.noise for e in single] == pytest.approx([e.noise for e in double])
     # A marriage lead is in the book as its own action.
     assert any(isinstance(e.action, PlayCard) and e.action.marriage == 20 for e in single)
+
+
+def test_a_first_lead_after_aufschlagen_is_in_the_book_as_the_same_hand_with_that_trump_named(monkeypatch):
+    # The fourth card, ST, is turned up: Laub is trump. The same cards with SJ among the first three name it.
+    turned = first_lead(("HA", "DK", "DQ", "ST", "SJ"), None)
+    named = first_lead(("HA", "DK", "SJ", "DQ", "ST"), "S")
+    assert turned.trump == named.trump == "S" and turned.aufschlag_card == "ST" and named.aufschlag_card is None
+
+    def values(view, book, budget_ms=150):
+        return {e.action: (e.value, e.noise, e.worlds) for e in pimc.evaluate(view, STANDARD, 4, budget_ms, book)}
+
+    # The search sees the same worlds (with a fixed number of them: the order of the cards in hand moves the
+    # node counts, and so where a budget ends).
+    monkeypatch.setattr(pimc, "MAX_WORLDS", 30)
+    assert values(turned, False, 100_000) == values(named, False, 100_000)
+    assert values(turned, book=True) == values(named, book=True)
+    assert {worlds for _, _, worlds in values(turned, book=True).values()} == {opening_book.LEAD_WORLDS}
 
 
 def test_the_search_decides_where_the_book_does_not_apply():
