@@ -9,9 +9,9 @@ search on each, without the book, with seed ``opening_book.SEED``: the first lea
 ``opening_book.LEAD_WORLDS`` worlds, the trump choice with a budget of ``opening_book.TRUMP_BUDGET_MS``
 (up to twice as many worlds). It writes every action's value and noise, and the worlds behind them, to
 engine/ai/opening_book.py; ``--part`` rebuilds one part and keeps the other from the present book. The
-leads take about 45 minutes on 2 cores, the trump choices about 10. Re-run it after a change to pimc's
-search, its sampler or the solver (the trump choice also after a change to the bidder model);
-tests/engine/ai/test_opening.py checks that a few entries are what the search gives now.
+leads took 26 minutes on 2 cores, the trump choices 5 (each with the other running beside it). Re-run it
+after a change to pimc's search, its sampler or the solver (the trump choice also after a change to the
+bidder model); tests/engine/ai/test_opening.py checks that a few entries are what the search gives now.
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def lead_line(hand: str) -> str:
 
 
 def trump_line(hand: str) -> str:
-    """The book's line for a trump choice: pimc's search with ``TRUMP_BUDGET_MS``, without the book."""
+    """The book's line for a trump choice: pimc's search with ``TRUMP_BUDGET_MS`` (within the raised cap on
+    worlds), without the book."""
     view = trump_view(hand)
     return _line(hand, pimc.evaluate(view, STANDARD, opening_book.SEED, opening_book.TRUMP_BUDGET_MS, book=False))
 
