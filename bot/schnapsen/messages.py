@@ -346,6 +346,11 @@ class Messages:
             if self.current(table).deal_no == deal_no:  # they left meanwhile
                 self.retire_hand(table, user_id, (message.channel.id, message.id))
             return
+        there = stored.seats[seat]
+        if there is not None and self.hand_in_channel(there):
+            # They moved their hand to the channel while it was sent (the move found no DM to retire then):
+            # this DM says where it went, as if it had been there already.
+            self.retire_hand(stored, user_id, (message.channel.id, message.id), why="hand.moved_to_channel")
         self.refresh_hand_if_changed(stored, seat)  # the position may have moved on while we sent
 
     async def _dms_closed(self, table: TableSnapshot, seat: int, user_id: int) -> None:

@@ -70,6 +70,9 @@ async def test_a_forged_click_shows_nothing_of_a_running_deal_or_another_servers
     result = await play_first_deal(world, anna)
     table = world.live
     assert table.status == "playing" and not table.deal.finished, "the second deal runs"
+    # Its hand DM is stored first: storing it changes anna's seat row, which the look must not.
+    seat = table.seat_of(anna.id)
+    await fake_discord.wait_for(lambda: world.live.seats[seat].dm_message_id is not None, what="the hand DM")
     before = await world.stored(table.id)
 
     forged = review_id(table.id, table.deal_no)

@@ -5,9 +5,12 @@ the order dealt when the player chose that."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 import engine
 from bot.render import card_name
@@ -264,6 +267,33 @@ async def test_dealt_order_when_the_player_chose_it(fake_discord: FakeDiscord, w
     expected = list(engine.display_order(dealt, deal.trump, deal.contract))
     resorted = await world.latest_dm(leader, lambda m: card_buttons(m) == expected)
     assert hand_in_alt(expected) in alt_text(resorted)
+
+
+async def test_a_hand_moved_to_the_channel_while_its_dm_was_on_the_way_leaves_the_dm_saying_so(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move finds no DM to retire (it is sent but not yet stored); once stored, the DM says where the
+    hand went instead of showing the deal's first position for good."""
+    anna = world.add_player("anna")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    stored_dm = asyncio.Event()
+    set_dm = bot.service.set_dm
+
+    async def set_dm_after_the_move(*args: Any) -> Any:
+        await stored_dm.wait()
+        return await set_dm(*args)
+
+    monkeypatch.setattr(bot.service, "set_dm", set_dm_after_the_move)
+    table = await world.open_table(anna, [None, None, None])
+    dm = await world.latest_dm(anna, lambda m: bool(m.attachments))
+    assert table.seats[table.seat_of(anna.id)].dm_message_id is None, "sent, not yet stored"
+    moved = await world.command(anna, "prefs", hand="channel")
+    assert "In the channel, only to you" in await ephemeral_reply(moved)
+    stored_dm.set()
+    await fake_discord.wait_for(
+        lambda: "shown in the channel now" in dm.visible_text and not dm.buttons, what="the DM to say so"
+    )
 
 
 async def test_a_new_place_applies_at_once_to_the_open_table(fake_discord: FakeDiscord, world: Table) -> None:
