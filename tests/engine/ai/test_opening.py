@@ -1,4 +1,5 @@
-"""The opening book: the forehand's first lead of a normal game, searched offline (engine/ai/opening.py)."""
+"""The opening book: the forehand's trump choice and first lead of a normal game, searched offline
+(engine/ai/opening.py)."""
 
 import dataclasses
 import importlib.util
