@@ -38,6 +38,9 @@ REMEMBERED_DEAL_ENDS = 256  # finished deals kept for their result messages (els
 CHANNEL_HAND_WINDOW = 14 * 60.0
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
 CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
+# How long a closing table's thread waits for its message to show the table closed before it is archived
+# anyway (an edit that keeps failing must not keep the thread open).
+CLOSED_MESSAGE_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class Messages:
         self._channel_hands: dict[int, ChannelHand] = {}
         self._channel_shown: dict[tuple[int, int], tuple[object, ...]] = {}  # what the ephemeral hand shows
         self._turn_notices: dict[tuple[int, int], tuple[int, int]] = {}  # -> (version, message id) posted
+        # Set once a closed table's message shows it closed; its thread is archived only after that.
+        self._shown_closed: dict[int, asyncio.Event] = {}
 
     def current(self, table: TableSnapshot) -> TableSnapshot:
         """The table as it stands now: the service's snapshot, or (the table closed) the one given."""
@@ -151,12 +156,14 @@ class Messages:
                 try:
                     await threads.edit_in_thread(self.bot, now, message, payload)
                     self._posted_as_it_closed.pop(now.id, None)
+                    self._shown(now)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
                     pass
             sent = await self.channel(now.row.channel_id).send(
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
+            self._shown(now)
             stored = await self.service.set_table_message(now.id, sent.id)
             if stored is None and now.status != "closed":
                 # The table closed while its message was posted: the closed snapshot, which the edit queued
@@ -164,6 +171,24 @@ class Messages:
                 self._posted_as_it_closed[now.id] = sent.id
 
         self.edits.request(("table message", table.id), edit)
+
+    def _shown(self, table: TableSnapshot) -> None:
+        if table.status == "closed" and table.row.thread_parent_id is not None:  # its thread is archived next
+            self._closed_event(table.id).set()
+
+    def _closed_event(self, table_id: int) -> asyncio.Event:
+        return self._shown_closed.setdefault(table_id, asyncio.Event())
+
+    async def _show_closed_first(self, table_id: int) -> None:
+        """Let the closed table's message show it closed first. The close is announced by whichever delivery
+        runs first: one that another change started may get here while the close is still being published
+        (the table still held), before it has asked for that edit; then it waits for the edit (bounded).
+        A table no longer held has asked for it already (or, after a restart, never will)."""
+        if self.service.snapshot(table_id) is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closed_event(table_id).wait(), CLOSED_MESSAGE_WAIT)
+        await self.edits.settled(("table message", table_id))
+        self._shown_closed.pop(table_id, None)
 
     # --- the hands ---------------------------------------------------------------------------------------
 
@@ -503,7 +528,7 @@ class Messages:
         await self._deliver_message(entry)
         if (thread_id := entry.payload.get("archive_thread")) is not None:
             # The table closed: its message shows that first (no edit reaches an archived thread).
-            await self.edits.settled(("table message", entry.table_id))
+            await self._show_closed_first(entry.table_id)
             await threads.archive_thread(self.bot, thread_id)
 
     async def _deliver_message(self, entry: OutboxEntry) -> None:

@@ -4,6 +4,7 @@ missing permission is refused naming it, and leaves no table and no thread behin
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -61,6 +62,45 @@ def table_messages(channel: FakeChannel) -> list[Any]:
         for m in channel.messages
         if m.embeds and any(b.get("custom_id", "").startswith("bs:") for b in m.buttons) and not is_result_message(m)
     ]
+
+
+async def test_a_thread_waits_for_its_table_message_to_show_the_close_before_it_is_archived(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delivery that another change started may announce the close and come to archive the thread while
+    the close is still being published, before it has asked for the table message's last edit; an archived
+    thread takes no edit, so the archive waits for it. Here the close is held at that moment."""
+    alice = world.add_player("alice")
+    await threads_on(world, grant=CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    thread, _ = await open_in_thread(world, alice)
+    assert world.bot is not None
+    messages, db = world.bot.runtime.messages, world.bot.db
+    get_table, closed_shown = db.get_table, messages._closed_event
+    at_the_archive = asyncio.Event()
+    held: list[bool] = []
+
+    def delivery_waits_at_the_archive(table_id: int) -> asyncio.Event:
+        at_the_archive.set()
+        return closed_shown(table_id)
+
+    async def close_published_after_a_delivery(table_id: int) -> Any:
+        row = await get_table(table_id)
+        if row is not None and row.status == "closed" and not held:  # the close is stored, not yet published
+            held.append(True)
+            messages.deliver(table_id)
+            await asyncio.wait_for(at_the_archive.wait(), 5)
+        return row
+
+    monkeypatch.setattr(messages, "_closed_event", delivery_waits_at_the_archive)
+    monkeypatch.setattr(db, "get_table", close_published_after_a_delivery)
+    asked = await in_channel(world, alice, thread, "stop")
+    confirm = await fake_discord.click(alice, asked.original, label="Yes, close the table")
+    await confirm.wait_response()
+    await fake_discord.wait_for(lambda: thread.archived, what="the thread to be archived")
+    assert held, "the close was held while a delivery announced it"
+    assert CLOSED_NOTICE in thread.messages[-1].visible_text
+    closed_table = [m for m in thread.messages if "This table is closed." in m.visible_text]
+    assert len(closed_table) == 1 and not closed_table[0].buttons, "the table message said so before"
 
 
 async def test_a_table_in_a_thread_is_played_there_and_the_thread_archived_when_it_closes(
