@@ -27,12 +27,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.actions import ChooseTrump, Pass  # noqa: E402  (needs ROOT on the path when run as a script)
+from engine.actions import Aufschlagen, ChooseTrump, Pass  # noqa: E402  (needs ROOT on the path when run as a script)
 from engine.ai import opening, opening_book, pimc  # noqa: E402
 from engine.cards import DECK, SUITS  # noqa: E402
 from engine.deal import new_deal  # noqa: E402
 from engine.rules import apply_unchecked, legal_actions  # noqa: E402
-from engine.ruleset import STANDARD  # noqa: E402
+from engine.ruleset import STANDARD, Ruleset  # noqa: E402
 from engine.state import PLAY, DealState  # noqa: E402
 from engine.views import PlayerView, view_for  # noqa: E402
 
@@ -62,34 +62,31 @@ def trump_hands() -> list[str]:
     )
 
 
-def _deal(forehand_cards: tuple[str, ...]) -> DealState:
+def _deal(forehand_cards: tuple[str, ...], rules: Ruleset) -> DealState:
     """A deal in which the forehand holds these cards first; the others' cards in deck order (no view of
     the forehand shows them)."""
     rest = [card for card in DECK if card not in forehand_cards]
     forehand_hand = (*forehand_cards, *rest[15 : 15 + 5 - len(forehand_cards)])
     hands = [tuple(rest[0:5]), forehand_hand, tuple(rest[5:10]), tuple(rest[10:15])]
-    return new_deal(STANDARD, DEALER, tuple(hands))
+    return new_deal(rules, DEALER, tuple(hands))
 
 
-def trump_view(hand: str) -> PlayerView:
-    """The forehand's trump choice with this first packet (in the book's suits)."""
-    view = view_for(_deal(tuple(hand.split())), FOREHAND)
-    assert opening.applies_trump(view, STANDARD), hand
-    return view
+def trump_view(hand: str, rules: Ruleset = STANDARD) -> PlayerView:
+    """The forehand's trump choice with this first packet (space-separated cards)."""
+    return view_for(_deal(tuple(hand.split()), rules), FOREHAND)
 
 
-def first_lead_view(hand: str) -> PlayerView:
-    """The forehand's first lead with ``hand`` (in the book's suits, trump named), everybody having passed."""
-    state = _deal(tuple(hand.split()))
+def first_lead_view(hand: str, trump: str | None = opening.BOOK_TRUMP, rules: Ruleset = STANDARD) -> PlayerView:
+    """The forehand's first lead of a normal game with ``hand`` (space-separated cards, in the order dealt):
+    he names ``trump`` (None: turns his fourth card up), everybody passes."""
+    state = _deal(tuple(hand.split()), rules)
+    choice = Aufschlagen() if trump is None else ChooseTrump(trump)
     while state.phase != PLAY:
         legal = legal_actions(state)
-        name = ChooseTrump(opening.BOOK_TRUMP)
-        action = name if name in legal else next(a for a in legal if isinstance(a, Pass))
+        action = choice if choice in legal else next(a for a in legal if isinstance(a, Pass))
         assert state.to_act is not None
         state, _ = apply_unchecked(state, state.to_act, action)
-    view = view_for(state, FOREHAND)
-    assert opening.applies(view, STANDARD), hand
-    return view
+    return view_for(state, FOREHAND)
 
 
 def _line(hand: str, evaluations: list[pimc.Evaluation]) -> str:
@@ -103,6 +100,7 @@ def _line(hand: str, evaluations: list[pimc.Evaluation]) -> str:
 def lead_line(hand: str) -> str:
     """The book's line for a first lead: pimc's search with ``LEAD_WORLDS`` worlds, without the book."""
     view = first_lead_view(hand)
+    assert opening.applies(view, STANDARD), hand
     evaluations = pimc.evaluate(view, STANDARD, opening_book.SEED, LEAD_BUDGET_MS, book=False)
     assert all(e.worlds == opening_book.LEAD_WORLDS for e in evaluations), hand
     return _line(hand, evaluations)
@@ -112,6 +110,7 @@ def trump_line(hand: str) -> str:
     """The book's line for a trump choice: pimc's search with ``TRUMP_BUDGET_MS`` (within the raised cap on
     worlds), without the book."""
     view = trump_view(hand)
+    assert opening.applies_trump(view, STANDARD), hand
     return _line(hand, pimc.evaluate(view, STANDARD, opening_book.SEED, opening_book.TRUMP_BUDGET_MS, book=False))
 
 

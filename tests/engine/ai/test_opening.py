@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import Aufschlagen, ChooseTrump, Pass, PlayCard
+from engine.actions import ChooseTrump, PlayCard
 from engine.ai import opening, opening_book, pimc
 from engine.cards import DECK
-from engine.deal import new_deal
-from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD, STARGAMES
-from engine.state import PLAY
-from engine.views import view_for
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -29,24 +25,6 @@ def _tool():
 
 
 build = _tool()
-
-
-def first_lead(forehand_hand, trump, rules=STANDARD, dealer=0):
-    """The forehand's first lead of a normal game: he names ``trump`` (None: turns his fourth card up),
-    everybody passes."""
-    forehand = (dealer + 1) % 4
-    rest = [card for card in DECK if card not in forehand_hand]
-    hands = [tuple(rest[0:5]), tuple(rest[5:10]), tuple(rest[10:15])]
-    hands.insert(forehand, tuple(forehand_hand))
-    state = new_deal(rules, dealer, tuple(hands))
-    while state.phase != PLAY:
-        legal = legal_actions(state)
-        name = Aufschlagen() if trump is None else ChooseTrump(trump)
-        action = name if name in legal else next(a for a in legal if isinstance(a, Pass))
-        state, _ = apply_unchecked(state, state.to_act, action)
-    return view_for(state, forehand)
-
-
 LEADS = opening._entries(opening_book.LEADS)
 TRUMPS = opening._entries(opening_book.TRUMPS)
 SAME = {suit: suit for suit in "HDCS"}
@@ -90,9 +68,9 @@ def test_a_trump_entry_is_what_the_search_gives_now(monkeypatch):
 
 def test_renamed_suits_meet_in_one_entry_and_lead_the_renamed_card():
     # Trump Schellen (D); Herz and Laub hold one card each, Eichel two: Herz <-> Laub renamed alike.
-    hand = ("DA", "DK", "HT", "CJ", "CQ")
-    renamed = ("DA", "DK", "ST", "CJ", "CQ")
-    view, twin = first_lead(hand, "D"), first_lead(renamed, "D")
+    hand = "DA DK HT CJ CQ"
+    renamed = "DA DK ST CJ CQ"
+    view, twin = build.first_lead_view(hand, "D"), build.first_lead_view(renamed, "D")
     assert opening.applies(view, STANDARD) and opening.applies(twin, STANDARD)
     evaluations = pimc.evaluate(view, STANDARD, seed=3)
     twins = pimc.evaluate(twin, STANDARD, seed=99)
@@ -108,7 +86,7 @@ def test_renamed_suits_meet_in_one_entry_and_lead_the_renamed_card():
 
 
 def test_a_doubled_game_scales_the_book_values_by_its_multiplier():
-    view = first_lead(("HA", "HT", "DK", "DQ", "SJ"), "H")
+    view = build.first_lead_view("HA HT DK DQ SJ", "H")
     doubled = dataclasses.replace(view, multiplier=2)
     single = pimc.evaluate(view, STANDARD)
     double = pimc.evaluate(doubled, STANDARD)
@@ -120,8 +98,8 @@ def test_a_doubled_game_scales_the_book_values_by_its_multiplier():
 
 def test_a_first_lead_after_aufschlagen_is_in_the_book_as_the_same_hand_with_that_trump_named(monkeypatch):
     # The fourth card, ST, is turned up: Laub is trump. The same cards with SJ among the first three name it.
-    turned = first_lead(("HA", "DK", "DQ", "ST", "SJ"), None)
-    named = first_lead(("HA", "DK", "SJ", "DQ", "ST"), "S")
+    turned = build.first_lead_view("HA DK DQ ST SJ", None)
+    named = build.first_lead_view("HA DK SJ DQ ST", "S")
     assert turned.trump == named.trump == "S" and turned.aufschlag_card == "ST" and named.aufschlag_card is None
 
     def values(view, book, budget_ms=150):
@@ -136,21 +114,21 @@ def test_a_first_lead_after_aufschlagen_is_in_the_book_as_the_same_hand_with_tha
 
 
 def test_the_search_decides_where_the_book_does_not_apply():
-    view = first_lead(("HA", "HT", "DK", "DQ", "SJ"), "H")
+    view = build.first_lead_view("HA HT DK DQ SJ", "H")
     assert opening.lookup(view, STANDARD) is not None
-    other_rules = first_lead(("HA", "HT", "DK", "DQ", "SJ"), "H", rules=STARGAMES)
+    other_rules = build.first_lead_view("HA HT DK DQ SJ", "H", STARGAMES)
     assert opening.lookup(other_rules, STARGAMES) is None
     turned = dataclasses.replace(view, aufschlag_card="SA", known_cards=((), (), ("SA",), ()))
     assert opening.lookup(turned, STANDARD) is None
     assert {e.worlds for e in pimc.evaluate(view, STANDARD, book=False)} != {opening_book.LEAD_WORLDS}
     assert pimc.evaluate(other_rules, STARGAMES)[0].worlds != opening_book.LEAD_WORLDS
-    trump_choice = trump_view(("HK", "HQ", "DA"))
+    trump_choice = build.trump_view("HK HQ DA")
     assert opening.lookup(trump_choice, STANDARD) is not None
-    assert opening.lookup(trump_view(("HK", "HQ", "DA"), rules=STARGAMES), STARGAMES) is None
+    assert opening.lookup(build.trump_view("HK HQ DA", STARGAMES), STARGAMES) is None
 
 
 def test_a_trump_choice_from_renamed_suits_meets_the_same_entry_and_names_the_renamed_suit():
-    view, twin = trump_view(("SK", "SQ", "DA")), trump_view(("HK", "HQ", "CA"))
+    view, twin = build.trump_view("SK SQ DA"), build.trump_view("HK HQ CA")
     rename = {"H": "S", "C": "D", "D": "H", "S": "C"}  # the twin's suit -> the view's
     evaluations = {e.action: e for e in pimc.evaluate(view, STANDARD, seed=1)}
     for e in pimc.evaluate(twin, STANDARD, seed=2):
@@ -163,14 +141,6 @@ def test_a_trump_choice_from_renamed_suits_meets_the_same_entry_and_names_the_re
         assert renamed == ChooseTrump({v: k for k, v in rename.items()}[chosen.suit])
     else:
         assert renamed == chosen
-
-
-def trump_view(first_packet, rules=STANDARD, dealer=0):
-    forehand = (dealer + 1) % 4
-    rest = [card for card in DECK if card not in first_packet]
-    hands = [tuple(rest[0:5]), tuple(rest[5:10]), tuple(rest[10:15])]
-    hands.insert(forehand, (*first_packet, *rest[15:17]))
-    return view_for(new_deal(rules, dealer, tuple(hands)), forehand)
 
 
 def test_canonical_suits_put_trump_first_and_longer_then_higher_suits_next():
