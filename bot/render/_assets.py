@@ -11,14 +11,26 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from fontTools.ttLib import TTFont
 from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 CARDS_DIR = ASSETS / "cards"
+FONTS_DIR = ASSETS / "fonts"
 FONT_FILES = {
-    "bold": ASSETS / "fonts" / "DejaVuSans-Bold.ttf",
-    "regular": ASSETS / "fonts" / "DejaVuSans.ttf",
+    "bold": FONTS_DIR / "DejaVuSans-Bold.ttf",
+    "regular": FONTS_DIR / "DejaVuSans.ttf",
 }
+# Drawn where the weight's own font (above: Latin, Greek, Cyrillic, Hebrew, Arabic, symbols) has no glyph;
+# each character takes the first of these that has it (bot/render/text.py). One weight each, to keep the
+# repository small; docs/cards.md lists sources and licences.
+FALLBACK_FONTS = (
+    FONTS_DIR / "NotoSansThai-Regular.ttf",
+    FONTS_DIR / "NotoSansDevanagari-Regular.ttf",
+    FONTS_DIR / "DroidSansFallback.ttf",  # Chinese, Japanese, Korean
+    FONTS_DIR / "NotoEmoji-Bold.ttf",  # monochrome emoji, drawn in the text's colour
+)
+EMOJI_FONT = FALLBACK_FONTS[-1]
 
 ART_SIZE = (240, 360)  # the size the generator draws at; tiles are scaled down from it
 PALETTE_FILE = "palette.png"  # per deck, written by tools/gen_palette.py
@@ -83,13 +95,32 @@ _thread_fonts = threading.local()
 
 
 def font(size: int, weight: str = "bold") -> ImageFont.FreeTypeFont:
-    cache: dict[tuple[int, str], ImageFont.FreeTypeFont] | None = getattr(_thread_fonts, "cache", None)
+    """The weight's own font (DejaVu Sans), which draws every label and most names."""
+    return face(FONT_FILES[weight], size)
+
+
+def face(path: Path, size: int) -> ImageFont.FreeTypeFont:
+    """Any font of the chain at a size, loaded once per thread."""
+    cache: dict[tuple[Path, int], ImageFont.FreeTypeFont] | None = getattr(_thread_fonts, "cache", None)
     if cache is None:
         cache = _thread_fonts.cache = {}
-    key = (size, weight)
+    key = (path, size)
     if key not in cache:
-        cache[key] = ImageFont.truetype(str(FONT_FILES[weight]), size)
+        cache[key] = ImageFont.truetype(str(path), size)
     return cache[key]
+
+
+def font_chain(weight: str) -> tuple[Path, ...]:
+    """The fonts a text of this weight may be drawn with, in the order they are asked for a glyph."""
+    return (FONT_FILES[weight], *FALLBACK_FONTS)
+
+
+@lru_cache(maxsize=16)
+def coverage(path: Path) -> frozenset[int]:
+    """The code points a font has a glyph for, read from its character map once (a few hundred ms for the
+    CJK font, so preload does it at start-up)."""
+    with TTFont(path, lazy=True) as parsed:
+        return frozenset(parsed.getBestCmap())
 
 
 SUPERSAMPLE = 4

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from bot.render import _assets
+from bot.render import _assets, fonts
 from bot.render.names import (
     ALL_CARDS,
     DEFAULT_DECK,
@@ -59,28 +59,13 @@ MINI_STRIDE = 32
 # ---------------------------------------------------------------- shared pieces
 
 
-def _fit(text: str, size: int, max_width: int | None, weight: str = "bold") -> str:
-    """Shorten text with an ellipsis until it fits max_width pixels."""
-    face = _assets.font(size, weight)
-    if max_width is None or face.getlength(text) <= max_width:
-        return text
-    while text and face.getlength(text + "…") > max_width:
-        text = text[:-1]
-    return text + "…"
-
-
 @lru_cache(maxsize=2048)
 def _text_mask(
     text: str, size: int, weight: str, anchor: str, max_width: int | None
 ) -> tuple[Image.Image, int, int]:
     """Rendered text as an anti-aliased mask and its offset from the anchor point. Names and labels repeat
     from one image to the next, so caching them saves most of the text cost."""
-    text = _fit(text, size, max_width, weight)
-    face = _assets.font(size, weight)
-    left, top, right, bottom = map(int, face.getbbox(text, anchor=anchor))  # typed float; FreeType gives int
-    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
-    ImageDraw.Draw(mask).text((-left, -top), text, font=face, fill=255, anchor=anchor)
-    return mask, left, top
+    return fonts.mask(fonts.fit(text, size, max_width, weight), size, weight, anchor)
 
 
 def _text(
@@ -425,7 +410,7 @@ def _compose_profile(scene: ProfileScene) -> Image.Image:
         line, colour = label("profile_no_partner", lang, n=scene.min_together), MUTED
     title = label("profile_partner", lang)
     _text(canvas, (24, _PARTNER_Y), title, 17, GOLD, anchor="lm")
-    indent = 40 + round(_assets.font(17).getlength(title))
+    indent = 40 + round(fonts.length(title, 17))
     _text(
         canvas,
         (indent, _PARTNER_Y),
@@ -449,7 +434,7 @@ def _profile_rating(canvas: Image.Image, scene: ProfileScene) -> None:
         big = f"{scene.rating}"
         _text(canvas, (x + 14, y + 34), big, 40, GOLD)
         spread = f"± {scene.uncertainty}"
-        _text(canvas, (x + 26 + _assets.font(40).getlength(big), y + 52), spread, 20, MUTED, weight="regular")
+        _text(canvas, (x + 26 + fonts.length(big, 40), y + 52), spread, 20, MUTED, weight="regular")
     _rating_chart(canvas, scene)
 
 
@@ -560,9 +545,13 @@ def _encode(canvas: Image.Image, deck: str) -> bytes:
 
 
 def preload(deck: str = DEFAULT_DECK) -> None:
-    """Load the deck's palette and scale its tiles now instead of on the first renders."""
+    """Load the deck's palette, scale its tiles and read the fonts' glyph coverage now instead of on the
+    first renders."""
     check_deck(deck)
     _assets.palette(deck)
+    for weight in _assets.FONT_FILES:
+        for path in _assets.font_chain(weight):
+            _assets.coverage(path)
     for card in ALL_CARDS:
         for width in (HAND_CARD_W, TRICK_CARD_W, MINI_CARD_W):
             _assets.card_tile(deck, card, width)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from bot.render import _assets
+from bot.render import _assets, fonts
 from bot.render.images import (
     FELT,
     FELT_DARK,
@@ -149,7 +149,7 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
         right = WIDTH - _MARGIN - 4
         _text(canvas, (right, y + _TITLE_H // 2), legend, 13, MUTED, weight="regular", anchor="rm")
         mini = _assets.dimmed_tile(deck, "back", 16)
-        legend_w = round(_assets.font(13, "regular").getlength(legend))
+        legend_w = round(fonts.length(legend, 13, "regular"))
         _stamp(canvas, mini, (right - legend_w - 22, y + (_TITLE_H - mini.height) // 2))
     top = y + _TITLE_H + _GAP
     for seat in SEATS:
@@ -165,7 +165,7 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
         if scene.aufschlag_card in scene.hands[seat]:
             note = label("review_aufschlag", lang)
             _text(canvas, (x + _CELL_W - 12, cy + 15), note, 13, GOLD, weight="regular", anchor="rm")
-            name_width -= round(_assets.font(13, "regular").getlength(note)) + 12
+            name_width -= round(fonts.length(note, 13, "regular")) + 12
         _text(canvas, (x + 12, cy + 15), name, 16, colour, anchor="lm", max_width=name_width)
         for index, card in enumerate(scene.hands[seat]):
             cx = x + 12 + index * _CARD_STRIDE
