@@ -33,7 +33,6 @@ from bot.render.scenes import ProfileScene, ResultScene, TableScene, team_of
 RGB = tuple[int, int, int]
 WIDTH = 760
 HAND_SIZE = (WIDTH, 300)
-TABLE_SIZE = (WIDTH, 620)
 RESULT_SIZE = (WIDTH, 420)
 MAX_HAND = 5
 
@@ -55,6 +54,12 @@ HAND_RAISE = 14
 TRICK_CARD_W, TRICK_CARD_H = 104, 156
 MINI_CARD_W, MINI_CARD_H = 56, 84
 MINI_STRIDE = 32
+
+# Text sizes in pixels. The images are 760 px wide and a phone shows them about 360 px wide, so even the
+# smallest text here is about 8 px on such a screen (it was 5 px at the 11 px captions before).
+SMALL = 16  # captions, notes, names under small cards
+BODY = 18  # second lines: tricks, Bummerl, details
+NAME = 20  # names, team names, the header
 
 # ---------------------------------------------------------------- shared pieces
 
@@ -182,34 +187,56 @@ def _hand_row(
 
 # ---------------------------------------------------------------- table
 
-# Positions relative to the viewer: 0 = bottom (the viewer), 1 = left, 2 = top (partner), 3 = right.
-# Play goes clockwise, which seen from above runs bottom -> left -> top -> right.
-_SLOTS = {0: (328, 312), 1: (150, 196), 2: (328, 82), 3: (506, 196)}
-_PILL_W, _PILL_H = 184, 28
-_PILLS = {0: (380, 486), 1: (202, 368), 2: (380, 62), 3: (558, 368)}
-_PANEL_Y, _PANEL_H, _PANEL_W = 506, 108, 364
+# Where each seat is drawn: 0 = bottom, 1 = left, 2 = top, 3 = right. A viewer's own seat is at the bottom;
+# the public image (no viewer) is drawn as a compass, as bridge diagrams are: North at the top, East on the
+# right, South at the bottom, West on the left, which is South's own view. Play goes clockwise (N, E, S, W),
+# which seen from above runs bottom -> left -> top -> right.
+_SLOTS = {0: (328, 298), 1: (140, 192), 2: (328, 90), 3: (516, 192)}  # trick card slots, top left corners
+_PILL_H = 34
+_PILLS = {0: (380, 474, 280), 1: (192, 370, 228), 2: (380, 66, 280), 3: (568, 370, 228)}  # centre x, y; width
+_ROSE = (64, 106)  # centre of the compass rose in the top left corner
+_ROSE_R = 34
+_PANEL_Y, _PANEL_H, _PANEL_W = 502, 152, 364
 _PANEL_X = (10, 386)
+TABLE_SIZE = (WIDTH, _PANEL_Y + _PANEL_H + 10)
 
 
 def _relative(seat: int, viewer: int | None) -> int:
-    return (seat - (viewer or 0)) % 4
+    """Where seat is drawn (see _SLOTS) for this viewer; None: the compass view, which is South's."""
+    return (seat - (2 if viewer is None else viewer)) % 4
 
 
 @lru_cache(maxsize=4)
 def _table_background(own_team: int | None) -> Image.Image:
-    """Felt, empty card slots, name pills and the two team panels; own_team's panel (left) is outlined."""
+    """Felt, empty card slots, name pills, the compass rose's cross and the two team panels; own_team's
+    panel (left) is outlined."""
     canvas = _felt(TABLE_SIZE).copy()
     slot = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, SLOT, 2)
     for xy in _SLOTS.values():
         _stamp(canvas, slot, xy)
-    pill = _assets.rounded_stamp(_PILL_W, _PILL_H, _PILL_H // 2, FELT_DARK)
-    for cx, cy in _PILLS.values():
-        _stamp(canvas, pill, (cx - _PILL_W // 2, cy - _PILL_H // 2))
+    for cx, cy, width in _PILLS.values():
+        pill = _assets.rounded_stamp(width, _PILL_H, _PILL_H // 2, FELT_DARK)
+        _stamp(canvas, pill, (cx - width // 2, cy - _PILL_H // 2))
+    x, y = _ROSE
+    arm = _ROSE_R - 14
+    draw = ImageDraw.Draw(canvas)
+    draw.line((x - arm, y, x + arm, y), fill=SLOT, width=2)
+    draw.line((x, y - arm, x, y + arm), fill=SLOT, width=2)
     for index, x in enumerate(_PANEL_X):
         outline = GOLD if own_team is not None and index == 0 else None
         panel = _assets.rounded_stamp(_PANEL_W, _PANEL_H, 12, PANEL, outline, 2 if outline else 0)
         _stamp(canvas, panel, (x, _PANEL_Y))
     return canvas
+
+
+def _compass_rose(canvas: Image.Image, viewer: int | None, lang: str) -> None:
+    """N, E, S and W (in lang) around a small cross, each on the side its seat is drawn, so that "You sit
+    East" can be found in the picture."""
+    x, y = _ROSE
+    offsets = {0: (0, _ROSE_R), 1: (-_ROSE_R, 0), 2: (0, -_ROSE_R), 3: (_ROSE_R, 0)}
+    for seat, letter in enumerate(label("compass", lang).split()):
+        dx, dy = offsets[_relative(seat, viewer)]
+        _text(canvas, (x + dx, y + dy), letter, BODY, MUTED, anchor="mm")
 
 
 def render_table(scene: TableScene) -> bytes:
@@ -223,6 +250,7 @@ def _compose_table(scene: TableScene) -> Image.Image:
     own_team = None if scene.viewer_seat is None else team_of(scene.viewer_seat)
     canvas = _table_background(own_team).copy()
     _header(canvas, scene.trump, scene.contract_label, scene.multiplier, deck, lang)
+    _compass_rose(canvas, scene.viewer_seat, lang)
 
     played = dict(scene.trick)
     for seat in range(4):
@@ -237,27 +265,19 @@ def _compose_table(scene: TableScene) -> Image.Image:
         elif seat == scene.to_act_seat:
             ring = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, GOLD, 3)
             _stamp(canvas, ring, (x, y))
-        cx, cy = _PILLS[where]
+        cx, cy, width = _PILLS[where]
         name = names[seat]
         if seat == scene.viewer_seat:
             name = f"{name} ({label('you', lang)})"
         if seat == scene.to_act_seat:
-            pill = _assets.rounded_stamp(_PILL_W, _PILL_H, _PILL_H // 2, GOLD)
-            _stamp(canvas, pill, (cx - _PILL_W // 2, cy - _PILL_H // 2))
-            _text(canvas, (cx, cy), name, 17, INK, anchor="mm", max_width=_PILL_W - 16)
+            pill = _assets.rounded_stamp(width, _PILL_H, _PILL_H // 2, GOLD)
+            _stamp(canvas, pill, (cx - width // 2, cy - _PILL_H // 2))
+            _text(canvas, (cx, cy), name, NAME, INK, anchor="mm", max_width=width - 20)
         elif seat == scene.sitting_out_seat:
-            _text(
-                canvas,
-                (cx, cy),
-                f"{name}: {label('sits_out', lang)}",
-                15,
-                MUTED,
-                weight="regular",
-                anchor="mm",
-                max_width=_PILL_W - 16,
-            )
+            shown = f"{name}: {label('sits_out', lang)}"
+            _text(canvas, (cx, cy), shown, BODY, MUTED, weight="regular", anchor="mm", max_width=width - 20)
         else:
-            _text(canvas, (cx, cy), name, 17, TEXT, anchor="mm", max_width=_PILL_W - 16)
+            _text(canvas, (cx, cy), name, NAME, TEXT, anchor="mm", max_width=width - 20)
 
     left_team = own_team if own_team is not None else 0
     for index, team in enumerate((left_team, 1 - left_team)):
@@ -266,32 +286,29 @@ def _compose_table(scene: TableScene) -> Image.Image:
 
 
 def _team_panel(canvas: Image.Image, scene: TableScene, team: int, x: int) -> None:
+    """The team's names across the top, its points and tricks below on the left, and the cards of its first
+    trick on the right."""
     lang = scene.lang
     y = _PANEL_Y
-    _text(canvas, (x + 14, y + 12), _team_name(scene.seat_names, team, lang), 17, TEXT, max_width=170)
-    line_y = y + 42
-    if scene.team_points is not None:
-        points = count_label(scene.team_points[team], "point", "points", lang)
-        _text(canvas, (x + 14, line_y), points, 20, GOLD, max_width=170)
-        line_y += 28
-    tricks = count_label(scene.team_tricks[team], "trick", "tricks", lang)
-    _text(canvas, (x + 14, line_y), tricks, 16, MUTED, weight="regular", max_width=170)
+    inner = _PANEL_W - 28
+    _text(canvas, (x + 14, y + 12), _team_name(scene.seat_names, team, lang), NAME, TEXT, max_width=inner)
     cards = scene.first_tricks[team]
+    right = x + _PANEL_W - 10
+    start = right - MINI_CARD_W - MINI_STRIDE * 3  # room for a whole trick, so the columns stay put
     if cards:
-        right = x + _PANEL_W - 10
-        start = right - MINI_CARD_W - MINI_STRIDE * (len(cards) - 1)
-        _text(
-            canvas,
-            (start, y + 5),
-            label("first_trick", lang),
-            12,
-            MUTED,
-            weight="regular",
-            max_width=right - start,
-        )
+        _text(canvas, (start, y + 38), label("first_trick", lang), SMALL, MUTED, weight="regular",
+              max_width=right - start)  # fmt: skip
         for offset, card in enumerate(cards):
             tile = _assets.card_tile(scene.deck, card, MINI_CARD_W)
-            _stamp(canvas, tile, (start + offset * MINI_STRIDE, y + 20))
+            _stamp(canvas, tile, (start + offset * MINI_STRIDE, y + _PANEL_H - MINI_CARD_H - 8))
+    column = start - x - 28
+    line_y = y + 50
+    if scene.team_points is not None:
+        points = count_label(scene.team_points[team], "point", "points", lang)
+        _text(canvas, (x + 14, line_y), points, 24, GOLD, max_width=column)
+        line_y += 38
+    tricks = count_label(scene.team_tricks[team], "trick", "tricks", lang)
+    _text(canvas, (x + 14, line_y), tricks, BODY, MUTED, weight="regular", max_width=column)
 
 
 # ---------------------------------------------------------------- result
@@ -333,13 +350,13 @@ def _compose_result(scene: ResultScene) -> Image.Image:
             anchor="mm",
         )
     # Bummerl standing: one bar per team towards the target.
-    bar_x, bar_w, bar_h = 270, 360, 24
+    bar_x, bar_w, bar_h = 286, 350, 24
     for team in (0, 1):
         row_y = 282 + team * 62
         colour = GOLD if team == scene.winner_team else MUTED
-        _text(canvas, (24, row_y), _team_name(names, team, lang), 18, TEXT, anchor="lm", max_width=236)
+        _text(canvas, (24, row_y), _team_name(names, team, lang), NAME, TEXT, anchor="lm", max_width=250)
         bummerl = f"{label('bummerl', lang)}: {scene.bummerls[team]}"
-        _text(canvas, (24, row_y + 24), bummerl, 14, MUTED, weight="regular", anchor="lm")
+        _text(canvas, (24, row_y + 27), bummerl, SMALL, MUTED, weight="regular", anchor="lm")
         _stamp(
             canvas, _assets.rounded_stamp(bar_w, bar_h, bar_h // 2, FELT_DARK), (bar_x, row_y - bar_h // 2)
         )
@@ -354,11 +371,11 @@ def _compose_result(scene: ResultScene) -> Image.Image:
 
 # ---------------------------------------------------------------- profile
 
-PROFILE_SIZE = (WIDTH, 560)
+PROFILE_SIZE = (WIDTH, 612)
 _PROFILE_TOP = HEADER_H + 12
 _RATING_BOX = (10, _PROFILE_TOP, 364, 208)  # x, y, width, height
 _COUNTS_BOX = (386, _PROFILE_TOP, 364, 208)
-_CONTRACTS_BOX = (10, _PROFILE_TOP + 220, 740, 228)
+_CONTRACTS_BOX = (10, _PROFILE_TOP + 220, 740, 278)
 _PARTNER_Y = PROFILE_SIZE[1] - 24
 _CHART = (30, _PROFILE_TOP + 92, 324, 92)  # x, y, width, height of the rating line
 
@@ -409,13 +426,13 @@ def _compose_profile(scene: ProfileScene) -> Image.Image:
     else:
         line, colour = label("profile_no_partner", lang, n=scene.min_together), MUTED
     title = label("profile_partner", lang)
-    _text(canvas, (24, _PARTNER_Y), title, 17, GOLD, anchor="lm")
-    indent = 40 + round(fonts.length(title, 17))
+    _text(canvas, (24, _PARTNER_Y), title, BODY, GOLD, anchor="lm")
+    indent = 36 + round(fonts.length(title, BODY))
     _text(
         canvas,
         (indent, _PARTNER_Y),
         line,
-        15,
+        BODY,
         colour,
         weight="regular",
         anchor="lm",
@@ -427,7 +444,7 @@ def _compose_profile(scene: ProfileScene) -> Image.Image:
 def _profile_rating(canvas: Image.Image, scene: ProfileScene) -> None:
     lang = scene.lang
     x, y, w, _ = _RATING_BOX
-    _text(canvas, (x + 14, y + 12), label("profile_rating", lang), 17, MUTED, weight="regular")
+    _text(canvas, (x + 14, y + 12), label("profile_rating", lang), BODY, MUTED, weight="regular")
     if scene.rating is None:
         _text(canvas, (x + 14, y + 38), label("profile_unrated", lang), 26, TEXT, max_width=w - 28)
     else:
@@ -458,7 +475,7 @@ def _rating_chart(canvas: Image.Image, scene: ProfileScene) -> None:
         return
     low, high = min(history), max(history)
     span = max(high - low, 1)
-    plot_w = cw - 50  # room for the value labels on the right
+    plot_w = cw - 56  # room for the value labels on the right
     step = plot_w / max(len(history) - 1, 1)
     points = [
         (cx + i * step, cy + 6 + (ch - 12) * (high - value) / span if high != low else cy + ch / 2)
@@ -476,10 +493,10 @@ def _rating_chart(canvas: Image.Image, scene: ProfileScene) -> None:
     last_x, last_y = scaled[-1]
     draw.ellipse((last_x - 4 * s, last_y - 4 * s, last_x + 4 * s, last_y + 4 * s), fill=(*GOLD, 255))
     _stamp(canvas, layer.resize((cw, ch), Image.Resampling.LANCZOS), (cx, cy))
-    _text(canvas, (cx + plot_w + 8, cy + 6), str(high), 13, MUTED, weight="regular", anchor="lm")
-    _text(canvas, (cx + plot_w + 8, cy + ch - 6), str(low), 13, MUTED, weight="regular", anchor="lm")
+    _text(canvas, (cx + plot_w + 8, cy + 6), str(high), SMALL, MUTED, weight="regular", anchor="lm")
+    _text(canvas, (cx + plot_w + 8, cy + ch - 6), str(low), SMALL, MUTED, weight="regular", anchor="lm")
     caption = label("profile_chart", lang, n=len(history))
-    _text(canvas, (cx + cw, _RATING_BOX[1] + 14), caption, 13, MUTED, weight="regular", anchor="ra")
+    _text(canvas, (cx + cw, _RATING_BOX[1] + 14), caption, SMALL, MUTED, weight="regular", anchor="ra")
 
 
 def _share(won: int, total: int) -> str:
@@ -506,21 +523,21 @@ def _profile_contracts(canvas: Image.Image, scene: ProfileScene) -> None:
     lang = scene.lang
     x, y, w, _ = _CONTRACTS_BOX
     declared_x, made_x, share_x = x + w - 250, x + w - 140, x + w - 16
-    _text(canvas, (x + 14, y + 12), label("profile_contracts", lang), 17, GOLD)
+    _text(canvas, (x + 14, y + 12), label("profile_contracts", lang), NAME, GOLD)
     for column_x, key in ((declared_x, "profile_declared"), (made_x, "profile_made")):
-        _text(canvas, (column_x, y + 14), label(key, lang), 14, MUTED, weight="regular", anchor="ra")
+        _text(canvas, (column_x, y + 14), label(key, lang), SMALL, MUTED, weight="regular", anchor="ra")
     for index, (family, declared, made) in enumerate(scene.contracts):
-        row_y = y + 44 + index * 34
+        row_y = y + 46 + index * 46
         colour = TEXT if declared else MUTED
         name = family_label(family, lang)
-        _text(canvas, (x + 14, row_y), name, 17, colour, max_width=declared_x - x - 120)
+        _text(canvas, (x + 14, row_y), name, BODY, colour, max_width=declared_x - x - 120)
         members = family_members(family, lang)
         if members:
             _text(
                 canvas,
-                (x + 14, row_y + 19),
+                (x + 14, row_y + 21),
                 members,
-                11,
+                SMALL,
                 MUTED,
                 weight="regular",
                 max_width=declared_x - x - 90,

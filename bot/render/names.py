@@ -69,6 +69,7 @@ LABELS: dict[str, dict[str, str]] = {
         "card_points": "Card points",
         "bummerl": "Bummerl",
         "you": "you",
+        "compass": "N E S W",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Your hand: {cards}.",
         "alt_hand_empty": "Your hand is empty.",
         "alt_playable": "Playable: {cards}.",
@@ -151,6 +152,7 @@ LABELS: dict[str, dict[str, str]] = {
         "card_points": "Augen",
         "bummerl": "Bummerl",
         "you": "du",
+        "compass": "N O S W",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Deine Karten: {cards}.",
         "alt_hand_empty": "Du hast keine Karten.",
         "alt_playable": "Spielbar: {cards}.",
@@ -233,6 +235,7 @@ LABELS: dict[str, dict[str, str]] = {
         "card_points": "Kaartpunten",
         "bummerl": "Bummerl",
         "you": "jij",
+        "compass": "N O Z W",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Je kaarten: {cards}.",
         "alt_hand_empty": "Je hebt geen kaarten.",
         "alt_playable": "Speelbaar: {cards}.",
@@ -315,6 +318,7 @@ LABELS: dict[str, dict[str, str]] = {
         "card_points": "Kart puanı",
         "bummerl": "Bummerl",
         "you": "sen",
+        "compass": "K D G B",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Kartların: {cards}.",
         "alt_hand_empty": "Elinde kart yok.",
         "alt_playable": "Oynanabilir: {cards}.",

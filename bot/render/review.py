@@ -10,6 +10,7 @@ from PIL import Image, ImageDraw
 
 from bot.render import _assets, fonts
 from bot.render.images import (
+    BODY,
     FELT,
     FELT_DARK,
     GOLD,
@@ -17,7 +18,9 @@ from bot.render.images import (
     MINI_CARD_H,
     MINI_CARD_W,
     MUTED,
+    NAME,
     PANEL,
+    SMALL,
     TEXT,
     WIDTH,
     _encode,
@@ -108,8 +111,8 @@ _MARGIN, _GAP = 10, 10
 _CELL_W = (WIDTH - 2 * _MARGIN - _GAP) // 2  # two columns
 _CARD_STRIDE = MINI_CARD_W + 6
 _HAND_CELL_H = 30 + MINI_CARD_H + 10
-_TRICK_CELL_H = 30 + MINI_CARD_H + 22  # a name under each card
-_TITLE_H = 28
+_TRICK_CELL_H = 30 + MINI_CARD_H + 30  # a name under each card
+_TITLE_H = 30
 
 
 def review_size(scene: DealReviewScene) -> tuple[int, int]:
@@ -142,14 +145,14 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
 
     # The hands as dealt; a card never played is dimmed (the legend says so), the turned-up card is ringed.
     y = HEADER_H + _GAP
-    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), label("review_hands", lang), 17, GOLD, anchor="lm")
+    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), label("review_hands", lang), NAME, GOLD, anchor="lm")
     unplayed = [scene.never_played(seat) for seat in SEATS]
     if any(unplayed):
         legend = label("review_not_played", lang)
         right = WIDTH - _MARGIN - 4
-        _text(canvas, (right, y + _TITLE_H // 2), legend, 13, MUTED, weight="regular", anchor="rm")
+        _text(canvas, (right, y + _TITLE_H // 2), legend, SMALL, MUTED, weight="regular", anchor="rm")
         mini = _assets.dimmed_tile(deck, "back", 16)
-        legend_w = round(fonts.length(legend, 13, "regular"))
+        legend_w = round(fonts.length(legend, SMALL, "regular"))
         _stamp(canvas, mini, (right - legend_w - 22, y + (_TITLE_H - mini.height) // 2))
     top = y + _TITLE_H + _GAP
     for seat in SEATS:
@@ -164,9 +167,9 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
         name_width = _CELL_W - 24
         if scene.aufschlag_card in scene.hands[seat]:
             note = label("review_aufschlag", lang)
-            _text(canvas, (x + _CELL_W - 12, cy + 15), note, 13, GOLD, weight="regular", anchor="rm")
-            name_width -= round(fonts.length(note, 13, "regular")) + 12
-        _text(canvas, (x + 12, cy + 15), name, 16, colour, anchor="lm", max_width=name_width)
+            _text(canvas, (x + _CELL_W - 12, cy + 15), note, SMALL, GOLD, weight="regular", anchor="rm")
+            name_width -= round(fonts.length(note, SMALL, "regular")) + 12
+        _text(canvas, (x + 12, cy + 15), name, BODY, colour, anchor="lm", max_width=name_width)
         for index, card in enumerate(scene.hands[seat]):
             cx = x + 12 + index * _CARD_STRIDE
             if card == scene.aufschlag_card:
@@ -176,44 +179,33 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
 
     # The tricks in order: the leader's card first, the winning card ringed, each player's name under theirs.
     y = top + 2 * (_HAND_CELL_H + _GAP)
-    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), label("review_tricks", lang), 17, GOLD, anchor="lm")
+    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), label("review_tricks", lang), NAME, GOLD, anchor="lm")
     top = y + _TITLE_H + _GAP
     for number, trick in enumerate(scene.tricks, start=1):
         x, cy = _cell_xy(number - 1, top, _TRICK_CELL_H)
         _stamp(canvas, panel_trick, (x, cy))
-        title = f"{label('review_trick', lang, n=number)} · {names[trick.winner]}"
-        _text(canvas, (x + 12, cy + 15), title, 16, TEXT, anchor="lm", max_width=_CELL_W - 130)
-        marriages = [m for m in scene.marriages if m[3] == number]
-        for seat, suit, value, _ in marriages:
+        # Marriages said in this trick, right-aligned on the title line ("Anna 40" and the suit); the title
+        # takes the rest of the line.
+        mx = x + _CELL_W - 12
+        for seat, suit, value, _ in (m for m in scene.marriages if m[3] == number):
             icon = _assets.suit_icon(deck, suit, 18)
-            mx = x + _CELL_W - 12
             _stamp(canvas, icon, (mx - icon.width, cy + 6))
-            _text(
-                canvas,
-                (mx - icon.width - 4, cy + 15),
-                f"{names[seat]} {value}",
-                13,
-                GOLD,
-                weight="regular",
-                anchor="rm",
-                max_width=100,
-            )
+            note = f"{fonts.fit(names[seat], SMALL, 96, 'regular')} {value}"  # the name gives way, not the 40
+            _text(canvas, (mx - icon.width - 4, cy + 15), note, SMALL, GOLD, weight="regular", anchor="rm")
+            mx -= icon.width + 4 + round(fonts.length(note, SMALL, "regular")) + 10
+        title = f"{label('review_trick', lang, n=number)} · {names[trick.winner]}"
+        _text(canvas, (x + 12, cy + 15), title, BODY, TEXT, anchor="lm", max_width=mx - x - 12)
+        # Each play in its own column, its player's name centred under the card.
+        column = (_CELL_W - 16) // 4
         for index, (seat, card) in enumerate(trick.plays):
-            cx = x + 12 + index * (_CARD_STRIDE + 14)
+            centre = x + 8 + index * column + column // 2
+            cx = centre - MINI_CARD_W // 2
             if seat == trick.winner:
                 _stamp(canvas, ring, (cx - 3, cy + 30 - 3))
             _stamp(canvas, _assets.card_tile(deck, card, MINI_CARD_W), (cx, cy + 30))
             colour = GOLD if seat == trick.winner else MUTED
-            _text(
-                canvas,
-                (cx + MINI_CARD_W // 2, cy + 30 + MINI_CARD_H + 11),
-                names[seat],
-                11,
-                colour,
-                weight="regular",
-                anchor="mm",
-                max_width=_CARD_STRIDE + 10,
-            )
+            _text(canvas, (centre, cy + 30 + MINI_CARD_H + 15), names[seat], SMALL, colour, weight="regular",
+                  anchor="mm", max_width=column - 4)  # fmt: skip
 
     # The result in the cell after the last trick.
     x, cy = _cell_xy(len(scene.tricks), top, _TRICK_CELL_H)

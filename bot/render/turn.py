@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from bot.render import _assets
 from bot.render.alt import hand_alt_text
 from bot.render.images import (
+    BODY,
     FELT,
     GOLD,
     HAND_CARD_H,
     MAX_HAND,
     MUTED,
     SLOT,
+    SMALL,
     TEXT,
     TRICK_CARD_H,
     TRICK_CARD_W,
@@ -44,7 +46,7 @@ from bot.render.names import (
 TURN_SIZE = (WIDTH, 500)
 _CAPTION_Y = 58
 _SLOT_Y = 74
-_SLOT_GAP = 24
+_SLOT_GAP = 48  # room for a name of about 15 characters under each card
 _NAME_Y = _SLOT_Y + TRICK_CARD_H + 14
 _HAND_BASE_Y = TURN_SIZE[1] - HAND_CARD_H - 14
 
@@ -84,7 +86,7 @@ def render_turn(scene: TurnScene) -> bytes:
     deck, lang = scene.deck, scene.lang
     canvas = _felt(TURN_SIZE).copy()
     _header(canvas, scene.trump, scene.contract_label, scene.multiplier, deck, lang)
-    _text(canvas, (WIDTH // 2, _CAPTION_Y), scene.caption, 15, MUTED, weight="regular", anchor="mm",
+    _text(canvas, (WIDTH // 2, _CAPTION_Y), scene.caption, BODY, MUTED, weight="regular", anchor="mm",
           max_width=WIDTH - 40)  # fmt: skip
     places = scene.places
     total = len(places) * TRICK_CARD_W + max(0, len(places) - 1) * _SLOT_GAP
@@ -97,7 +99,7 @@ def render_turn(scene: TurnScene) -> bytes:
         else:
             _stamp(canvas, yours if is_viewer else empty, (x, _SLOT_Y))
         shown = f"{name} ({label('you', lang)})" if is_viewer else name
-        _text(canvas, (x + TRICK_CARD_W // 2, _NAME_Y), shown, 15, GOLD if is_viewer else TEXT, anchor="mm",
+        _text(canvas, (x + TRICK_CARD_W // 2, _NAME_Y), shown, SMALL, GOLD if is_viewer else TEXT, anchor="mm",
               max_width=TRICK_CARD_W + _SLOT_GAP - 4)  # fmt: skip
         x += TRICK_CARD_W + _SLOT_GAP
     playable = None if scene.playable is None else set(scene.playable)

@@ -96,5 +96,7 @@ def test_a_text_of_several_fonts_is_measured_and_drawn_as_one_line():
 
 def test_a_table_with_names_in_every_script_renders():
     names = (NAMES["chinese"], NAMES["ai seat"], NAMES["cyrillic"], NAMES["emoji"])
-    image = Image.open(io.BytesIO(render_table(TableScene(viewer_seat=None, seat_names=names, to_act_seat=1))))
+    image = Image.open(
+        io.BytesIO(render_table(TableScene(viewer_seat=None, seat_names=names, to_act_seat=1)))
+    )
     assert image.size == TABLE_SIZE

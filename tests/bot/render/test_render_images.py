@@ -89,7 +89,7 @@ def _slot_is_covered(image: Image.Image, where: int) -> bool:
 
 @pytest.mark.parametrize("viewer", [None, 0, 1, 2, 3])
 def test_viewers_own_card_is_at_the_bottom_and_the_next_seat_to_the_left(viewer):
-    me = viewer if viewer is not None else 0  # spectators see North at the bottom
+    me = viewer if viewer is not None else 2  # the public image is South's view: North on top
     image = _open(render_table(_scene(viewer_seat=viewer, trick=((me, "CA"),), to_act_seat=None)))
     assert [_slot_is_covered(image, where) for where in range(4)] == [True, False, False, False]
     image = _open(render_table(_scene(viewer_seat=viewer, trick=(((me + 1) % 4, "CA"),), to_act_seat=None)))
@@ -119,3 +119,10 @@ def test_rendering_from_threads_gives_the_same_bytes_as_sequential():
     expected = [render_table(scene) for scene in scenes]
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(render_table, scenes * 3)) == expected * 3
+
+
+def test_the_public_image_is_a_compass_north_top_east_right_south_bottom_west_left():
+    bottom, left, top, right = range(4)  # the slots, as _SLOTS numbers them
+    for seat, where in ((0, top), (1, right), (2, bottom), (3, left)):
+        image = _open(render_table(_scene(viewer_seat=None, trick=((seat, "CA"),), to_act_seat=None)))
+        assert [_slot_is_covered(image, slot) for slot in range(4)] == [slot == where for slot in range(4)]
