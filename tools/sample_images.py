@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402  (needs ROOT on the path when run as a script)
 from bot.db import Database  # noqa: E402
+from bot.game.profile import BestPartner, FamilyRecord, PlayerProfile, ShownRating  # noqa: E402
 from bot.game.service import TableService  # noqa: E402
 from bot.game.table import LogLine, TableSnapshot, log_events, logged  # noqa: E402
 from bot.schnapsen import payloads  # noqa: E402
@@ -35,8 +36,10 @@ from engine.ai import choose_action  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 RECORD = IMAGES / "sample-game.json"
-NAMES = ("Anna", "Benedikt", "Carla", "Dominik")  # N, E, S, W
-VIEWER = 2  # the hand images are Carla's (South)
+# Names in several scripts, as real display names come (the images must draw them all), and an AI seat.
+NAMES = ("王小明", None, "Zoë 🎉", "Владимир")  # N, E, S, W; None: an AI player (drawn as "Resi 🤖")
+AI_SEAT = 1
+VIEWER = 2  # the hand images are Zoë's (South)
 WHERE = "Wirtshaus · #schnapsen"
 LANG = "en"
 
@@ -145,6 +148,22 @@ async def review_png(game: Game) -> bytes:
     return (await payloads.deal_review_payload(table, LANG)).images["deal.png"]
 
 
+# One recorded Bummerl gives a profile without a history, so the profile card shows a regular player's
+# counts, made up for the sample (and in a third script).
+VETERAN = PlayerProfile(
+    guild_id=1, user_id=5, display_name="Ελένη", rating=ShownRating(1487, 62, (1260, 1310, 1290, 1350, 1330, 1400,
+    1390, 1445, 1470, 1487), rank=3), rank=3, bummerl_won=9, bummerl_played=16, deals_won=58, deals_played=104,
+    contracts=(FamilyRecord("normal", 61, 40), FamilyRecord("bettler", 7, 5), FamilyRecord("schnapser", 5, 3),
+               FamilyRecord("all_tricks", 2, 1), FamilyRecord("farbringerl", 0, 0)),
+    kontra_said=6, kontra_won=4, best_partner=BestPartner(2, "王小明", 7, 5),
+)  # fmt: skip
+
+
+async def profile_png(game: Game) -> bytes:
+    payload = await payloads.profile_payload(VETERAN, "Ελένη", LANG, attach=True)
+    return payload.images["profile.png"]
+
+
 SAMPLES: dict[str, Callable[[Game], Awaitable[bytes]]] = {
     "hand-doppeldeutsch.png": lambda game: hand_png(game, hand_bidding, "doppeldeutsch"),
     "hand-french.png": lambda game: hand_png(game, hand_bidding, "french"),
@@ -152,6 +171,7 @@ SAMPLES: dict[str, Callable[[Game], Awaitable[bytes]]] = {
     "table.png": table_png,
     "result.png": result_png,
     "deal-review.png": review_png,
+    "profile.png": profile_png,
 }
 
 
@@ -189,11 +209,15 @@ async def table_of_four(database: Path) -> TableSnapshot:
     db = await Database.open(database)
     try:
         service = TableService(db)
-        opened = await service.open_table(guild_id=1, channel_id=1, host_id=1, host_name=NAMES[0],
+        host = NAMES[0]
+        assert host is not None
+        opened = await service.open_table(guild_id=1, channel_id=1, host_id=1, host_name=host,
                                           preset="standard", deck="doppeldeutsch", turn_seconds=90,
                                           language=LANG)  # fmt: skip
-        for seat in (1, 2, 3):
-            await service.take_seat(opened.id, seat + 1, NAMES[seat], seat)
+        for seat, name in enumerate(NAMES):
+            if seat and name is not None:
+                await service.take_seat(opened.id, seat + 1, name, seat)
+        await service.add_ai(opened.id, 1, AI_SEAT)
         return await service.start(opened.id, 1)
     finally:
         await db.close()
