@@ -27,6 +27,8 @@ from bot.render import (
     ResultScene,
     ReviewTrick,
     TableScene,
+    fonts,
+    images,
     preload,
     render_deal_review,
     render_hand,
@@ -35,6 +37,8 @@ from bot.render import (
 )
 
 NAMES = ("Anna", "Benedikt", "Carla", "Dominik")
+# Names that need the font chain: Chinese, an AI seat's robot, Cyrillic, Latin with an emoji.
+WORLD_NAMES = ("王小明", "Resi 🤖", "Владимир", "Zoë 🎉")
 HAND = ("HA", "HT", "SQ", "CK", "DJ")
 TABLE = TableScene(
     viewer_seat=2,
@@ -84,6 +88,18 @@ REVIEW = DealReviewScene(
     aufschlag_card="HK",
     marriages=((0, "H", 40, 2),),
 )
+
+
+WORLD_TABLE = dataclasses.replace(TABLE, seat_names=WORLD_NAMES)
+
+
+def uncached(render: Callable[[TableScene], bytes], scene: TableScene) -> bytes:
+    """The render with every text drawn again, as for names the bot has not drawn before (the worst case of
+    the cached text masks; the fonts' glyph coverage stays loaded, as after preload)."""
+    images._text_mask.cache_clear()
+    fonts.runs.cache_clear()
+    fonts._run_mask.cache_clear()
+    return render(scene)
 
 
 def measure(render: Callable[[], bytes], runs: int) -> tuple[float, float, int]:
@@ -137,6 +153,9 @@ def main() -> None:
         ),
         "hand (french, 5 cards)": lambda: render_hand(HAND, trump="S", deck="french"),
         "table (3 cards in trick, both first tricks)": lambda: render_table(TABLE),
+        "table, names in 4 scripts and an AI seat": lambda: render_table(WORLD_TABLE),
+        "table, text drawn afresh (Latin names)": lambda: uncached(render_table, TABLE),
+        "table, text drawn afresh (4 scripts)": lambda: uncached(render_table, WORLD_TABLE),
         "result": lambda: render_result(RESULT),
         "deal review (5 tricks, drawn; cached in the bot)": lambda: render_deal_review(REVIEW),
     }

@@ -7,11 +7,11 @@ rendering from several threads (asyncio.to_thread) is safe.
 from __future__ import annotations
 
 import math
+import struct
 import threading
 from functools import lru_cache
 from pathlib import Path
 
-from fontTools.ttLib import TTFont
 from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -117,10 +117,57 @@ def font_chain(weight: str) -> tuple[Path, ...]:
 
 @lru_cache(maxsize=16)
 def coverage(path: Path) -> frozenset[int]:
-    """The code points a font has a glyph for, read from its character map once (a few hundred ms for the
-    CJK font, so preload does it at start-up)."""
-    with TTFont(path, lazy=True) as parsed:
-        return frozenset(parsed.getBestCmap())
+    """The code points a font has a glyph for, read once from its character map ('cmap' table)."""
+    return read_cmap(path.read_bytes())
+
+
+def read_cmap(font: bytes) -> frozenset[int]:
+    """The code points the Unicode subtables of a TrueType/OpenType font's character map send to a glyph.
+
+    Formats 4 (the Basic Multilingual Plane) and 12 (all planes) are the ones fonts use for Unicode; both
+    are read and joined. Reading the bundled chain takes about 50 ms (the CJK font's 33 000 code points
+    most of it), so the renderer needs no font library beyond Pillow.
+    """
+    (tables,) = struct.unpack_from(">H", font, 4)
+    directory = (struct.unpack_from(">4sIII", font, 12 + 16 * i) for i in range(tables))
+    cmap = next((offset for tag, _, offset, _ in directory if tag == b"cmap"), None)
+    if cmap is None:
+        raise ValueError("the font has no character map")
+    (_, subtables) = struct.unpack_from(">HH", font, cmap)
+    codes: set[int] = set()
+    for index in range(subtables):
+        platform, encoding, offset = struct.unpack_from(">HHI", font, cmap + 4 + 8 * index)
+        if platform == 0 or (platform == 3 and encoding in (1, 10)):  # Unicode, Windows Unicode BMP / full
+            _read_subtable(font, cmap + offset, codes)
+    return frozenset(codes)
+
+
+def _read_subtable(font: bytes, at: int, codes: set[int]) -> None:
+    (layout,) = struct.unpack_from(">H", font, at)
+    if layout == 4:  # segments of consecutive code points, each with a delta or an array of glyph ids
+        (segments_x2,) = struct.unpack_from(">H", font, at + 6)
+        segments = segments_x2 // 2
+        ends = struct.unpack_from(f">{segments}H", font, at + 14)
+        starts = struct.unpack_from(f">{segments}H", font, at + 16 + segments_x2)
+        deltas = struct.unpack_from(f">{segments}H", font, at + 16 + 2 * segments_x2)
+        range_table = at + 16 + 3 * segments_x2
+        range_offsets = struct.unpack_from(f">{segments}H", font, range_table)
+        for k in range(segments):
+            start, end, delta, range_offset = starts[k], ends[k], deltas[k], range_offsets[k]
+            for code in range(start, min(end, 0xFFFE) + 1):  # 0xFFFF ends the table, it is no character
+                if range_offset == 0:
+                    glyph = (code + delta) & 0xFFFF
+                else:
+                    where = range_table + 2 * k + range_offset + 2 * (code - start)
+                    (glyph,) = struct.unpack_from(">H", font, where)
+                    glyph = (glyph + delta) & 0xFFFF if glyph else 0
+                if glyph:
+                    codes.add(code)
+    elif layout == 12:  # groups of consecutive code points mapped to consecutive glyphs
+        (groups,) = struct.unpack_from(">I", font, at + 12)
+        for index in range(groups):
+            start, end, glyph = struct.unpack_from(">III", font, at + 16 + 12 * index)
+            codes.update(range(start + (glyph == 0), end + 1))  # glyph 0 is the placeholder box
 
 
 SUPERSAMPLE = 4

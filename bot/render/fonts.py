@@ -119,22 +119,31 @@ def mask(text: str, size: int, weight: str, anchor: str) -> tuple[Image.Image, i
         drawn = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
         ImageDraw.Draw(drawn).text((-left, -top), text, font=face, fill=255, anchor=anchor)
         return drawn, left, top
-    # Several fonts: pen positions along one baseline, the box around every run's own box.
-    widths = [_assets.face(path, size).getlength(part) for path, part in parts]
-    pen = {"l": 0.0, "m": -sum(widths) / 2, "r": -sum(widths)}[anchor[0]]
-    baseline = _baseline(anchor, size, weight)
+    # Several fonts: each run's own mask placed along one baseline (pen positions rounded to whole pixels).
+    drawn_runs = [_run_mask(path, part, size) for path, part in parts]
+    total = sum(advance for *_, advance in drawn_runs)
+    pen = {"l": 0.0, "m": -total / 2, "r": -total}[anchor[0]]
+    baseline = round(_baseline(anchor, size, weight))
     placed = []
-    for (path, part), width in zip(parts, widths, strict=True):
-        face = _assets.face(path, size)
-        box = face.getbbox(part, anchor="ls")
-        placed.append((face, part, pen, (pen + box[0], baseline + box[1], pen + box[2], baseline + box[3])))
-        pen += width
-    left = int(min(box[0] for *_, box in placed) // 1)
-    top = int(min(box[1] for *_, box in placed) // 1)
-    right = int(-(-max(box[2] for *_, box in placed) // 1))
-    bottom = int(-(-max(box[3] for *_, box in placed) // 1))
+    for run, run_left, run_top, advance in drawn_runs:
+        placed.append((run, round(pen) + run_left, baseline + run_top))
+        pen += advance
+    left = min(x for _, x, _ in placed)
+    top = min(y for _, _, y in placed)
+    right = max(x + run.width for run, x, _ in placed)
+    bottom = max(y + run.height for run, _, y in placed)
     drawn = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
-    draw = ImageDraw.Draw(drawn)
-    for face, part, x, _ in placed:
-        draw.text((x - left, baseline - top), part, font=face, fill=255, anchor="ls")
+    for run, x, y in placed:
+        drawn.paste(255, (x - left, y - top), run)
     return drawn, left, top
+
+
+@lru_cache(maxsize=1024)
+def _run_mask(path: Path, part: str, size: int) -> tuple[Image.Image, int, int, float]:
+    """One run drawn by its font: the mask, its offset from the pen on the baseline, and the advance. Kept,
+    because an emoji costs about 2 ms to draw and the same ones (an AI seat's 🤖) recur in new texts."""
+    face = _assets.face(path, size)
+    left, top, right, bottom = map(int, face.getbbox(part, anchor="ls"))  # typed float; FreeType: int
+    drawn = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(drawn).text((-left, -top), part, font=face, fill=255, anchor="ls")
+    return drawn, left, top, face.getlength(part)

@@ -100,3 +100,18 @@ def test_a_table_with_names_in_every_script_renders():
         io.BytesIO(render_table(TableScene(viewer_seat=None, seat_names=names, to_act_seat=1)))
     )
     assert image.size == TABLE_SIZE
+
+
+def test_the_character_maps_are_read_as_the_fonts_have_them():
+    main, cjk, emoji = (
+        _assets.FONT_FILES["bold"],
+        _assets.FONTS_DIR / "DroidSansFallback.ttf",
+        _assets.EMOJI_FONT,
+    )
+    assert {ord(c) for c in "AzÄжΩ"} <= _assets.coverage(main)
+    assert ord("王") not in _assets.coverage(main) and ord("🤖") not in _assets.coverage(main)
+    assert {ord(c) for c in "王김カ"} <= _assets.coverage(cjk)  # format 4: the Basic Multilingual Plane
+    assert {ord(c) for c in "🤖🫠"} <= _assets.coverage(emoji)  # format 12: beyond it
+    assert len(_assets.coverage(cjk)) > 30_000
+    with pytest.raises(ValueError):
+        _assets.read_cmap(b"\x00\x01\x00\x00" + bytes(8))  # a font directory without a character map
