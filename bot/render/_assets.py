@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import struct
 import threading
+from array import array
+from bisect import bisect_right
 from functools import lru_cache
 from pathlib import Path
 
@@ -115,13 +117,39 @@ def font_chain(weight: str) -> tuple[Path, ...]:
     return (FONT_FILES[weight], *FALLBACK_FONTS)
 
 
+class CodeRanges:
+    """A set of code points kept as sorted ranges: the CJK font's 33 000 code points are 96 ranges, under
+    a kilobyte instead of the 3 MB a Python set of them takes."""
+
+    __slots__ = ("_ends", "_starts")
+
+    def __init__(self, codes: set[int]) -> None:
+        starts, ends = array("I"), array("I")
+        for code in sorted(codes):
+            if ends and code == ends[-1] + 1:
+                ends[-1] = code
+            else:
+                starts.append(code)
+                ends.append(code)
+        self._starts, self._ends = starts, ends
+
+    def __contains__(self, code: object) -> bool:
+        if not isinstance(code, int):
+            return False
+        index = bisect_right(self._starts, code) - 1
+        return index >= 0 and code <= self._ends[index]
+
+    def __len__(self) -> int:
+        return sum(end - start + 1 for start, end in zip(self._starts, self._ends, strict=True))
+
+
 @lru_cache(maxsize=16)
-def coverage(path: Path) -> frozenset[int]:
+def coverage(path: Path) -> CodeRanges:
     """The code points a font has a glyph for, read once from its character map ('cmap' table)."""
     return read_cmap(path.read_bytes())
 
 
-def read_cmap(font: bytes) -> frozenset[int]:
+def read_cmap(font: bytes) -> CodeRanges:
     """The code points the Unicode subtables of a TrueType/OpenType font's character map send to a glyph.
 
     Formats 4 (the Basic Multilingual Plane) and 12 (all planes) are the ones fonts use for Unicode; both
@@ -139,7 +167,7 @@ def read_cmap(font: bytes) -> frozenset[int]:
         platform, encoding, offset = struct.unpack_from(">HHI", font, cmap + 4 + 8 * index)
         if platform == 0 or (platform == 3 and encoding in (1, 10)):  # Unicode, Windows Unicode BMP / full
             _read_subtable(font, cmap + offset, codes)
-    return frozenset(codes)
+    return CodeRanges(codes)
 
 
 def _read_subtable(font: bytes, at: int, codes: set[int]) -> None:
