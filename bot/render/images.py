@@ -87,6 +87,15 @@ def _text(
     canvas.paste(fill, (round(xy[0]) + dx, round(xy[1]) + dy), mask)
 
 
+def _size_to_fit(text: str, largest: int, smallest: int, max_width: int, weight: str = "bold") -> int:
+    """The largest size from largest down to smallest at which text fits max_width (smallest if none does,
+    where the text is then cut): a headline with long names shrinks before it loses its verb."""
+    for size in range(largest, smallest, -2):
+        if fonts.length(text, size, weight) <= max_width:
+            return size
+    return smallest
+
+
 def _stamp(canvas: Image.Image, stamp: Image.Image, xy: tuple[int, int]) -> None:
     canvas.paste(stamp, xy, stamp)
 
@@ -326,9 +335,9 @@ def _compose_result(scene: ResultScene) -> Image.Image:
     _header(canvas, scene.trump, scene.contract_label, scene.multiplier, scene.deck, lang)
     centre = WIDTH // 2
     winners = _team_name(names, scene.winner_team, lang)
-    _text(
-        canvas, (centre, 92), label("wins", lang, team=winners), 34, GOLD, anchor="mm", max_width=WIDTH - 40
-    )
+    headline = label("wins", lang, team=winners)
+    size = _size_to_fit(headline, 34, NAME, WIDTH - 40)
+    _text(canvas, (centre, 92), headline, size, GOLD, anchor="mm", max_width=WIDTH - 40)
     y = 134
     if scene.detail:
         _text(

@@ -25,6 +25,7 @@ from bot.render.images import (
     WIDTH,
     _encode,
     _header,
+    _size_to_fit,
     _stamp,
     _team_name,
     _text,
@@ -211,8 +212,15 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
     x, cy = _cell_xy(len(scene.tricks), top, _TRICK_CELL_H)
     centre = x + _CELL_W // 2
     winners = label("wins", lang, team=_team_name(names, scene.winner_team, lang))
+    size = _size_to_fit(winners, 22, SMALL, _CELL_W - 20)
     _text(
-        canvas, (centre, cy + _TRICK_CELL_H // 2 - 16), winners, 22, GOLD, anchor="mm", max_width=_CELL_W - 20
+        canvas,
+        (centre, cy + _TRICK_CELL_H // 2 - 16),
+        winners,
+        size,
+        GOLD,
+        anchor="mm",
+        max_width=_CELL_W - 20,
     )
     points = count_label(scene.game_points, "game_point", "game_points", lang)
     _text(

@@ -11,6 +11,7 @@ from bot.render import (
     ResultScene,
     TableScene,
     TurnScene,
+    fonts,
     images,
     render_deal_review,
     render_hand,
@@ -60,3 +61,11 @@ def test_no_image_draws_text_below_16_px(sizes_drawn, lang):
     small = sorted({(size, text) for size, text in sizes_drawn if size < READABLE})
     assert small == [], f"texts below {READABLE} px: {small}"
     assert SMALL == READABLE
+
+
+def test_a_long_headline_shrinks_before_it_is_cut():
+    headline = "Anna Müller & 王小明 gewinnen"
+    size = images._size_to_fit(headline, 22, SMALL, 345)
+    assert SMALL <= size < 22 and fonts.length(headline, size) <= 345
+    assert images._size_to_fit("Anna & Ben win", 34, 20, 720) == 34
+    assert images._size_to_fit("x" * 200, 34, 20, 720) == 20  # too long at any size: the smallest, then cut
