@@ -39,7 +39,8 @@ def _check_pair(values: tuple, what: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class TableScene:
-    """What one player (or a spectator, viewer_seat=None) sees of the table during play."""
+    """What one player sees of the table during play (their seat at the bottom), or, with viewer_seat=None,
+    everyone: the public image, drawn as a compass with North at the top and East on the right."""
 
     viewer_seat: int | None
     seat_names: tuple[str, str, str, str]
