@@ -119,3 +119,12 @@ def test_the_character_maps_are_read_as_the_fonts_have_them():
     assert 0x10FFFD not in _assets.coverage(cjk)
     with pytest.raises(ValueError):
         _assets.read_cmap(b"\x00\x01\x00\x00" + bytes(8))  # a font directory without a character map
+
+
+def test_every_ai_seat_name_the_bot_gives_is_drawn_whole():
+    """AI seats are named by the service and drawn with a robot (bot/schnapsen/texts.py's seat_name)."""
+    from bot.game.service import AI_NAMES
+
+    for name in AI_NAMES:
+        drawn = f"{name} 🤖"
+        assert fonts.missing(drawn) == [] and fonts.runs(drawn)[-1] == (_assets.EMOJI_FONT, "🤖")
