@@ -5,6 +5,7 @@ import io
 import pytest
 from PIL import Image, ImageDraw
 
+from bot.game.service import AI_NAMES
 from bot.render import TABLE_SIZE, TableScene, _assets, fonts, render_table
 from bot.render.images import _text_mask
 
@@ -123,8 +124,6 @@ def test_the_character_maps_are_read_as_the_fonts_have_them():
 
 def test_every_ai_seat_name_the_bot_gives_is_drawn_whole():
     """AI seats are named by the service and drawn with a robot (bot/schnapsen/texts.py's seat_name)."""
-    from bot.game.service import AI_NAMES
-
     for name in AI_NAMES:
         drawn = f"{name} 🤖"
         assert fonts.missing(drawn) == [] and fonts.runs(drawn)[-1] == (_assets.EMOJI_FONT, "🤖")
