@@ -15,6 +15,7 @@ from bot import render
 from bot.i18n import t
 from bot.render import images
 from bot.schnapsen import payloads, texts
+from engine.record import parse_record, replay  # not engine.replay: that name is also the CLI's module
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.bot.schnapsen.test_every_language import PLAYERS, new_table
 from tests.fakediscord import FakeDiscord
@@ -26,8 +27,8 @@ EAST_WEST = f"{PLAYERS[1][1]} 🤖 & {PLAYERS[3][1]}"
 
 def finished_deal(name: str) -> engine.DealState:
     """The final position of the golden record ``name`` (tests/engine/golden), its one deal."""
-    record = engine.parse_record(json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["record"])
-    [deal] = engine.replay(record).deals
+    record = parse_record(json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["record"])
+    [deal] = replay(record).deals
     assert deal.finished
     return deal
 
