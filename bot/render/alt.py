@@ -54,7 +54,8 @@ def _team(names: Sequence[str], team: int, lang: str) -> str:
 
 def table_alt_text(scene: TableScene) -> str:
     deck, lang, names = scene.deck, scene.lang, scene.seat_names
-    sentences = [_trump(scene.trump, deck, lang)]
+    named = scene.trump is not None or scene.contract_label  # no contract yet: trump is still to be named
+    sentences = [_trump(scene.trump, deck, lang) if named else label("alt_trump_not_chosen", lang)]
     if scene.contract_label:
         sentences.append(label("alt_contract", lang, contract=scene.contract_label))
     if scene.multiplier > 1:

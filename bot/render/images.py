@@ -115,8 +115,9 @@ def _header(
             anchor="lm",
             max_width=330,
         )
-    else:
-        _text(canvas, (14, HEADER_H // 2), label("no_trump", lang), 20, MUTED, anchor="lm")
+    else:  # no contract yet means trump is still to be named; a contract without trumps has none
+        _text(canvas, (14, HEADER_H // 2), label("no_trump" if contract else "trump_not_chosen", lang), 20, MUTED,
+              anchor="lm")  # fmt: skip
     parts = [contract] if contract else []
     if multiplier > 1:
         parts.append(f"×{multiplier}")
@@ -144,11 +145,13 @@ def render_hand(
     trump: str | None = None,
     deck: str = DEFAULT_DECK,
     lang: str = DEFAULT_LANGUAGE,
+    contract: str | None = None,
 ) -> bytes:
     """Up to five cards side by side, as PNG bytes (HAND_SIZE, palette mode).
 
     playable: the cards that may be played now; they are raised and outlined, the others dimmed.
     None means "not your turn": every card is shown plainly. Trump cards carry a gold star.
+    contract: the contract's name, already translated (None while bidding: then no trump means none named yet).
     """
     cards = tuple(check_card(card) for card in cards)
     if len(cards) > MAX_HAND:
@@ -158,14 +161,15 @@ def render_hand(
     if trump is not None:
         check_suit(trump)
     playable_set = None if playable is None else {check_card(card) for card in playable}
-    return _encode(_compose_hand(cards, playable_set, trump, deck, lang), deck)
+    return _encode(_compose_hand(cards, playable_set, trump, deck, lang, contract), deck)
 
 
 def _compose_hand(
-    cards: tuple[str, ...], playable_set: set[str] | None, trump: str | None, deck: str, lang: str
+    cards: tuple[str, ...], playable_set: set[str] | None, trump: str | None, deck: str, lang: str,
+    contract: str | None = None,
 ) -> Image.Image:
     canvas = _felt(HAND_SIZE).copy()
-    _header(canvas, trump, None, 1, deck, lang)
+    _header(canvas, trump, contract, 1, deck, lang)
     _hand_row(canvas, cards, playable_set, trump, deck, HAND_SIZE[1] - HAND_CARD_H - 16)
     return canvas
 

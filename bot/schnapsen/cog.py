@@ -336,7 +336,7 @@ class SchnapsenCog(
         await thinking(interaction)
         record = await self.service.export_record(table.id, include_unfinished=False)
         file = payloads.record_file(table.id, record)
-        await answer(interaction, t(lang, "reply.export", deals=len(record.deals)), file=file)
+        await answer(interaction, t(lang, "reply.export", count=len(record.deals)), file=file)
 
     @app_commands.command(
         name="prefs", description=_("Your own choices: where your cards are shown and in which order")
@@ -350,6 +350,10 @@ class SchnapsenCog(
         await thinking(interaction)
         user_id = interaction.user.id
         before = await self.service.player_prefs(user_id)
+        if hand is None and order is None:  # asked, not told: show the choices as they stand
+            place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (before.hand_place, before.hand_order))
+            await answer(interaction, t(lang, "reply.prefs_unchanged", place=place, order=shown_order))
+            return
         prefs = await self.service.set_player_prefs(user_id, hand_place=hand, hand_order=order)
         place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (prefs.hand_place, prefs.hand_order))
         await answer(interaction, t(lang, "reply.prefs", place=place, order=shown_order))

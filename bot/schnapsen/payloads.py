@@ -41,6 +41,7 @@ from .texts import (
     profile_fields,
     profile_scene,
     rating_changes_text,
+    result_line,
     review_lines,
     score_text,
     seat_name,
@@ -70,10 +71,16 @@ async def rendered(function: Callable[..., bytes], *args: Any) -> bytes:
 
 @lru_cache(maxsize=1024)
 def _hand_png(
-    cards: tuple[str, ...], playable: tuple[str, ...] | None, trump: str | None, deck: str, lang: str
+    cards: tuple[str, ...],
+    playable: tuple[str, ...] | None,
+    trump: str | None,
+    deck: str,
+    lang: str,
+    contract: str | None = None,
 ) -> bytes:
-    """A hand changes only for the player who acted: the other three DMs reuse their image."""
-    return render.render_hand(cards, playable, trump, deck, lang)
+    """A hand changes only for the player who acted: the other three DMs reuse their image. ``contract``: its
+    name, so that the image tells "no trump in this contract" from "trump not chosen yet"."""
+    return render.render_hand(cards, playable, trump, deck, lang, contract)
 
 
 @lru_cache(maxsize=1024)
@@ -315,7 +322,8 @@ async def hand_payload(
         payload.images = {"hand.png": await rendered(_turn_png, scene)}
         payload.alt = {"hand.png": render.turn_alt_text(scene)}
     else:
-        hand_png = await rendered(_hand_png, cards, playable, trump, table.row.deck, lang)
+        contract = None if view.contract is None else contract_name(lang, view.contract)
+        hand_png = await rendered(_hand_png, cards, playable, trump, table.row.deck, lang, contract)
         payload.images = {"hand.png": hand_png}
         payload.alt = {"hand.png": render.hand_alt_text(cards, playable, trump, table.row.deck, lang)}
     embed.set_image(url="attachment://hand.png")
@@ -452,14 +460,9 @@ async def result_payload(
     result = deal.result
     assert result is not None and deal.contract is not None and deal.declarer is not None
     winners = team_names(table, result.winner)
-    reason = t(
-        lang,
-        "result.made" if result.made else "result.failed",
-        contract=contract_name(lang, deal.contract),
-        name=seat_name(table, deal.declarer),
-    )
+    reason = result_line(table, lang, deal)
     embed = discord.Embed(
-        title=t(lang, "result.title", team=winners, points=result.game_points),
+        title=t(lang, "result.title", team=winners, count=result.game_points),
         description=f"{reason}\n{t(lang, 'result.reason', reason=why_text(table, lang, deal))}",
         colour=0xF9A825,
     )
@@ -697,7 +700,7 @@ def leaderboard_line(lang: str, entry: LeaderboardEntry) -> str:
         won=stats.bummerl_won,
         lost=stats.bummerl_lost,
         rate=rate,
-        points=stats.game_points,
+        count=stats.game_points,
     )
 
 

@@ -92,6 +92,10 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
         shown["word"] = t(lang, f"double.{values['word']}")
     if isinstance(values.get("team"), int):
         shown["team"] = team_names(table, values["team"])  # type: ignore[arg-type]
+    if key == "log.scored":
+        shown["count"] = shown.pop("points")  # the game points pick the plural form
+    if key == "log.contract" and values.get("contract") == Contract.NORMAL.id:
+        key = "log.normal_game"  # nobody bid: the forehand declares the normal game only on paper
     return t(lang, key, **shown)
 
 
@@ -149,12 +153,15 @@ def status_line(table: TableSnapshot, lang: str) -> str:
 def contract_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     if view.contract is None:
         return t(lang, "table.no_contract")
-    text = t(
-        lang,
-        "table.contract_by",
-        contract=contract_name(lang, view.contract),
-        name=seat_name(table, view.declarer),  # type: ignore[arg-type]  # a contract has its declarer
-    )
+    if view.contract is Contract.NORMAL:
+        text = t(lang, "table.normal_game")
+    else:
+        text = t(
+            lang,
+            "table.contract_by",
+            contract=contract_name(lang, view.contract),
+            name=seat_name(table, view.declarer),  # type: ignore[arg-type]  # a contract has its declarer
+        )
     if view.multiplier > 1:
         text += f" ×{view.multiplier}"
     if view.sitting_out is not None:
@@ -186,8 +193,8 @@ def score_text(table: TableSnapshot, lang: str) -> str:
     key = "table.score_down" if table.rules.score_display == "count_down" else "table.score_up"
     lines = [t(lang, key, team=team_names(table, team), points=shown[team]) for team in (0, 1)]
     lost = [sum(b.count for b in table.match.bummerls if b.winner != team) for team in (0, 1)]
-    if any(lost):
-        lines.append(t(lang, "table.bummerl_lost", a=lost[0], b=lost[1]))
+    if any(lost):  # on each team's own line, so that nobody has to work out which number is whose
+        lines = [t(lang, "table.bummerl_lost", score=line, lost=lost[team]) for team, line in enumerate(lines)]
     return "\n".join(lines)
 
 
@@ -258,14 +265,14 @@ def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
     if claim is not None:
         points = deal.team_cards[claim.seat & 1] + claim.value
         if contract is Contract.NORMAL:
-            return t(
-                lang, "result.why.marriage", team=team, points=deal.total(result.winner), value=claim.value
-            )
+            reached = t(lang, "result.why.marriage", team=team, points=deal.total(result.winner), value=claim.value)
+            return f"{reached}; {normal_game_points(table, lang, deal)}"
         key = "result.why.claim_made" if result.made else "result.why.claim_short"
         return t(lang, key, points=points, value=claim.value)
     if contract is Contract.NORMAL:
         if deal.total(result.winner) >= 66:
-            return t(lang, "result.why.reached", team=team, points=deal.total(result.winner), trick=trick_no)
+            reached = t(lang, "result.why.reached", team=team, points=deal.total(result.winner), trick=trick_no)
+            return f"{reached}; {normal_game_points(table, lang, deal)}"
         return t(lang, "result.why.last_trick", team=team)
     if contract in contracts.BEGGAR_CONTRACTS:
         if result.made:
@@ -278,6 +285,27 @@ def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
         key = "result.why.declarer_reached" if result.made else "result.why.short"
         return t(lang, key, points=deal.total(side), trick=trick_no)
     return t(lang, "result.why.all_tricks")
+
+
+def normal_game_points(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
+    """Why a normal game won at 66 is worth 3, 2 or 1 game points: what the other side took (RULES.md D10)."""
+    assert deal.result is not None
+    loser = 1 - deal.result.winner
+    team = team_names(table, loser)
+    if deal.team_tricks[loser] == 0:
+        return t(lang, "result.why.took_no_trick", team=team)
+    points = deal.total(loser)
+    return t(lang, "result.why.under_33" if points < 33 else "result.why.33_or_more", team=team, points=points)
+
+
+def result_line(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
+    """Whose contract was made or failed; a normal game is nobody's contract, so it says which side won it."""
+    result, contract, declarer = deal.result, deal.contract, deal.declarer
+    assert result is not None and contract is not None and declarer is not None
+    if contract is Contract.NORMAL:
+        return t(lang, "result.normal", team=t(lang, f"team.{result.winner}"))
+    key = "result.made" if result.made else "result.failed"
+    return t(lang, key, contract=contract_name(lang, contract), name=seat_name(table, declarer))
 
 
 # --- a player's profile --------------------------------------------------------------------------------------

@@ -7,13 +7,14 @@ import re
 from pathlib import Path
 
 import engine
-from bot.i18n import catalogue
+from bot.i18n import catalogue, plural_keys
 from bot.render import DECK_STYLES
 from engine.actions import DOUBLING_WORDS
 from engine.match import BUMMERL, RETOURSCHNEIDER, SCHNEIDER
 
 ROOT = Path(__file__).resolve().parents[3]  # tests/bot/i18n/ -> the repository
-ENGLISH = catalogue("en")
+# A key with plural forms is named in the code without its form (t picks ``.one``/``.other`` by the count).
+ENGLISH = set(catalogue("en")) | plural_keys(catalogue("en"))
 NAMESPACES = {key.split(".")[0] for key in ENGLISH}
 KEY_SHAPE = re.compile(r"[a-z_]+(?:\.[A-Za-z0-9_]+)+")
 KEY_PREFIX_SHAPE = re.compile(r"[a-z_]+(?:\.[a-z_]+)*\.")
@@ -55,7 +56,8 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "result.bummerl.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "result.kind.": (BUMMERL, SCHNEIDER, RETOURSCHNEIDER),
     "rules.": tuple(sorted(engine_rule_codes())),
-    "coach.where.": ("trump", "auction", "doubling"),  # a card's decision names its trick (coach.where.play)
+    "coach.where.": ("trump", "auction", "doubling"),
+    "team.": ("0", "1"),  # a card's decision names its trick (coach.where.play)
     # Choice names, also shown for stored settings; test_translator checks every choice of every command.
     "command.choice.": ("standard", "stargames", "en", "de", "nl", "tr", "pimc", "greedy"),
 }
@@ -118,5 +120,6 @@ def test_every_rules_refusal_has_a_text():
 def test_every_key_is_used_by_the_code():
     literals, prefixes = keys_in_code()
     used = set(literals) | {prefix + value for prefix in prefixes for value in EXPANSIONS[prefix]}
-    unused = sorted(key for key in ENGLISH if key not in used and not key.startswith("command."))
+    used |= {f"{key}.{form}" for key in used & plural_keys(ENGLISH) for form in ("one", "other")}
+    unused = sorted(key for key in catalogue("en") if key not in used and not key.startswith("command."))
     assert unused == []  # command.* texts are checked against the commands by test_translator

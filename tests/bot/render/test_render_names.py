@@ -24,7 +24,7 @@ NAMES = ("Anna", "Ben", "Carla", "Dominik")
     ("ST", "doppeldeutsch", "de", "Laub-Zehner"),
     ("DQ", "doppeldeutsch", "de", "Schellen-Ober"),
     ("CJ", "doppeldeutsch", "de", "Eichel-Unter"),
-    ("DA", "doppeldeutsch", "en", "Sow of Bells"),
+    ("DA", "doppeldeutsch", "en", "Ace of Bells"),
     ("HA", "french", "en", "Ace of Hearts"),
     ("SQ", "french", "de", "Pik-Dame"),
     ("DJ", "french", "de", "Karo-Bube"),
@@ -72,7 +72,7 @@ def test_hand_alt_text_names_every_card(deck, lang):
 
 def test_hand_alt_text_in_english():
     assert hand_alt_text(["HA", "HT"], playable=["HT"], trump="S") == (
-        "Your hand: Sow of Hearts, Ten of Hearts. Trump: Leaves. Playable: Ten of Hearts.")
+        "Your hand: Ace of Hearts, Ten of Hearts. Trump: Leaves. Playable: Ten of Hearts.")
     assert hand_alt_text(["HA", "HT"], lang="de") == "Deine Karten: Herz-Sau, Herz-Zehner."
 
 

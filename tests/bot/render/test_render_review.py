@@ -66,7 +66,7 @@ def test_the_alt_text_tells_the_tricks_their_winners_and_what_was_never_played()
     alt = deal_review_alt_text(ENDED_EARLY)
     assert "King of Hearts was turned up for trump." in alt
     assert "Anna declared Kontrabauernschnapser. Stakes ×8." in alt
-    assert "Trick 1: Anna played Sow of Hearts, Benedikt played Ober of Hearts" in alt and "; Anna won it." in alt
+    assert "Trick 1: Anna played Ace of Hearts, Benedikt played Ober of Hearts" in alt and "; Anna won it." in alt
     assert "Trick 2" not in alt
     assert "Never played: Anna (Ten of Hearts, King of Hearts, Ober of Acorns, Unter of Leaves); Benedikt (" in alt
     assert alt.endswith("Anna & Carla win the deal with 1 game point.")

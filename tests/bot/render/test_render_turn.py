@@ -35,8 +35,8 @@ def test_the_table_part_shows_what_was_played():
 
 def test_alt_text_names_the_plays_then_the_hand_in_its_order():
     text = turn_alt_text(_scene())
-    assert text.startswith("Trick 3. Trick: Anna played Sow of Hearts and Ben played Ober of Hearts.")
-    assert "Your hand: Ten of Hearts, King of Hearts, Sow of Leaves, Ober of Leaves, Unter of Bells." in text
+    assert text.startswith("Trick 3. Trick: Anna played Ace of Hearts and Ben played Ober of Hearts.")
+    assert "Your hand: Ten of Hearts, King of Hearts, Ace of Leaves, Ober of Leaves, Unter of Bells." in text
     assert "Playable: Ten of Hearts, King of Hearts." in text
     assert "The trick is empty." in turn_alt_text(_scene(places=()))
 

@@ -141,7 +141,7 @@ async def test_reviews_are_rate_limited_per_person(fake_discord: FakeDiscord, wo
     assert "reviewed" in await answer_text(first)
     again = await fake_discord.click(alice, result, label="Review my play")
     text = await answer_text(again)
-    assert "You can ask for 1 reviews every 10 minutes" in text and "reviewed" not in text
+    assert "You can ask for 1 review every 10 minutes" in text and "reviewed" not in text
 
 
 async def test_a_slow_review_never_holds_up_a_table(

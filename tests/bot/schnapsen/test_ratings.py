@@ -74,7 +74,7 @@ async def test_a_bummerl_shows_each_persons_rating_change_and_the_rating_board_l
 async def test_the_settings_reply_says_how_many_people_a_rated_bummerl_needs(world: Table) -> None:
     await world.start_bot()
     reply = await world.command(world.admin, "settings", rated_min_people=3)
-    assert "rated from 3 people at a table" in reply.original.content
+    assert "Rated if people hold at least 3 of the 4 seats" in reply.original.content
     assert world.bot is not None
     assert (await world.bot.db.get_guild_settings(world.guild.id)).rated_min_people == 3
 
