@@ -29,6 +29,7 @@ from engine.ai.analysis import Judged
 
 from . import components  # its buttons answer with these payloads: both import the module, not names
 from .ids import ButtonId, action_id
+from .ruletexts import changed_rules_text
 from .texts import (
     action_emoji,
     action_label,
@@ -168,6 +169,7 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
                 value=seat_name(table, seat) if table.seats[seat] else t(lang, "seat.empty"),
                 inline=True,
             )
+        add_rules_field(embed, table, lang)
         embed.set_footer(
             text=t(
                 lang,
@@ -192,11 +194,19 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     if table.log:
         lines = [log_line(table, lang, key, values) for key, values in table.log]
         embed.add_field(name=t(lang, "table.log"), value="\n".join(lines)[-1024:], inline=False)
+    add_rules_field(embed, table, lang)
     payload.view = table_view(table, lang)
     if scene is not None:
         payload.images["table.png"] = await rendered(render.render_table, scene)
         payload.alt["table.png"] = render.table_alt_text(scene)
     return payload
+
+
+def add_rules_field(embed: discord.Embed, table: TableSnapshot, lang: str) -> None:
+    """The settings the table changed from its preset, for everyone to see before and during play."""
+    changed = changed_rules_text(table.rules, lang)
+    if changed is not None:
+        embed.add_field(name=t(lang, "ruleset.field"), value=changed[:1024], inline=False)
 
 
 def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:
