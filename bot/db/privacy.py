@@ -42,7 +42,9 @@ class PrivacyRepo(DatabaseCore):
         """Forget ``user_id`` (see the module's docstring), in one transaction. Refused with `AlreadySeated`,
         changing nothing, while they sit at an open table: that table still plays with their name."""
         if user_id <= 0 or pseudonym >= PSEUDONYM_CEILING:
-            raise ValueError(f"forget_person({user_id}, {pseudonym}): a user id > 0 and a pseudonym below the ceiling")
+            raise ValueError(
+                f"forget_person({user_id}, {pseudonym}): a user id > 0 and a pseudonym below the ceiling"
+            )
         async with self.transaction():
             seated = await self._fetch_one(
                 "SELECT table_id FROM seats WHERE user_id = ? AND table_open = 1", (user_id,)
@@ -53,7 +55,8 @@ class PrivacyRepo(DatabaseCore):
             ratings = await self._execute("DELETE FROM rating_history WHERE player_id = ?", (user_id,))
             ratings += await self._execute("DELETE FROM ratings WHERE player_id = ?", (user_id,))
             tallies = await self._execute(
-                "DELETE FROM team_tallies WHERE ?1 IN (pair1_low, pair1_high, pair2_low, pair2_high)", (user_id,)
+                "DELETE FROM team_tallies WHERE ?1 IN (pair1_low, pair1_high, pair2_low, pair2_high)",
+                (user_id,),
             )
             prefs = await self._execute("DELETE FROM player_prefs WHERE user_id = ?", (user_id,))
             bummerl = 0

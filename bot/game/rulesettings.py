@@ -22,7 +22,14 @@ TARGET_RANGE = (6, 99)
 
 _ALL = [contract.id for contract in Contract]
 # The contracts the declarer must win alone, in which RULES.md's "make tricks" reading keeps Stichzwang.
-_MAKE_TRICKS = ["bauernschnapser", "gang", "kontrabauernschnapser", "kontraschnapser", "schnapser", "zehnerloch"]
+_MAKE_TRICKS = [
+    "bauernschnapser",
+    "gang",
+    "kontrabauernschnapser",
+    "kontraschnapser",
+    "schnapser",
+    "zehnerloch",
+]
 
 # Settings whose value is a set of contracts: the named sets a command offers (choice -> contract ids).
 CONTRACT_SET_CHOICES: dict[str, dict[str, list[str]]] = {
@@ -122,7 +129,9 @@ def setting_state(rules: Ruleset, setting: str) -> Any:
     value = getattr(rules, setting)
     if setting in CONTRACT_SET_CHOICES:
         ids = sorted(contract.id for contract in value)
-        return next((name for name, named in CONTRACT_SET_CHOICES[setting].items() if sorted(named) == ids), None)
+        return next(
+            (name for name, named in CONTRACT_SET_CHOICES[setting].items() if sorted(named) == ids), None
+        )
     return value
 
 
