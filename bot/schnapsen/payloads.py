@@ -169,7 +169,7 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
                 value=seat_name(table, seat) if table.seats[seat] else t(lang, "seat.empty"),
                 inline=True,
             )
-        add_rules_field(embed, table, lang)
+        add_rules_field(embed, table.rules, lang)
         embed.set_footer(
             text=t(
                 lang,
@@ -194,7 +194,7 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     if table.log:
         lines = [log_line(table, lang, key, values) for key, values in table.log]
         embed.add_field(name=t(lang, "table.log"), value="\n".join(lines)[-1024:], inline=False)
-    add_rules_field(embed, table, lang)
+    add_rules_field(embed, table.rules, lang)
     payload.view = table_view(table, lang)
     if scene is not None:
         payload.images["table.png"] = await rendered(render.render_table, scene)
@@ -202,9 +202,9 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     return payload
 
 
-def add_rules_field(embed: discord.Embed, table: TableSnapshot, lang: str) -> None:
-    """The settings the table changed from its preset, for everyone to see before and during play."""
-    changed = changed_rules_text(table.rules, lang)
+def add_rules_field(embed: discord.Embed, rules: engine.Ruleset, lang: str) -> None:
+    """The settings a table changed from its preset, for everyone to see before and during play."""
+    changed = changed_rules_text(rules, lang)
     if changed is not None:
         embed.add_field(name=t(lang, "ruleset.field"), value=changed[:1024], inline=False)
 
@@ -672,6 +672,7 @@ def rules_embed(rules: engine.Ruleset, lang: str) -> discord.Embed:
             value=t(lang, f"rules.who.{contract.id}"),
             inline=False,
         )
+    add_rules_field(embed, rules, lang)
     embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
     return embed
 
