@@ -462,14 +462,9 @@ class SchnapsenCog(
 
     # --- rule settings and a person's data ---------------------------------------------------------------
 
-    @app_commands.command(
-        name="server-rules", description=_("Rule settings for new tables in this server (Manage Server)")
-    )
     @app_commands.choices(preset=PRESET_CHOICES, **RULE_CHOICES)
     @app_commands.describe(**RULE_DESCRIPTIONS)
-    @app_commands.default_permissions(manage_guild=True)
-    @app_commands.guild_only()
-    async def server_rules(
+    async def rule_command(
         self,
         interaction: Interaction,
         preset: str | None = None,
@@ -492,9 +487,33 @@ class SchnapsenCog(
         stichzwang_contracts: str | None = None,
         undertrump_required: bool | None = None,
     ) -> None:
+        """``/schnapsen server-rules`` and ``/schnapsen table-rules``: one callback, so that both have the same
+        options (one per setting of docs/rules.md), each given setting checked by the service."""
+        changes = given_rule_settings(locals())
+        if interaction.command is not None and interaction.command.name == "server-rules":
+            await self.change_server_rules(interaction, preset, reset, changes)
+        else:
+            await self.change_table_rules(interaction, preset, reset, changes)
+
+    server_rules = app_commands.guild_only()(
+        app_commands.default_permissions(manage_guild=True)(
+            app_commands.command(
+                name="server-rules", description=_("Rule settings for new tables in this server (Manage Server)")
+            )(rule_command)
+        )
+    )
+    table_rules = app_commands.guild_only()(
+        app_commands.command(
+            name="table-rules",
+            description=_("Change the rules of the table in this channel before it starts (host)"),
+        )(rule_command)
+    )
+
+    async def change_server_rules(
+        self, interaction: Interaction, preset: str | None, reset: bool, changes: dict[str, Any]
+    ) -> None:
         """The rules every new table of the server starts with (tables already open keep theirs); with no
         option it shows them. The host can still change a lobby's rules with table-rules."""
-        changes = given_rule_settings(locals())
         lang = language_of(interaction)
         if not (interaction.permissions and interaction.permissions.manage_guild):
             raise UserError("error.manager_only")
@@ -506,39 +525,11 @@ class SchnapsenCog(
         rules = rulesettings.ruleset_of(updated.preset, updated.rule_changes)
         await answer(interaction, t(lang, "reply.server_rules", rules=ruletexts.rules_summary(rules, lang)))
 
-    @app_commands.command(
-        name="table-rules",
-        description=_("Change the rules of the table in this channel before it starts (host)"),
-    )
-    @app_commands.choices(preset=PRESET_CHOICES, **RULE_CHOICES)
-    @app_commands.describe(**RULE_DESCRIPTIONS)
-    @app_commands.guild_only()
-    async def table_rules(
-        self,
-        interaction: Interaction,
-        preset: str | None = None,
-        reset: bool = False,
-        target: app_commands.Range[int, 6, 99] | None = None,
-        score_display: str | None = None,
-        schneider_bummerl: int | None = None,
-        retourschneider_bummerl: int | None = None,
-        show_all_tricks: bool | None = None,
-        bettler_value: int | None = None,
-        ass_bettler: bool | None = None,
-        partner_sits_out: str | None = None,
-        bidding_turns: int | None = None,
-        schnapser_leader: str | None = None,
-        schnapser_marriages: str | None = None,
-        max_multiplier: int | None = None,
-        kontra_forbidden: str | None = None,
-        re_forbidden: str | None = None,
-        sitting_out_partner_may_double: bool | None = None,
-        stichzwang_contracts: str | None = None,
-        undertrump_required: bool | None = None,
+    async def change_table_rules(
+        self, interaction: Interaction, preset: str | None, reset: bool, changes: dict[str, Any]
     ) -> None:
         """The host changes the lobby's rules (the table message shows them to everyone before Start); with no
         option anyone sees them. A table that has started keeps its rules."""
-        changes = given_rule_settings(locals())
         lang = language_of(interaction)
         table = self.table_here(interaction)
         await thinking(interaction)
