@@ -206,7 +206,8 @@ def add_rules_field(embed: discord.Embed, rules: engine.Ruleset, lang: str) -> N
     """The settings a table changed from its preset, for everyone to see before and during play."""
     changed = changed_rules_text(rules, lang)
     if changed is not None:
-        embed.add_field(name=t(lang, "ruleset.field"), value=changed[:1024], inline=False)
+        preset = t(lang, f"command.choice.{rules.preset}")
+        embed.add_field(name=t(lang, "ruleset.field", preset=preset), value=changed[:1024], inline=False)
 
 
 def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:

@@ -10,7 +10,7 @@ from bot.db import REMOVED_NAME, BummerlRow, Player, PlayerDealStats, PlayerPref
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.fakediscord import FakeDiscord, FakeMessage
 
-RULES_FIELD = "Rules changed from the preset"
+RULES_FIELD = ("Changes to the Standard rules", "Changes to the StarGames rules")
 COUNT_DOWN = "Score counts down: what each team still needs"
 ONE_ROUND = "Everyone speaks once in the auction"
 
@@ -18,7 +18,7 @@ ONE_ROUND = "Everyone speaks once in the auction"
 def rules_field(message: FakeMessage) -> str | None:
     """The table message's list of changed rules, None when it shows none."""
     fields = message.embeds[0].get("fields", [])
-    return next((f["value"] for f in fields if f["name"] == RULES_FIELD), None)
+    return next((f["value"] for f in fields if f["name"] in RULES_FIELD), None)
 
 
 async def test_the_servers_rules_reach_a_new_table_and_its_message(
@@ -94,6 +94,9 @@ async def test_the_host_changes_the_lobbys_rules_until_the_start(
         frozenset(),
         12,
     )
+
+    contracts = await world.command(guest, "rules")  # /schnapsen rules lists them too
+    assert rules_field(contracts.original) == rules_field(lobby)
 
     by_guest = await world.command(guest, "table-rules", target=30)
     assert await ephemeral_reply(by_guest) == "Only the host can do that."
