@@ -4,15 +4,37 @@ player type, what they are answered, and what the table message and the storage 
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
+
+import discord
 
 import engine
 from bot.db import REMOVED_NAME, BummerlRow, Player, PlayerDealStats, PlayerPrefs
+from bot.game import rulesettings
+from bot.schnapsen.cog import SchnapsenCog
+from bot.settings import Settings
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.fakediscord import FakeDiscord, FakeMessage
 
 RULES_FIELD = ("Changes to the Standard rules", "Changes to the StarGames rules")
 COUNT_DOWN = "Score counts down: what each team still needs"
 ONE_ROUND = "Everyone speaks once in the auction"
+
+
+def test_both_commands_offer_exactly_what_the_service_accepts() -> None:
+    cog = SchnapsenCog(SimpleNamespace(service=None, settings=Settings(token="unused")))  # type: ignore[arg-type]
+    for name in ("server-rules", "table-rules"):
+        command = next(c for c in cog.app_command.commands if c.name == name)
+        assert isinstance(command, discord.app_commands.Command)
+        options = {option.name: option for option in command.parameters}
+        assert list(options) == ["preset", "reset", *rulesettings.RULE_SETTINGS]
+        assert (options["target"].min_value, options["target"].max_value) == rulesettings.TARGET_RANGE
+        for setting, values in rulesettings.VALUE_CHOICES.items():
+            assert sorted(choice.value for choice in options[setting].choices) == sorted(values), setting
+        for setting, named in rulesettings.CONTRACT_SET_CHOICES.items():
+            assert sorted(choice.value for choice in options[setting].choices) == sorted(named), setting
+        for setting in rulesettings.BOOL_SETTINGS:
+            assert options[setting].type is discord.AppCommandOptionType.boolean, setting
 
 
 def rules_field(message: FakeMessage) -> str | None:
