@@ -930,6 +930,7 @@ class TableService(ProfileQueries):
             rated_min_people=current.rated_min_people if rated_min_people is None else rated_min_people,
             table_threads=current.table_threads if table_threads is None else table_threads,
             deal_review=current.deal_review if deal_review is None else deal_review,
+            rule_changes=current.rule_changes,  # changed by update_guild_rules only
         )
         await self.db.save_guild_settings(updated)
         return updated

@@ -115,6 +115,13 @@ async def test_server_changes_add_up_until_reset_and_a_bad_value_stores_nothing(
     assert (cleared.preset, cleared.rule_changes) == ("stargames", {})
 
 
+async def test_the_other_server_settings_leave_the_rule_settings_alone(service: TableService) -> None:
+    await service.update_guild_rules(GUILD, changes={"target": 12})
+    updated = await service.update_guild_settings(GUILD, preset="stargames", turn_seconds=30)
+    assert (updated.preset, updated.rule_changes) == ("stargames", {"target": 12})
+    assert (await service.guild_settings(GUILD)).rule_changes == {"target": 12}
+
+
 async def test_the_host_changes_the_lobbys_rules_and_they_survive_a_restart(
     service: TableService, db: Database
 ) -> None:
