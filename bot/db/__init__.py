@@ -46,6 +46,7 @@ from .models import (
     shown_rating,
 )
 from .prefs import PlayerPrefs
+from .privacy import REMOVED_NAME, Forgotten
 
 __all__ = [
     "AI_IDENTITIES",
@@ -53,6 +54,7 @@ __all__ = [
     "MIGRATIONS_DIR",
     "OPEN_STATUSES",
     "RATING_MIN_GAMES",
+    "REMOVED_NAME",
     "AiStrength",
     "AlreadySeated",
     "BummerlKind",
@@ -61,6 +63,7 @@ __all__ = [
     "Database",
     "DealResultRow",
     "DeckStyle",
+    "Forgotten",
     "GuildSettings",
     "LeaderboardEntry",
     "LeaderboardPage",

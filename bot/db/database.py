@@ -11,6 +11,7 @@ from .inbox import ClickInboxRepo
 from .outbox import OutboxRepo
 from .postgres import PostgresCore
 from .prefs import PlayerPrefsRepo
+from .privacy import PrivacyRepo
 from .profile import ProfileRepo
 from .ratings import RatingsRepo
 from .records import RecordsRepo
@@ -55,7 +56,7 @@ def parse_database_url(target: str | os.PathLike[str]) -> DatabaseUrl:
 
 class Database(
     GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo, ProfileRepo,
-    PlayerPrefsRepo, ClickInboxRepo,
+    PlayerPrefsRepo, ClickInboxRepo, PrivacyRepo,
 ):
     """Open with `await Database.open(path_or_url)`, close with `await db.close()`.
 

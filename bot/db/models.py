@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bot.vocabulary import DEFAULT_DECK, AiStrength, DeckStyle, Language, TableStatus
@@ -37,6 +37,9 @@ class GuildSettings:
     rated_min_people: int = DEFAULT_RATED_MIN_PEOPLE  # a Bummerl is rated when this many people played it
     table_threads: bool = False  # `/schnapsen new` opens a thread of its own for each table
     deal_review: bool = True  # "Show the deal" on result messages
+    # The rule settings new tables change from the preset, in the record's JSON form ({"target": 12}); kept
+    # when the preset changes (bot/game/rulesettings.py checks them).
+    rule_changes: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

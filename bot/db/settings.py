@@ -1,6 +1,8 @@
-"""Per-guild defaults chosen with `/schnapsen settings`."""
+"""Per-guild defaults chosen with `/schnapsen settings` and `/schnapsen server-rules`."""
 
 from __future__ import annotations
+
+import json
 
 from .core import DatabaseCore
 from .models import GuildSettings
@@ -11,7 +13,7 @@ class GuildSettingsRepo(DatabaseCore):
         """The guild's settings, or the defaults when it never saved any."""
         row = await self._fetch_one(
             "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people,"
-            " table_threads, deal_review FROM guild_settings WHERE guild_id = ?",
+            " table_threads, deal_review, rule_changes_json FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         )
         if row is None:
@@ -19,6 +21,7 @@ class GuildSettingsRepo(DatabaseCore):
         values = dict(row)
         values["table_threads"] = bool(values["table_threads"])
         values["deal_review"] = bool(values["deal_review"])
+        values["rule_changes"] = json.loads(values.pop("rule_changes_json"))
         return GuildSettings(**values)
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
@@ -26,13 +29,15 @@ class GuildSettingsRepo(DatabaseCore):
             await self._execute(
                 """
                 INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
-                                            ai_delay_ms, rated_min_people, table_threads, deal_review)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                            ai_delay_ms, rated_min_people, table_threads, deal_review,
+                                            rule_changes_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id) DO UPDATE SET
                     language = excluded.language, preset = excluded.preset, deck = excluded.deck,
                     turn_seconds = excluded.turn_seconds, ai_strength = excluded.ai_strength,
                     ai_delay_ms = excluded.ai_delay_ms, rated_min_people = excluded.rated_min_people,
-                    table_threads = excluded.table_threads, deal_review = excluded.deal_review
+                    table_threads = excluded.table_threads, deal_review = excluded.deal_review,
+                    rule_changes_json = excluded.rule_changes_json
                 """,
                 (
                     settings.guild_id,
@@ -45,5 +50,6 @@ class GuildSettingsRepo(DatabaseCore):
                     settings.rated_min_people,
                     int(settings.table_threads),
                     int(settings.deal_review),
+                    json.dumps(settings.rule_changes, sort_keys=True),
                 ),
             )

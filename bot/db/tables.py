@@ -151,6 +151,16 @@ class TablesRepo(DatabaseCore):
             ):
                 raise TableNotFound(table_id)
 
+    async def set_lobby_rules(self, table_id: int, rules_json: str, now: int) -> bool:
+        """Store a lobby's rules (`ruleset_to_json` as JSON text); False, changing nothing, once the table has
+        left the lobby: a started table keeps the rules it was started with."""
+        async with self.transaction():
+            changed = await self._execute(
+                "UPDATE game_tables SET rules_json = ?, updated_at = ? WHERE id = ? AND status = 'lobby'",
+                (rules_json, now, table_id),
+            )
+        return changed > 0
+
     async def set_status(self, table_id: int, status: TableStatus, now: int) -> None:
         """Move the table to `status`. Closing frees the channel and the seats; closed stays closed."""
         async with self.transaction():

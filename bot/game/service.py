@@ -16,10 +16,10 @@ import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import engine
 from bot.db import (
@@ -29,6 +29,7 @@ from bot.db import (
     ChannelBusy,
     Database,
     DealResultRow,
+    Forgotten,
     GuildSettings,
     LeaderboardEntry,
     LeaderboardPage,
@@ -43,13 +44,14 @@ from bot.db import (
     Tally,
 )
 from bot.db.inbox import CLICKS_CHANNEL, InboxClick
+from bot.db.privacy import PSEUDONYM_CEILING
 from bot.db.retention import retention_cutoff
 from bot.shards import ShardRange, shard_of
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES
 from engine import Action
 from engine.events import BummerlWon, Event
 
-from . import ratings
+from . import ratings, rulesettings
 from .coach import ReviewSubject
 from .errors import UserError, one_of
 from .profile import ProfileQueries
@@ -301,10 +303,12 @@ class TableService(ProfileQueries):
         language: str,
         thread_parent_id: int | None = None,
         practice: bool = False,
+        rule_changes: Mapping[str, Any] | None = None,
     ) -> TableSnapshot:
         """Open a lobby in ``channel_id`` with the host in North. ``thread_parent_id``: the channel is a thread
-        the bot opened there for this table (it is archived when the table closes)."""
-        preset_chosen = one_of(preset, tuple(engine.PRESETS), "error.bad_preset", preset=preset)
+        the bot opened there for this table (it is archived when the table closes). ``rule_changes``: the
+        settings changed from ``preset`` (the server's, in the record's form; bot/game/rulesettings.py)."""
+        rules = rulesettings.ruleset_of(preset, rule_changes or {})
         deck_chosen = one_of(deck, DECK_STYLES, "error.bad_deck", deck=deck)
         language_chosen = one_of(language, LANGUAGES)
         check_turn_seconds(turn_seconds)
@@ -315,7 +319,7 @@ class TableService(ProfileQueries):
                     guild_id=guild_id,
                     channel_id=channel_id,
                     host_id=host_id,
-                    rules_json=json.dumps(preset_chosen),
+                    rules_json=json.dumps(engine.ruleset_to_json(rules)),
                     deck=deck_chosen,
                     turn_seconds=turn_seconds,
                     language=language_chosen,
@@ -438,6 +442,35 @@ class TableService(ProfileQueries):
                 await self.db.set_practice(table.id, practice)
                 await self.db.bump_version(table.id, self.now())
             return await self._refresh(table)
+
+    async def set_table_rules(
+        self,
+        table_id: int,
+        user_id: int,
+        *,
+        preset: str | None = None,
+        reset: bool = False,
+        changes: Mapping[str, Any] | None = None,
+    ) -> TableSnapshot:
+        """The host changes the lobby's rules: ``preset`` switches the preset and keeps the settings changed
+        from it, ``reset`` drops those first, ``changes`` (setting -> value as the command offers it, None:
+        not given) apply last. A table that has started keeps its rules: refused with ``error.rules_locked``."""
+        async with self.lock(table_id):
+            table = self.get(table_id)
+            if table.status != "lobby":
+                raise UserError("error.rules_locked")
+            if user_id != table.row.host_id:
+                raise UserError("error.host_only")
+            kept = {} if reset else rulesettings.changes_from_preset(table.rules)
+            given = rulesettings.checked_changes(changes or {})
+            rules = rulesettings.ruleset_of(preset or table.rules.preset, {**kept, **given})
+            async with self.db.transaction():
+                if not await self.db.set_lobby_rules(table.id, json.dumps(engine.ruleset_to_json(rules)), self.now()):
+                    raise UserError("error.rules_locked")
+                await self.db.bump_version(table.id, self.now())
+            row = await self.db.get_table(table.id)
+            assert row is not None
+            return await self._load(row)  # the match is rebuilt with the new rules
 
     async def start(self, table_id: int, user_id: int) -> TableSnapshot:
         """The host starts: empty seats get AI players, and the first deal is dealt."""
@@ -897,7 +930,28 @@ class TableService(ProfileQueries):
             rated_min_people=current.rated_min_people if rated_min_people is None else rated_min_people,
             table_threads=current.table_threads if table_threads is None else table_threads,
             deal_review=current.deal_review if deal_review is None else deal_review,
+            rule_changes=current.rule_changes,  # changed by update_guild_rules only
         )
+        await self.db.save_guild_settings(updated)
+        return updated
+
+    async def update_guild_rules(
+        self,
+        guild_id: int,
+        *,
+        preset: str | None = None,
+        reset: bool = False,
+        changes: Mapping[str, Any] | None = None,
+    ) -> GuildSettings:
+        """Change the rules new tables of the guild get: as ``set_table_rules`` does for a lobby (tables
+        already open keep theirs). Nothing is stored when a value is refused."""
+        current = await self.db.get_guild_settings(guild_id)
+        kept = {} if reset else dict(current.rule_changes)
+        given = rulesettings.checked_changes(changes or {})
+        chosen = current.preset if preset is None else preset
+        rules = rulesettings.ruleset_of(chosen, {**kept, **given})
+        # Settings that equal the preset's are dropped, so that what is stored is what differs.
+        updated = replace(current, preset=rules.preset, rule_changes=rulesettings.changes_from_preset(rules))
         await self.db.save_guild_settings(updated)
         return updated
 
@@ -1003,6 +1057,22 @@ class TableService(ProfileQueries):
         await self.db.save_player_prefs(updated, self.now())
         self._remember_prefs(updated)
         return updated
+
+    async def forget_person(self, user_id: int) -> Forgotten:
+        """``/schnapsen forget-me``: delete what is the person's alone and take their name and id out of the
+        records others played (bot/db/privacy.py), in one transaction. Refused while they sit at an open
+        table: they leave it first (a lobby would show their name, a game would go on with it)."""
+        if self.table_of_user(user_id) is not None:
+            raise UserError("error.forget_seated")
+        pseudonym = PSEUDONYM_CEILING - random.SystemRandom().getrandbits(52)
+        try:
+            forgotten = await self.db.forget_person(user_id, pseudonym)
+        except AlreadySeated:  # at a table another process serves
+            raise UserError("error.forget_seated") from None
+        self._prefs.pop(user_id, None)
+        # No id in the log: the person asked to be forgotten.
+        log.info("forgot a person on request: %s", forgotten)
+        return forgotten
 
     def _remember_prefs(self, prefs: PlayerPrefs) -> None:
         self._prefs[prefs.user_id] = prefs

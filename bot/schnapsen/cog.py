@@ -18,15 +18,16 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
 import engine
+from bot.game import rulesettings
 from bot.game.errors import UserError, one_of
 from bot.game.service import TableService
 from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
 
-from . import payloads, threads
+from . import payloads, ruletexts, threads
 from .checks import Throttle, may_manage
-from .components import COMPONENTS, leave_table, show_hand
+from .components import COMPONENTS, forget_me_view, leave_table, show_hand
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
 from .translator import CHOICE_KEYS, CatalogueTranslator
@@ -56,6 +57,29 @@ LANGUAGE_CHOICES = named_choices(*LANGUAGES)
 AI_CHOICES = named_choices(*AI_STRENGTHS)
 HAND_PLACE_CHOICES = named_choices(*HAND_PLACES)
 HAND_ORDER_CHOICES = named_choices(*HAND_ORDERS)
+RULE_CHOICES = ruletexts.rule_choices()
+# The options of /schnapsen server-rules and table-rules: one per setting of docs/rules.md.
+RULE_DESCRIPTIONS = {
+    "target": _("Game points that win a Bummerl (6 to 99; 24 by default)"),
+    "score_display": _("Count the score up, or down from the target (the regional custom)"),
+    "schneider_bummerl": _("Bummerl a Schneider costs (the losers scored nothing)"),
+    "retourschneider_bummerl": _("Bummerl a Retourschneider costs (the losers led 23:0 and lost)"),
+    "show_all_tricks": _("Keep every finished trick visible (by default only each team's first)"),
+    "bettler_value": _("Game points of a Bettler"),
+    "ass_bettler": _("Whether the Ass-Bettler can be bid"),
+    "partner_sits_out": _("Contracts in which the declarer's partner sits out"),
+    "bidding_turns": _("How often each player may speak in the auction"),
+    "schnapser_leader": _("Who leads the first trick of a Schnapser"),
+    "schnapser_marriages": _("How a marriage counts in a Schnapser"),
+    "max_multiplier": _("The highest doubling: Re (×4) or Subkontra (×8)"),
+    "kontra_forbidden": _("Contracts on which no Kontra may be said"),
+    "re_forbidden": _("Contracts on which no Re may be said"),
+    "sitting_out_partner_may_double": _("Whether a partner who sits out may say Re"),
+    "stichzwang_contracts": _("Contracts in which you must beat the winning card if you can"),
+    "undertrump_required": _("Whether a player who cannot overtrump must still play a lower trump"),
+    "reset": _("Start again from the preset's own rules, then apply the options given here"),
+    "preset": _("Rules preset"),
+}
 # The words of a person's choices in the answer to /schnapsen prefs: the choices' own texts.
 CHOICE_TEXT_KEYS = {
     "dm": "command.choice.dm",
@@ -202,6 +226,7 @@ class SchnapsenCog(
             "turn_seconds": turn_time or defaults.turn_seconds,
             "language": defaults.language or language_for_locale(interaction.guild_locale),
             "practice": practice,
+            "rule_changes": defaults.rule_changes,  # the server's rule settings, on whichever preset
         }
         if defaults.table_threads and threads.opens_threads_in(interaction.channel):
             # Inside a thread (or where no thread can be opened) the table opens right there instead.
@@ -437,6 +462,106 @@ class SchnapsenCog(
             + "\n"
             + threads_line,
         )
+
+
+    # --- rule settings and a person's data ---------------------------------------------------------------
+
+    @app_commands.choices(preset=PRESET_CHOICES, **RULE_CHOICES)
+    @app_commands.describe(**RULE_DESCRIPTIONS)
+    async def rule_command(
+        self,
+        interaction: Interaction,
+        preset: str | None = None,
+        reset: bool = False,
+        target: app_commands.Range[int, 6, 99] | None = None,
+        score_display: str | None = None,
+        schneider_bummerl: int | None = None,
+        retourschneider_bummerl: int | None = None,
+        show_all_tricks: bool | None = None,
+        bettler_value: int | None = None,
+        ass_bettler: bool | None = None,
+        partner_sits_out: str | None = None,
+        bidding_turns: int | None = None,
+        schnapser_leader: str | None = None,
+        schnapser_marriages: str | None = None,
+        max_multiplier: int | None = None,
+        kontra_forbidden: str | None = None,
+        re_forbidden: str | None = None,
+        sitting_out_partner_may_double: bool | None = None,
+        stichzwang_contracts: str | None = None,
+        undertrump_required: bool | None = None,
+    ) -> None:
+        """``/schnapsen server-rules`` and ``/schnapsen table-rules``: one callback, so that both have the same
+        options (one per setting of docs/rules.md), each given setting checked by the service."""
+        changes = given_rule_settings(locals())
+        if interaction.command is not None and interaction.command.name == "server-rules":
+            await self.change_server_rules(interaction, preset, reset, changes)
+        else:
+            await self.change_table_rules(interaction, preset, reset, changes)
+
+    server_rules = app_commands.guild_only()(
+        app_commands.default_permissions(manage_guild=True)(
+            app_commands.command(
+                name="server-rules", description=_("Rule settings for new tables in this server (Manage Server)")
+            )(rule_command)
+        )
+    )
+    table_rules = app_commands.guild_only()(
+        app_commands.command(
+            name="table-rules",
+            description=_("Change the rules of the table in this channel before it starts (host)"),
+        )(rule_command)
+    )
+
+    async def change_server_rules(
+        self, interaction: Interaction, preset: str | None, reset: bool, changes: dict[str, Any]
+    ) -> None:
+        """The rules every new table of the server starts with (tables already open keep theirs); with no
+        option it shows them. The host can still change a lobby's rules with table-rules."""
+        lang = language_of(interaction)
+        if not (interaction.permissions and interaction.permissions.manage_guild):
+            raise UserError("error.manager_only")
+        assert interaction.guild_id is not None
+        await thinking(interaction)
+        updated = await self.service.update_guild_rules(
+            interaction.guild_id, preset=preset, reset=reset, changes=changes
+        )
+        rules = rulesettings.ruleset_of(updated.preset, updated.rule_changes)
+        await answer(interaction, t(lang, "reply.server_rules", rules=ruletexts.rules_summary(rules, lang)))
+
+    async def change_table_rules(
+        self, interaction: Interaction, preset: str | None, reset: bool, changes: dict[str, Any]
+    ) -> None:
+        """The host changes the lobby's rules (the table message shows them to everyone before Start); with no
+        option anyone sees them. A table that has started keeps its rules."""
+        lang = language_of(interaction)
+        table = self.table_here(interaction)
+        await thinking(interaction)
+        if changes or preset is not None or reset:
+            table = await self.service.set_table_rules(
+                table.id, interaction.user.id, preset=preset, reset=reset, changes=changes
+            )
+            self.runtime.refresh_table_message(table)
+        await answer(interaction, t(lang, "reply.table_rules", rules=ruletexts.rules_summary(table.rules, lang)))
+
+    @app_commands.command(
+        name="forget-me",
+        description=_("Delete your statistics, ratings and choices, and your name from past games"),
+    )
+    async def forget_me(self, interaction: Interaction) -> None:
+        """Asks first (only the caller sees it); the button does it (``components.ForgetMeButton``)."""
+        lang = language_of(interaction)
+        view = forget_me_view(interaction.user.id, lang)
+        await interaction.response.send_message(t(lang, "reply.confirm_forget"), view=view, ephemeral=True)
+
+
+def given_rule_settings(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The rule settings a rule command was given (its arguments by name; None: not given)."""
+    return {
+        setting: arguments[setting]
+        for setting in rulesettings.RULE_SETTINGS
+        if arguments.get(setting) is not None
+    }
 
 
 async def setup(bot: SchnapsenBot) -> None:

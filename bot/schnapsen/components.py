@@ -25,6 +25,7 @@ from .checks import check_place, may_manage
 from .ids import (
     COACH_VERBS,
     DEAL_REVIEW_PATTERN,
+    FORGET_ME_PATTERN,
     GAME_VERBS,
     HAND_VERBS,
     HOST_VERBS,
@@ -35,6 +36,7 @@ from .ids import (
     ButtonId,
     action_of,
     deal_review_id,
+    forget_me_id,
     template,
 )
 from .replies import acknowledge, answer, language_of, report_error, thinking
@@ -379,6 +381,38 @@ class DealReviewButton(ShellButton, template=DEAL_REVIEW_PATTERN):
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
 
 
+class ForgetMeButton(ShellButton, template=FORGET_ME_PATTERN):
+    """The confirmation of ``/schnapsen forget-me``, ``bsforget:<user>``: only that person's click deletes
+    that person's data (the id is untrusted: another user's click, or a forged id, is refused)."""
+
+    def __init__(self, user_id: int, label: str = "·") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], custom_id=forget_me_id(user_id), style=discord.ButtonStyle.danger)
+        )
+        self.user_id = user_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["user"]))
+
+    def check(self, interaction: Interaction) -> None:
+        if interaction.user.id != self.user_id:
+            raise UserError("error.not_your_seat")
+
+    async def clicked(self, interaction: Interaction) -> None:
+        await thinking(interaction)  # one transaction over several tables: acknowledge first
+        await interaction.client.service.forget_person(self.user_id)
+        await answer(interaction, t(self.lang, "reply.forgotten"))
+
+
+def forget_me_view(user_id: int, lang: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ForgetMeButton(user_id, t(lang, "button.confirm_forget")))
+    return view
+
+
 COMPONENTS = (
     GameActionButton,
     SeatButton,
@@ -388,6 +422,7 @@ COMPONENTS = (
     UnknownVerbButton,
     LeaderboardButton,
     DealReviewButton,
+    ForgetMeButton,
 )
 
 

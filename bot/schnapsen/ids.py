@@ -20,6 +20,8 @@ LEADERBOARD_PATTERN = rf"bslb:(?P<sort>{'|'.join(LEADERBOARD_SORTS)}):(?P<page>[
 # "Show the deal" on a result message: a finished deal of a table, open or closed (so not a ``bs:`` id, whose
 # family acts only on open tables).
 DEAL_REVIEW_PATTERN = r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"
+# The confirmation of /schnapsen forget-me: the person it was shown to (only their click counts).
+FORGET_ME_PATTERN = r"bsforget:(?P<user>[0-9]{1,20})"
 
 # The verbs of each family of buttons (one DynamicItem class each, see components.py). Game verbs carry the
 # position version; the others carry 0, except Rematch and Close, which are made for one finished position.
@@ -34,6 +36,10 @@ TABLE_VERBS = (*SEAT_VERBS, *HOST_VERBS, *HAND_VERBS, *COACH_VERBS)
 
 def deal_review_id(table: int, deal_no: int) -> str:
     return f"bsdeal:{table}:{deal_no}"
+
+
+def forget_me_id(user_id: int) -> str:
+    return f"bsforget:{user_id}"
 
 
 def template(verbs: tuple[str, ...]) -> str:

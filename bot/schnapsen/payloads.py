@@ -29,6 +29,7 @@ from engine.ai.analysis import Judged
 
 from . import components  # its buttons answer with these payloads: both import the module, not names
 from .ids import ButtonId, action_id
+from .ruletexts import changed_rules_text
 from .texts import (
     action_emoji,
     action_label,
@@ -175,6 +176,7 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
                 value=seat_name(table, seat) if table.seats[seat] else t(lang, "seat.empty"),
                 inline=True,
             )
+        add_rules_field(embed, table.rules, lang)
         embed.set_footer(
             text=t(
                 lang,
@@ -199,11 +201,20 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     if table.log:
         lines = [log_line(table, lang, key, values) for key, values in table.log]
         embed.add_field(name=t(lang, "table.log"), value="\n".join(lines)[-1024:], inline=False)
+    add_rules_field(embed, table.rules, lang)
     payload.view = table_view(table, lang)
     if scene is not None:
         payload.images["table.png"] = await rendered(render.render_table, scene)
         payload.alt["table.png"] = render.table_alt_text(scene)
     return payload
+
+
+def add_rules_field(embed: discord.Embed, rules: engine.Ruleset, lang: str) -> None:
+    """The settings a table changed from its preset, for everyone to see before and during play."""
+    changed = changed_rules_text(rules, lang)
+    if changed is not None:
+        preset = t(lang, f"command.choice.{rules.preset}")
+        embed.add_field(name=t(lang, "ruleset.field", preset=preset), value=changed[:1024], inline=False)
 
 
 def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:
@@ -665,6 +676,7 @@ def rules_embed(rules: engine.Ruleset, lang: str) -> discord.Embed:
             value=t(lang, f"rules.who.{contract.id}"),
             inline=False,
         )
+    add_rules_field(embed, rules, lang)
     embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
     return embed
 

@@ -1,0 +1,79 @@
+"""Forgetting a person (``/schnapsen forget-me``, docs/privacy.md): what is theirs alone is deleted, and the
+records other people played keep their shape with the person's name and id replaced.
+
+Deleted: their statistics in every guild, their ratings and rating history, the tallies of every pair they
+were part of, and their own choices. Replaced: in finished Bummerl, their user id by a pseudonym (a random
+negative id no person or AI identity has, the same in all their rows, so that a ratings rebuild still sees one
+player and gives everybody else the ratings they have now) and their name by ``REMOVED_NAME``; at closed
+tables, their seat becomes a nameless seat with no user (their DM ids go too). All in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .core import DatabaseCore
+from .errors import AlreadySeated
+
+REMOVED_NAME = "(removed)"
+# Pseudonyms lie below this id: far from the AI identities (-1, -2) and from any user id (> 0).
+PSEUDONYM_CEILING = -1_000_000
+_BUMMERL_SLOTS = ("winner1", "winner2", "loser1", "loser2")
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """How many rows forgetting a person deleted or changed, per kind."""
+
+    statistics: int  # per-guild statistics rows deleted
+    ratings: int  # ratings and rating history rows deleted
+    tallies: int  # pair tallies deleted
+    prefs: int  # their choices (0 or 1)
+    bummerl: int  # places in finished Bummerl given the pseudonym
+    seats: int  # seats at closed tables made nameless
+
+    @property
+    def anything(self) -> bool:
+        return any((self.statistics, self.ratings, self.tallies, self.prefs, self.bummerl, self.seats))
+
+
+class PrivacyRepo(DatabaseCore):
+    async def forget_person(self, user_id: int, pseudonym: int) -> Forgotten:
+        """Forget ``user_id`` (see the module's docstring), in one transaction. Refused with `AlreadySeated`,
+        changing nothing, while they sit at an open table: that table still plays with their name."""
+        if user_id <= 0 or pseudonym >= PSEUDONYM_CEILING:
+            raise ValueError(
+                f"forget_person({user_id}, {pseudonym}): a user id > 0 and a pseudonym below the ceiling"
+            )
+        async with self.transaction():
+            seated = await self._fetch_one(
+                "SELECT table_id FROM seats WHERE user_id = ? AND table_open = 1", (user_id,)
+            )
+            if seated is not None:
+                raise AlreadySeated(int(seated["table_id"]))
+            statistics = await self._execute("DELETE FROM player_stats WHERE user_id = ?", (user_id,))
+            ratings = await self._execute("DELETE FROM rating_history WHERE player_id = ?", (user_id,))
+            ratings += await self._execute("DELETE FROM ratings WHERE player_id = ?", (user_id,))
+            tallies = await self._execute(
+                "DELETE FROM team_tallies WHERE ?1 IN (pair1_low, pair1_high, pair2_low, pair2_high)",
+                (user_id,),
+            )
+            prefs = await self._execute("DELETE FROM player_prefs WHERE user_id = ?", (user_id,))
+            bummerl = 0
+            for slot in _BUMMERL_SLOTS:
+                bummerl += await self._execute(
+                    f"UPDATE bummerl_results SET {slot}_id = ?1, {slot}_name = ?2 WHERE {slot}_id = ?3",
+                    (pseudonym, REMOVED_NAME, user_id),
+                )
+            seats = await self._execute(
+                """
+                UPDATE seats SET user_id = NULL, display_name = ?1, ai_takeover = 0, dm_channel_id = NULL,
+                                 dm_message_id = NULL
+                WHERE user_id = ?2 AND table_open = 0
+                """,
+                (REMOVED_NAME, user_id),
+            )
+            await self._execute(
+                "UPDATE game_tables SET host_id = 0 WHERE host_id = ? AND status = 'closed'", (user_id,)
+            )
+        return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats)
