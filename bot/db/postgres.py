@@ -109,10 +109,16 @@ class PostgresCore(DatabaseCore):
 
     @classmethod
     async def connect(
-        cls, dsn: str, *, migrations_dir: Path = PG_MIGRATIONS_DIR, max_connections: int = 10
+        cls,
+        dsn: str,
+        *,
+        migrations_dir: Path = PG_MIGRATIONS_DIR,
+        max_connections: int = 10,
+        connect_timeout: float = 60.0,
     ) -> Self:
-        """Open a pool on `dsn` (postgresql://...) and apply any pending migrations."""
-        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections)
+        """Open a pool on `dsn` (postgresql://...) and apply any pending migrations. Each connection must be
+        made within `connect_timeout` seconds."""
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections, timeout=connect_timeout)
         try:
             async with pool.acquire() as conn:
                 await apply_pg_migrations(conn, migrations_dir)
