@@ -146,7 +146,6 @@ def checked_database(text: str, name: str, *, path_allowed: bool) -> str:
     text = text.strip()
     scheme, separator, rest = text.partition("://")
     if separator:
-        scheme = scheme.lower()
         if scheme in ("postgresql", "postgres"):
             host_part = rest.split("?", 1)[0]
             if not host_part.strip("/") and "host=" not in rest:
@@ -306,7 +305,7 @@ def _shards(env: dict[str, str], database: str) -> ShardRange | None:
 
 
 def _is_postgresql(database: str) -> bool:
-    return database.partition("://")[0].lower() in ("postgresql", "postgres") and "://" in database
+    return database.startswith(("postgresql://", "postgres://"))
 
 
 def _is_number(text: str) -> bool:
