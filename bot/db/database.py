@@ -9,7 +9,6 @@ from typing import Literal
 
 from .inbox import ClickInboxRepo
 from .outbox import OutboxRepo
-from .postgres import PostgresCore
 from .prefs import PlayerPrefsRepo
 from .profile import ProfileRepo
 from .ratings import RatingsRepo
@@ -79,6 +78,9 @@ class Database(
         connection within `connect_timeout` seconds."""
         url = parse_database_url(target)
         if url.dialect == "postgresql":
+            # Imported here: the PostgreSQL driver is needed only by those who use PostgreSQL.
+            from .postgres_database import PostgresDatabase
+
             if migrations_dir is None:
                 return await PostgresDatabase.connect(url.dsn, connect_timeout=connect_timeout)
             return await PostgresDatabase.connect(
@@ -93,7 +95,3 @@ class Database(
 
 class SqliteDatabase(SqliteCore, Database):
     """The bot's storage in one SQLite file."""
-
-
-class PostgresDatabase(PostgresCore, Database):
-    """The bot's storage on a PostgreSQL server, which several bot processes may share."""

@@ -413,3 +413,19 @@ def _no_dotenv(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("DATABASE_URL", "DATABASE_PATH"):
         monkeypatch.delenv(name, raising=False)
     yield
+
+
+def test_without_the_postgresql_driver_sqlite_runs_and_postgresql_says_how_to_install_it(tmp_path: Path) -> None:
+    """asyncpg is needed only for PostgreSQL: without it the bot still imports, and a PostgreSQL URL is one
+    line saying what to install."""
+    code = (
+        "import sys\n"
+        "sys.modules['asyncpg'] = None  # as if not installed: importing it fails\n"
+        "import bot.client, bot.copydata, bot.ratings, bot.backup\n"
+        "from bot.__main__ import main\n"
+        "sys.exit(main())\n"
+    )
+    done = run_bot(tmp_path, {"DATABASE_URL": f"postgresql://bot:{PASSWORD}@db/x"}, code=code)
+    assert done.returncode == 2, done.stderr
+    assert "pip install -e '.[postgres]'" in done.stderr
+    assert_one_clean_line(done.stderr)
