@@ -518,6 +518,10 @@ class AiWorker:
         """Run one request on ``worker`` (which it owns until it releases or retires it) and settle its answer."""
         loop = asyncio.get_running_loop()
         outcome: Any
+        if request.answer.done():  # cancelled between its dispatch and now: nobody wants the search
+            self._running.pop(worker, None)
+            self._release(worker)
+            return
         try:
             args = (request.view, request.player, request.seed, self._budget(request), request.rules)
             message = pickle.dumps((request.search, args), pickle.HIGHEST_PROTOCOL)
