@@ -67,8 +67,14 @@ class SchnapsenBot(commands.Bot):
         if db is not None:  # opened by `run` before logging in; closed with the bot
             self.db = db
         self.service: TableService
-        # The AI worker processes start in setup_hook; made here, so the start-up line can count them.
-        self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
+        # One AI queue for the process: table moves, then the coach's hints and reviews (bot/ai_worker.py).
+        # Its worker processes start in setup_hook; made here, so the start-up line can count them.
+        self.ai = AiPlayers(
+            settings.ai_budget_ms,
+            settings.ai_hard_cap_ms,
+            workers=settings.ai_workers or None,
+            evaluate=settings.coach_search,
+        )
         self.coach: Coach
         # Set by the schnapsen extension while it is loaded (bot/schnapsen/cog.py, cog_load).
         self.runtime: Runtime
@@ -81,12 +87,11 @@ class SchnapsenBot(commands.Bot):
         self.service = TableService(self.db, shards=shards)
         if shards is not None:
             log.info("serving the guilds of %s", shards)
+        settings = self.settings
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()
-        # The coach's low-priority worker starts at its first review or hint (most bots never need it).
-        settings = self.settings
-        self.coach = Coach.with_worker(
-            settings.coach_search,
+        self.coach = Coach(
+            self.ai.worker,
             budget_ms=settings.coach_budget_ms,
             hint_cap_ms=settings.hint_cap_ms,
             review_seconds=settings.review_seconds,
