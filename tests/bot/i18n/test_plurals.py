@@ -22,6 +22,7 @@ NOT_PLURAL = {"is", "was", "has", "its", "this", "plus", "ms"}
 # Texts whose count is never 1, with the reason.
 NEVER_ONE = {
     "notice.idle_warning": "{seconds} is a third of the turn time, which is at least 15 s",
+    "ruleset.target": "a Bummerl's target is 6 to 99 game points (bot/game/rulesettings.py TARGET_RANGE)",
 }
 
 
