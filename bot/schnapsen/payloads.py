@@ -659,7 +659,8 @@ def score_embed(
 
 
 def rules_embed(rules: engine.Ruleset, lang: str) -> discord.Embed:
-    """``/schnapsen rules``: the contracts with their values under ``rules``, and who may bid each."""
+    """``/schnapsen rules``: the contracts with their values under ``rules``, who may bid each, and which card
+    a player must play."""
     embed = discord.Embed(title=t(lang, "rules.title"), description=t(lang, "rules.intro"), colour=0x2E7D32)
     for contract in engine.Contract:
         if contract is engine.Contract.ASS_BETTLER and not rules.ass_bettler:
@@ -676,6 +677,7 @@ def rules_embed(rules: engine.Ruleset, lang: str) -> discord.Embed:
             value=t(lang, f"rules.who.{contract.id}"),
             inline=False,
         )
+    embed.add_field(name=t(lang, "rules.play_title"), value=t(lang, "rules.play"), inline=False)
     add_rules_field(embed, rules, lang)
     embed.set_footer(text=t(lang, "rules.footer", preset=t(lang, f"command.choice.{rules.preset}")))
     return embed

@@ -250,8 +250,10 @@ async def test_the_rules_command_answers_in_the_players_language(lang, rules):
     check_embed(embed)
     assert embed.title == catalogue(lang)["rules.title"]
     contracts = [c for c in engine.Contract if rules.ass_bettler or c is not engine.Contract.ASS_BETTLER]
-    assert [field.value for field in embed.fields] == [
+    contract_fields, play_field = embed.fields[: len(contracts)], embed.fields[len(contracts)]
+    assert [field.value for field in contract_fields] == [
         catalogue(lang)[f"rules.who.{c.id}"] for c in contracts
     ]
-    for field, contract in zip(embed.fields, contracts, strict=True):
+    assert (play_field.name, play_field.value) == (catalogue(lang)["rules.play_title"], catalogue(lang)["rules.play"])
+    for field, contract in zip(contract_fields, contracts, strict=True):
         assert field.name.startswith(catalogue(lang)[f"contract.{contract.id}"])
