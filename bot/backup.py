@@ -7,8 +7,9 @@ a self-contained rollback-journal file, checked with ``PRAGMA integrity_check``,
 then renamed to ``schnapsen-YYYYmmdd-HHMMSS.sqlite3`` (UTC). Then the oldest of *its own* files beyond the
 newest N (default 14) are deleted; nothing else in DEST is ever touched.
 
-The database path is read like the bot reads it (``DATABASE_PATH`` from the environment or ``.env`` in the
-working directory, default ``schnapsen.sqlite3``); ``DISCORD_TOKEN`` is not needed.
+The database is named as the bot names it: ``--database`` sqlite:///path or a file path; without it,
+``DATABASE_URL`` or else ``DATABASE_PATH`` from the environment or ``.env`` in the working directory, default
+``schnapsen.sqlite3``. ``DISCORD_TOKEN`` is not needed. A PostgreSQL database is backed up with pg_dump.
 
 Exit codes: 0 done, 1 any other failure, 2 wrong arguments, 3 no database (missing or not SQLite),
 4 DEST cannot be written, 5 no space left, 6 the copy failed its integrity check. Errors are one line on
@@ -31,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.db.database import parse_database_url
-from bot.settings import database_path_from_env
+from bot.settings import SettingsError, add_database_option, database_from_args
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -248,26 +249,26 @@ def _failure(err: BaseException, doing: str) -> BackupError:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bot.backup",
-        description="Back up the bot's SQLite database while the bot runs, and keep the newest N backups.",
+        description=(__doc__ or "").replace("``", "").replace("*", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("dest", type=Path, help="folder for the backups (created if missing)")
     parser.add_argument(
         "--keep", type=int, default=DEFAULT_KEEP,
         help=f"how many of its own backups to keep in DEST, newest first (default {DEFAULT_KEEP})",
     )
-    parser.add_argument(
-        "--database", type=Path, default=None,
-        help="the database file (default: DATABASE_PATH from the environment or .env, as the bot reads it)",
-    )
+    add_database_option(parser)
     args = parser.parse_args(argv)
     if args.keep < 1:
         parser.error("--keep must be at least 1")
     try:
-        configured = parse_database_url(database_path_from_env())
-        if args.database is None and configured.dialect == "postgresql":
-            raise BackupError("DATABASE_URL names a PostgreSQL database: back it up with pg_dump (docs/deploy.md)", 2)
-        database = args.database if args.database is not None else Path(configured.path)
-        result = make_backup(database, args.dest, keep=args.keep)
+        try:
+            configured = parse_database_url(database_from_args(args))
+        except (SettingsError, ValueError) as err:
+            raise BackupError(str(err).rstrip("."), 2) from None
+        if configured.dialect == "postgresql":
+            raise BackupError("the database is PostgreSQL: back it up with pg_dump (docs/deploy.md)", 2)
+        result = make_backup(Path(configured.path), args.dest, keep=args.keep)
     except BackupError as err:
         print(f"backup failed: {err}", file=sys.stderr)
         return err.exit_code

@@ -1,6 +1,10 @@
 """The Discord client: opens the database, starts the AI workers, loads the extensions (the game: its commands,
 buttons and the restoring of every open table) and syncs the slash commands only when their definitions
-changed."""
+changed, to one development server or globally, removing the copy in the other place.
+
+`run` is what `python -m bot` runs: it opens the database before logging in, so that a wrong database is one
+line before anything talks to Discord, and turns a refused token or a missing network at login into a
+`StartError` of one sentence."""
 
 from __future__ import annotations
 
@@ -8,11 +12,14 @@ import asyncio
 import hashlib
 import json
 import logging
+import socket
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
+from bot.connect import open_database
 from bot.db import Database
 from bot.game.ai import AiPlayers
 from bot.game.coach import Coach
@@ -25,10 +32,27 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("bot.schnapsen.cog",)
+# Where the slash commands were last synced (meta key): a server id, or "global". A switch of DEV_GUILD_ID
+# removes the copy left in the place named here, so no server ever shows the commands twice.
+COMMAND_SCOPE_KEY = "command_scope"
+GLOBAL_SCOPE = "global"
+
+
+class StartError(Exception):
+    """The bot cannot start; the message is one sentence without secrets. `exit_code` 2 is a configuration
+    error (systemd's RestartPreventExitStatus=2 keeps it from restarting), 1 a failure worth retrying."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class SchnapsenBot(commands.Bot):
-    def __init__(self, settings: Settings, *, force_sync: bool = False, **options: Any) -> None:
+    def __init__(
+        self, settings: Settings, *, force_sync: bool = False, db: Database | None = None, **options: Any
+    ) -> None:
+        # The bot never joins voice: discord.py's warnings about missing voice libraries are noise at start.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         # Slash commands and buttons only: no privileged intents, no message content.
         intents = discord.Intents.none()
         intents.guilds = True
@@ -40,20 +64,23 @@ class SchnapsenBot(commands.Bot):
         self.settings = settings
         self.force_sync = force_sync
         self.db: Database
+        if db is not None:  # opened by `run` before logging in; closed with the bot
+            self.db = db
         self.service: TableService
-        self.ai: AiPlayers
+        # The AI worker processes start in setup_hook; made here, so the start-up line can count them.
+        self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
         self.coach: Coach
         # Set by the schnapsen extension while it is loaded (bot/schnapsen/cog.py, cog_load).
         self.runtime: Runtime
         self.throttle: Throttle
 
     async def setup_hook(self) -> None:
-        self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
+        if not hasattr(self, "db"):
+            self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
         shards = self.settings.shards
         self.service = TableService(self.db, shards=shards)
         if shards is not None:
             log.info("serving the guilds of %s", shards)
-        self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()
         # The coach's low-priority worker starts at its first review or hint (most bots never need it).
@@ -73,19 +100,50 @@ class SchnapsenBot(commands.Bot):
         self._preload = asyncio.create_task(asyncio.to_thread(_preload_decks), name="preload card art")
 
     async def sync_commands_if_changed(self) -> None:
-        guild = discord.Object(self.settings.dev_guild_id) if self.settings.dev_guild_id else None
+        """Sync the slash commands to DEV_GUILD_ID's server when set, else globally, when they or that choice
+        changed since the last sync (or with --sync); then remove the copy the previous choice left: the
+        global commands when syncing to a server, the previous server's when syncing elsewhere. A failed
+        sync is logged and tried again at the next start (nothing is stored until it succeeded)."""
+        dev_guild_id = self.settings.dev_guild_id
+        guild = discord.Object(dev_guild_id) if dev_guild_id else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
-        digest = hashlib.sha256(
-            json.dumps([payload, self.settings.dev_guild_id], sort_keys=True).encode()
-        ).hexdigest()
-        if not self.force_sync and await self.service.command_hash() == digest:
+        digest = hashlib.sha256(json.dumps([payload, dev_guild_id], sort_keys=True).encode()).hexdigest()
+        scope = str(dev_guild_id) if dev_guild_id else GLOBAL_SCOPE
+        previous = await self.db.get_meta(COMMAND_SCOPE_KEY)
+        if not self.force_sync and await self.service.command_hash() == digest and previous == scope:
             log.info("slash commands unchanged; not syncing")
             return
-        await self.tree.sync(guild=guild)
-        await self.service.set_command_hash(digest)
-        log.info("slash commands synced%s", f" to guild {guild.id}" if guild else " globally")
+        try:
+            await self.tree.sync(guild=guild)
+            log.info("slash commands synced%s", f" to guild {dev_guild_id}" if guild else " globally")
+            await self._remove_other_commands(scope, previous)
+        except discord.HTTPException as err:
+            log.error("syncing the slash commands failed (%s); trying again at the next start", err)
+            return
+        async with self.db.transaction():
+            await self.db.set_meta(COMMAND_SCOPE_KEY, scope)
+            await self.service.set_command_hash(digest)
+
+    async def _remove_other_commands(self, scope: str, previous: str | None) -> None:
+        """Remove the commands from wherever else they were synced, so that no server lists them twice."""
+        assert self.application_id is not None  # known once logged in, before setup_hook
+        if scope != GLOBAL_SCOPE:
+            # A development server's copy replaces the global one (which Discord would show beside it).
+            await self.http.bulk_upsert_global_commands(self.application_id, payload=[])
+            log.info("global slash commands removed (DEV_GUILD_ID is set)")
+        if previous is not None and previous not in (scope, GLOBAL_SCOPE) and previous.isdigit():
+            try:
+                await self.http.bulk_upsert_guild_commands(self.application_id, int(previous), payload=[])
+            except (discord.Forbidden, discord.NotFound):  # the bot has left that server: nothing to remove
+                log.info("guild %s's slash commands could not be removed: the bot is no longer there", previous)
+            else:
+                log.info("slash commands of the previous development guild %s removed", previous)
+
+    async def on_ready(self) -> None:
+        # The one start-up fact known only once connected (the rest is logged before logging in).
+        log.info("connected to Discord as %s: %d server(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
         await super().close()  # unloads the extensions first: their loops stop and their messages drain
@@ -101,11 +159,14 @@ class ShardedSchnapsenBot(SchnapsenBot, commands.AutoShardedBot):
     """The bot on a range of Discord's shards (``SHARD_COUNT``, ``SHARD_IDS``): it serves only the guilds on
     them (``bot.shards``); other processes serve the rest from the same database."""
 
-    def __init__(self, settings: Settings, *, force_sync: bool = False, **options: Any) -> None:
+    def __init__(
+        self, settings: Settings, *, force_sync: bool = False, db: Database | None = None, **options: Any
+    ) -> None:
         shards = settings.shards
         assert shards is not None, "a sharded bot needs its shard range"
         super().__init__(
-            settings, force_sync=force_sync, shard_count=shards.count, shard_ids=list(shards.ids), **options
+            settings, force_sync=force_sync, db=db, shard_count=shards.count, shard_ids=list(shards.ids),
+            **options,
         )
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
@@ -113,11 +174,13 @@ class ShardedSchnapsenBot(SchnapsenBot, commands.AutoShardedBot):
             await asyncio.sleep(self.settings.identify_interval)
 
 
-def make_bot(settings: Settings, *, force_sync: bool = False, **options: Any) -> SchnapsenBot:
+def make_bot(
+    settings: Settings, *, force_sync: bool = False, db: Database | None = None, **options: Any
+) -> SchnapsenBot:
     """One process serving every guild (no shard settings, as before), or a sharded one on its range."""
     if settings.shards is None:
-        return SchnapsenBot(settings, force_sync=force_sync, **options)
-    return ShardedSchnapsenBot(settings, force_sync=force_sync, **options)
+        return SchnapsenBot(settings, force_sync=force_sync, db=db, **options)
+    return ShardedSchnapsenBot(settings, force_sync=force_sync, db=db, **options)
 
 
 def _preload_decks() -> None:
@@ -128,5 +191,40 @@ def _preload_decks() -> None:
 
 
 async def run(settings: Settings, *, force_sync: bool = False) -> None:
-    async with make_bot(settings, force_sync=force_sync) as bot:
-        await bot.start(settings.token)
+    """Open the database, log in, and serve until closed. Raises `SettingsError` (bot.settings) for a
+    database that cannot be used and `StartError` for a login that fails, each one sentence."""
+    db = await open_database(settings.database_path, synchronous=settings.db_synchronous)
+    try:
+        bot = make_bot(settings, force_sync=force_sync, db=db)
+    except BaseException:
+        await db.close()
+        raise
+    log.info("starting: %s; %d AI worker(s)", settings.describe(), bot.ai.worker_count)
+    async with bot:
+        await login(bot, settings.token)
+        await bot.connect()
+
+
+async def login(bot: SchnapsenBot, token: str) -> None:
+    """Log in (which runs setup_hook); a refused token or no way to reach Discord is a `StartError`."""
+    try:
+        await bot.login(token)
+    except discord.LoginFailure:
+        raise StartError(
+            "cannot log in: Discord refused DISCORD_TOKEN (mistyped, or reset since); put the bot's current "
+            "token in .env (Developer Portal > your application > Bot > Reset Token)."
+        ) from None
+    except discord.DiscordServerError as err:  # Discord itself is down: worth trying again later
+        raise StartError(f"cannot log in: Discord answered {err.status}; try again later.", exit_code=1) from None
+    except (TimeoutError, aiohttp.ClientError, socket.gaierror, OSError) as err:
+        raise StartError(f"cannot log in: no network connection to Discord ({_network_reason(err)}).") from None
+
+
+def _network_reason(err: BaseException) -> str:
+    if isinstance(err, aiohttp.ClientConnectorDNSError) or isinstance(err.__cause__, socket.gaierror):
+        return "discord.com cannot be looked up: no DNS"
+    if isinstance(err, aiohttp.ClientConnectorError):
+        return f"cannot connect to {err.host}:{err.port}: {err.os_error.strerror or err.os_error}"
+    if isinstance(err, TimeoutError):
+        return "no answer in time"
+    return str(err) or type(err).__name__

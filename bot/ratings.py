@@ -1,12 +1,18 @@
-"""``python -m bot.ratings rebuild``: recompute every skill rating from the stored Bummerl results, in order.
+"""Recompute every skill rating from the stored Bummerl results, in order.
+
+    python -m bot.ratings rebuild [--database URL]
 
 A change of the rating model (docs/ratings.md) never loses history: the ratings and their history rows are
-derived data, rebuilt from ``bummerl_results`` in one transaction (the bot may keep running: its writes wait
-for the transaction: 5,000 Bummerl took 0.9 s here, far below the bot's 5 s busy timeout). Each guild's
-``rated_min_people`` of today applies to its whole history.
+derived data, rebuilt from bummerl_results in one transaction. The bot may keep running: its writes wait for
+the transaction (5,000 Bummerl took 0.9 s here, far below the bot's 5 s busy timeout). Each guild's
+rated_min_people of today applies to its whole history.
 
-The database path is read like the bot reads it (``DATABASE_PATH`` from the environment or ``.env``); a
-missing database is an error (exit 3), not a new empty one. Exit 0 when done, 2 for wrong arguments.
+The database is named as the bot names it: --database sqlite:///path, postgresql://user:password@host/db or
+a file path; without it, DATABASE_URL or else DATABASE_PATH from the environment or .env, as the bot reads
+them. A missing SQLite file is an error, not a new empty database.
+
+Exit status: 0 done; 2 wrong arguments, a malformed database URL, or a database that cannot be opened or
+reached (one line on standard error); 3 no SQLite database at that path.
 """
 
 from __future__ import annotations
@@ -16,41 +22,52 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.db import Database
+from bot.connect import open_database
 from bot.db.database import parse_database_url
 from bot.game import ratings
-from bot.settings import database_path_from_env
+from bot.settings import SettingsError, add_database_option, database_from_args
 
+PROG = "python -m bot.ratings"
 EXIT_OK = 0
+EXIT_BAD_CONFIGURATION = 2
 EXIT_NO_DATABASE = 3
 
 
 async def rebuild(database: Path | str) -> int:
-    db = await Database.open(database)
+    """Rebuild the ratings of `database` (a path or URL); the number of rated Bummerl. `SettingsError` when
+    it cannot be opened."""
+    db = await open_database(str(database))
     try:
         return await ratings.rebuild(db)
     finally:
         await db.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot.ratings", description="Skill ratings of the bot.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    rebuild_command = commands.add_parser("rebuild", help="recompute every rating from the stored results")
-    rebuild_command.add_argument(
-        "--database", type=Path, default=None,
-        help="the database file (default: DATABASE_PATH from the environment or .env, as the bot reads it)",
+def parser() -> argparse.ArgumentParser:
+    described = argparse.ArgumentParser(
+        prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    args = parser.parse_args(argv)
-    if args.database is None and parse_database_url(database_path_from_env()).dialect == "postgresql":
-        rated = asyncio.run(rebuild(database_path_from_env()))
-        print(f"ratings rebuilt: {rated} rated Bummerl")
-        return EXIT_OK
-    database = args.database if args.database is not None else Path(parse_database_url(database_path_from_env()).path)
-    if not database.is_file():
-        print(f"no database at {database} (set DATABASE_PATH or pass --database)", file=sys.stderr)
-        return EXIT_NO_DATABASE
-    rated = asyncio.run(rebuild(database))
+    commands = described.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    rebuild_command = commands.add_parser(
+        "rebuild", help="recompute every rating from the stored results",
+        description="Recompute every skill rating from the stored Bummerl results, in one transaction.",
+    )
+    add_database_option(rebuild_command)
+    return described
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        database = database_from_args(args)
+        target = parse_database_url(database)
+        if target.dialect == "sqlite" and not Path(target.path).is_file():
+            print(f"{PROG}: no database at {target.path} (pass --database, or set DATABASE_PATH)", file=sys.stderr)
+            return EXIT_NO_DATABASE
+        rated = asyncio.run(rebuild(database))
+    except (SettingsError, ValueError) as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return EXIT_BAD_CONFIGURATION
     print(f"ratings rebuilt: {rated} rated Bummerl")
     return EXIT_OK
 

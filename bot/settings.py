@@ -1,21 +1,39 @@
-"""Runtime settings from the environment (and ``.env``): the one place the bot reads configuration."""
+"""Runtime settings from the environment (and ``.env``): the one place the bot reads configuration.
+
+Every variable is checked here, before anything connects anywhere: a wrong or out-of-range value is a
+`SettingsError` whose message is one sentence naming the variable, what it must be, and never a secret (the
+token is never shown; a database password is masked). `python -m bot` prints it and exits with status 2.
+What can only be checked by trying (the database's folder and server) is `bot.connect`'s.
+"""
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot.shards import ShardRange
+from bot.shards import ShardRange, describe_ids
 
 
 class SettingsError(Exception):
-    """A setting is missing or wrong; the message says which and how to fix it."""
+    """A setting is missing or wrong; the message says which and how to fix it (one sentence, no secret)."""
 
 
 Synchronous = Literal["NORMAL", "FULL"]
 DEFAULT_DATABASE_PATH = "schnapsen.sqlite3"
+DATABASE_FORMS = (
+    "sqlite:///relative/path.sqlite3, sqlite:////absolute/path.sqlite3 or "
+    "postgresql://user:password@host/database (postgres:// too)"
+)
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+MAX_RETENTION_DAYS = 36_500  # a hundred years; beyond it a date computation overflows, not a real wish
+# A Discord snowflake is a positive 64-bit integer (Discord's API sends them as strings of up to 20 digits).
+MAX_SNOWFLAKE = (1 << 64) - 1
+# A value echoed in an error is cut to this many characters: a message stays one short line.
+SHOWN_CHARS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,38 +77,39 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
+        """The settings from `env` (default: the environment, after loading `.env` without overriding it).
+        Raises `SettingsError` at the first wrong value."""
         if env is None:
             if dotenv is not None and dotenv.exists():
                 from dotenv import load_dotenv
 
                 load_dotenv(dotenv, override=False)
             env = dict(os.environ)
-        token = env.get("DISCORD_TOKEN", "").strip()
-        if not token:
-            raise SettingsError(
-                "DISCORD_TOKEN is not set. Copy .env.example to .env and put your bot token there "
-                "(Discord Developer Portal > your application > Bot > Reset Token)."
-            )
-        dev_guild = env.get("DEV_GUILD_ID", "").strip()
-        if dev_guild and not dev_guild.isdigit():
-            raise SettingsError(f"DEV_GUILD_ID must be a server id (digits only), not {dev_guild!r}.")
-        level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
-        if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
+        database = database_from_env(env)
         return cls(
-            token=token,
-            database_path=_database_path(env),
-            log_level=level,
-            dev_guild_id=int(dev_guild) if dev_guild else None,
+            token=_token(env),
+            database_path=database,
+            log_level=_log_level(env),
+            dev_guild_id=_dev_guild_id(env),
             db_synchronous=_synchronous(env),
             retention_days=_retention_days(env),
-            shards=_shards(env),
+            shards=_shards(env, database),
         )
+
+    def describe(self) -> str:
+        """What this process runs on, for the log line at start (the password masked, never the token)."""
+        shards = "one process, every shard" if self.shards is None else str(self.shards)
+        guild = f"; slash commands in server {self.dev_guild_id} only" if self.dev_guild_id else ""
+        database = self.database_path
+        if "://" not in database:  # a plain file path: where it really is, whatever the working directory
+            database = os.path.abspath(database)
+        return f"database {mask_url(database)}; {shards}{guild}"
 
 
 def database_path_from_env(env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> str:
-    """`DATABASE_PATH` as the bot reads it (the environment first, then `.env`), without needing the token:
-    for tools such as `python -m bot.backup`. Leaves `os.environ` as it is."""
+    """The database as the bot reads it (`DATABASE_URL`, else `DATABASE_PATH`; the environment first, then
+    `.env`), without needing the token: for the admin commands. Leaves `os.environ` as it is. Raises
+    `SettingsError` for a malformed value."""
     if env is None:
         env = {}
         if dotenv is not None and dotenv.exists():
@@ -98,12 +117,145 @@ def database_path_from_env(env: dict[str, str] | None = None, dotenv: Path | Non
 
             env.update({key: value for key, value in dotenv_values(dotenv).items() if value is not None})
         env.update(os.environ)
-    return _database_path(env)
+    return database_from_env(env)
 
 
-def _database_path(env: dict[str, str]) -> str:
-    """`DATABASE_URL` (a path, sqlite:///path or postgresql://...) when set, else `DATABASE_PATH` (a file)."""
-    return env.get("DATABASE_URL", "").strip() or env.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH
+def database_from_env(env: dict[str, str]) -> str:
+    """`DATABASE_URL` when set (a URL: sqlite:///path or postgresql://...), else `DATABASE_PATH` (a file path,
+    or one of those URLs), else the default file."""
+    url = env.get("DATABASE_URL", "").strip()
+    if url:
+        return checked_database(url, "DATABASE_URL", path_allowed=False)
+    path = env.get("DATABASE_PATH", "").strip()
+    if path:
+        return checked_database(path, "DATABASE_PATH", path_allowed=True)
+    return DEFAULT_DATABASE_PATH
+
+
+def checked_database(text: str, name: str, *, path_allowed: bool) -> str:
+    """`text` if it names a database the bot can open (`name` is where it came from, for the message): an
+    sqlite:/// or postgresql:// URL, or with `path_allowed` a plain file path.
+
+    >>> checked_database("postgres://bot@db/schnapsen", "DATABASE_URL", path_allowed=False)
+    'postgres://bot@db/schnapsen'
+    >>> checked_database("mysql://bot:hunter2@db/x", "DATABASE_URL", path_allowed=False)
+    Traceback (most recent call last):
+    ...
+    bot.settings.SettingsError: DATABASE_URL must be sqlite:///relative/path.sqlite3, sqlite:////absolute/path.sqlite3 or postgresql://user:password@host/database (postgres:// too), not 'mysql://bot:***@db/x'.
+    """
+    text = text.strip()
+    scheme, separator, rest = text.partition("://")
+    if separator:
+        if scheme in ("postgresql", "postgres"):
+            host_part = rest.split("?", 1)[0]
+            if not host_part.strip("/") and "host=" not in rest:
+                raise SettingsError(f"{name} {mask_url(text)!r} names no server or database: write {DATABASE_FORMS}.")
+            return text
+        if scheme == "sqlite":
+            path = rest.removeprefix("/")
+            if not path.strip():
+                raise SettingsError(f"{name} {shown(text)!r} names no file: write {DATABASE_FORMS}.")
+            if "\x00" in path:
+                raise SettingsError(f"{name} holds a NUL character.")
+            return text
+    elif path_allowed and text and "\x00" not in text:
+        return text
+    forms = f"a file path, {DATABASE_FORMS}" if path_allowed else DATABASE_FORMS
+    raise SettingsError(f"{name} must be {forms}, not {shown(mask_url(text))!r}.")
+
+
+def add_database_option(parser: argparse.ArgumentParser) -> None:
+    """The admin commands' `--database`, read as the bot reads its database (`database_from_args`)."""
+    parser.add_argument(
+        "--database", metavar="URL", default=None,
+        help=(
+            "the database: sqlite:///path, postgresql://user:password@host/db, or a file path (default: "
+            "DATABASE_URL, else DATABASE_PATH, from the environment or .env, as the bot reads them)"
+        ),
+    )
+
+
+def database_from_args(args: argparse.Namespace) -> str:
+    """`--database` when given, else the bot's own setting; `SettingsError` for a malformed one."""
+    if args.database is not None:
+        return checked_database(args.database, "--database", path_allowed=True)
+    return database_path_from_env()
+
+
+_USER_INFO = re.compile(r"^(?P<head>[^:/?#]*://[^:@/?#]*:)(?P<password>.*)@(?P<tail>[^@]*)$", re.DOTALL)
+_PASSWORD_PARAM = re.compile(r"(?i)(password=)[^&]*")
+
+
+def mask_url(url: str) -> str:
+    """`url` with its password (user:password@, or ?password=) replaced by ***; anything else as it is.
+
+    >>> mask_url("postgresql://bot:s3cr:et@db:5432/schnapsen")
+    'postgresql://bot:***@db:5432/schnapsen'
+    >>> mask_url("postgresql://bot@/schnapsen?host=/run/postgresql&password=x")
+    'postgresql://bot@/schnapsen?host=/run/postgresql&password=***'
+    >>> mask_url("sqlite:///data/bot.sqlite3")
+    'sqlite:///data/bot.sqlite3'
+    """
+    head, _, query = url.partition("?")
+    if (found := _USER_INFO.match(head)) is not None:
+        head = f"{found['head']}***@{found['tail']}"
+    if query:
+        return head + "?" + _PASSWORD_PARAM.sub(r"\g<1>***", query)
+    return head
+
+
+def url_password(url: str) -> str | None:
+    """The password written in a database URL, to keep it out of any message; None if there is none."""
+    head, _, query = url.partition("?")
+    if (found := _USER_INFO.match(head)) is not None and found["password"]:
+        return found["password"]
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if key.lower() == "password" and value:
+            return value
+    return None
+
+
+def shown(value: str) -> str:
+    """A value as an error message quotes it: cut to a short line."""
+    return value if len(value) <= SHOWN_CHARS else value[: SHOWN_CHARS - 1] + "…"
+
+
+def _token(env: dict[str, str]) -> str:
+    token = env.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        raise SettingsError(
+            "DISCORD_TOKEN is not set. Copy .env.example to .env and put your bot token there "
+            "(Discord Developer Portal > your application > Bot > Reset Token)."
+        )
+    if token.lower().startswith("bot "):
+        raise SettingsError("DISCORD_TOKEN must be the token alone, without the word 'Bot' in front.")
+    if not token.isascii() or not token.isprintable() or any(char.isspace() for char in token):
+        # The value is not shown: it is a secret, even when mistyped.
+        raise SettingsError(
+            "DISCORD_TOKEN holds spaces or characters a bot token never has; copy it again from the Developer "
+            "Portal (Bot > Reset Token)."
+        )
+    return token
+
+
+def _log_level(env: dict[str, str]) -> str:
+    level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    if level not in LOG_LEVELS:
+        raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {shown(level)!r}.")
+    return level
+
+
+def _dev_guild_id(env: dict[str, str]) -> int | None:
+    value = env.get("DEV_GUILD_ID", "").strip()
+    if not value:
+        return None
+    if not _is_number(value) or len(value) > 20 or not 0 < int(value) <= MAX_SNOWFLAKE:
+        raise SettingsError(
+            f"DEV_GUILD_ID must be a server id (digits only, as Discord's Copy Server ID gives it), not "
+            f"{shown(value)!r}."
+        )
+    return int(value)
 
 
 def _synchronous(env: dict[str, str]) -> Synchronous:
@@ -113,31 +265,48 @@ def _synchronous(env: dict[str, str]) -> Synchronous:
     if value == "NORMAL":
         return "NORMAL"
     raise SettingsError(
-        f"DB_SYNCHRONOUS must be NORMAL or FULL, not {value!r}. FULL (the default) keeps every stored action "
-        "through a power cut; NORMAL is faster but may lose the last actions then (see docs/deploy.md)."
+        f"DB_SYNCHRONOUS must be NORMAL or FULL, not {shown(value)!r}. FULL (the default) keeps every stored "
+        "action through a power cut; NORMAL is faster but may lose the last actions then (see docs/deploy.md)."
     )
 
 
 def _retention_days(env: dict[str, str]) -> int:
     value = env.get("RETENTION_DAYS", "").strip() or "90"
-    if not value.isascii() or not value.isdigit():
+    if not _is_number(value) or len(value) > 12 or int(value) > MAX_RETENTION_DAYS:
         raise SettingsError(
-            f"RETENTION_DAYS must be a whole number of days (0 keeps closed tables' action logs forever), "
-            f"not {value!r}."
+            f"RETENTION_DAYS must be a whole number of days from 0 to {MAX_RETENTION_DAYS} (0 keeps closed "
+            f"tables' action logs forever), not {shown(value)!r}."
         )
     return int(value)
 
 
-def _shards(env: dict[str, str]) -> ShardRange | None:
+def _shards(env: dict[str, str], database: str) -> ShardRange | None:
     count, ids = env.get("SHARD_COUNT", "").strip(), env.get("SHARD_IDS", "").strip()
     if not count:
         if ids:
             raise SettingsError(
-                f"SHARD_IDS is {ids!r} but SHARD_COUNT is not set: shard ids only mean something out of a count "
-                "(SHARD_COUNT=2 SHARD_IDS=1 holds the second of two shards; see docs/deploy.md)."
+                f"SHARD_IDS is {shown(ids)!r} but SHARD_COUNT is not set: shard ids only mean something out of a "
+                "count (SHARD_COUNT=2 SHARD_IDS=1 holds the second of two shards; see docs/deploy.md)."
             )
         return None
     try:
-        return ShardRange.parse(count, ids)
+        shards = ShardRange.parse(count, ids)
     except ValueError as err:
         raise SettingsError(str(err)) from None
+    if len(shards.ids) < shards.count and not _is_postgresql(database):
+        # One SQLite file is served by one process (docs/deploy.md): shards nobody holds would go unserved,
+        # and without shard 0 no DM click and no pruning would ever happen.
+        raise SettingsError(
+            f"SHARD_IDS={describe_ids(shards.ids)} holds only some of the {shards.count} shards, but the "
+            f"database is SQLite, which one process serves: leave SHARD_IDS unset (every shard) or use "
+            "PostgreSQL for several processes (docs/deploy.md)."
+        )
+    return shards
+
+
+def _is_postgresql(database: str) -> bool:
+    return database.startswith(("postgresql://", "postgres://"))
+
+
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Discord asks for a shard per 1,000 to 2,500 servers: 1,024 shards serve over a million servers.
+MAX_SHARD_COUNT = 1024
+
 
 def shard_of(guild_id: int, shard_count: int) -> int:
     """The shard Discord delivers a guild's events on (its creation time modulo the shard count).
@@ -62,44 +65,53 @@ class ShardRange:
         ValueError: SHARD_IDS names shard 2, but SHARD_COUNT is 2: shard ids run from 0 to 1.
         """
         count_text, ids_text = count_text.strip(), ids_text.strip()
-        if not count_text.isascii() or not count_text.isdigit() or int(count_text) < 1:
-            raise ValueError(f"SHARD_COUNT must be a whole number of shards, 1 or more, not {count_text!r}.")
-        count = int(count_text)
-        ids = parse_ids(ids_text) if ids_text else tuple(range(count))
-        if (beyond := [i for i in ids if i >= count]):
+        if (
+            not count_text.isascii() or not count_text.isdigit() or len(count_text) > 6
+            or not 1 <= int(count_text) <= MAX_SHARD_COUNT
+        ):
             raise ValueError(
-                f"SHARD_IDS names shard {beyond[0]}, but SHARD_COUNT is {count}: shard ids run from 0 to "
-                f"{count - 1}."
+                f"SHARD_COUNT must be a whole number of shards from 1 to {MAX_SHARD_COUNT}, not {count_text[:20]!r}."
             )
+        count = int(count_text)
+        ids = parse_ids(ids_text, count) if ids_text else tuple(range(count))
         return cls(count, ids)
 
 
-def parse_ids(text: str) -> tuple[int, ...]:
-    """Shard ids as ``0-3``, ``1`` or ``0,2`` (ranges and single ids, comma-separated), sorted.
+def parse_ids(text: str, count: int) -> tuple[int, ...]:
+    """Shard ids as ``0-3``, ``1`` or ``0,2`` (ranges and single ids, comma-separated) out of ``count``,
+    sorted. Each range is checked against the count before it is spelt out, so a huge one costs nothing.
 
-    >>> parse_ids("4-5, 0")
+    >>> parse_ids("4-5, 0", 6)
     (0, 4, 5)
-    >>> parse_ids("3-1")
+    >>> parse_ids("3-1", 4)
     Traceback (most recent call last):
     ...
     ValueError: SHARD_IDS: the range '3-1' runs backwards; write it as 1-3.
+    >>> parse_ids("0-99999999999", 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: SHARD_IDS names shard 99999999999, but SHARD_COUNT is 2: shard ids run from 0 to 1.
     """
-    ids: list[int] = []
+    ids: set[int] = set()
     for part in (piece.strip() for piece in text.split(",")):
         low, dash, high = part.partition("-")
         low, high = low.strip(), high.strip()
-        if not _is_number(low) or (dash and not _is_number(high)):
+        if not _is_number(low) or (dash and not _is_number(high)) or len(low) > 20 or len(high) > 20:
             raise ValueError(
                 f"SHARD_IDS must list shard ids such as 0-3, 1 or 0,2 (ranges and single ids, separated by "
-                f"commas), not {text!r}."
+                f"commas), not {text[:40]!r}."
             )
         first, last = int(low), int(high) if dash else int(low)
         if last < first:
             raise ValueError(f"SHARD_IDS: the range {part!r} runs backwards; write it as {last}-{first}.")
-        ids.extend(range(first, last + 1))
-    if len(set(ids)) != len(ids):
-        twice = next(i for i in ids if ids.count(i) > 1)
-        raise ValueError(f"SHARD_IDS names shard {twice} twice in {text!r}.")
+        if last >= count:
+            raise ValueError(
+                f"SHARD_IDS names shard {last}, but SHARD_COUNT is {count}: shard ids run from 0 to {count - 1}."
+            )
+        named = range(first, last + 1)
+        if twice := ids.intersection(named):
+            raise ValueError(f"SHARD_IDS names shard {min(twice)} twice in {text[:40]!r}.")
+        ids.update(named)
     return tuple(sorted(ids))
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 Command = Callable[[list[str]], tuple[int, dict[str, Any]]]
+HELP_OPTIONS = ("-h", "--help")
 
 
 class _ClosedInput(io.TextIOBase):
@@ -79,10 +80,25 @@ def _silence_stdout() -> None:
         sys.stdout = None
 
 
-def run_json_command(command: Command, argv: list[str] | None = None) -> int:
+def help_text(docstring: str) -> str:
+    """A module docstring as a command's help: the reST quotes dropped, ASCII only (any terminal shows it).
+
+    >>> help_text("``python -m x FILE``: do it.\\n")
+    'python -m x FILE: do it.\\n'
+    """
+    return docstring.strip().replace("``", "").encode("ascii", "replace").decode("ascii") + "\n"
+
+
+def run_json_command(command: Command, argv: list[str] | None = None, *, help_doc: str | None = None) -> int:
+    """Run `command` on the arguments and write its JSON answer; with `help_doc` (a module docstring),
+    ``-h`` or ``--help`` prints that instead."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if help_doc is not None and any(argument in HELP_OPTIONS for argument in arguments):
+        _write(help_text(help_doc).encode("ascii"))
+        return 0
     _utf8_stdin()
     try:
-        status, report = command(sys.argv[1:] if argv is None else argv)
+        status, report = command(arguments)
     except KeyboardInterrupt:
         status, report = 2, {"ok": False, "error": {"code": "interrupted", "message": "interrupted"}}
     except Exception as err:  # the commands promise JSON, never a traceback

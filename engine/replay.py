@@ -1,6 +1,7 @@
 """``python -m engine.replay FILE`` (``-`` for standard input): replay a game record and print a JSON report.
 
 Exit status 0 when every action was legal, 1 at the first illegal action, 2 when the input is malformed.
+``python -m engine.replay --help`` shows this text (a file named ``--help`` is ``./--help``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def run(argv: list[str], stdin_text: str | None = None) -> tuple[int, dict[str, 
 
 
 def main() -> int:
-    return run_json_command(run)
+    return run_json_command(run, help_doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ read by column name (`row["id"]`, `dict(row)`) on both engines.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Self
 
@@ -59,6 +59,11 @@ class DatabaseCore:
         raise NotImplementedError
 
     async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        raise NotImplementedError
+
+    def _fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        """The rows of `sql` in lists of at most `size`, read from one snapshot as they are asked for: a
+        whole table passes through in bounded memory (`bot.db.transfer`)."""
         raise NotImplementedError
 
     async def _fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:

@@ -9,7 +9,6 @@ from typing import Literal
 
 from .inbox import ClickInboxRepo
 from .outbox import OutboxRepo
-from .postgres import PostgresCore
 from .prefs import PlayerPrefsRepo
 from .profile import ProfileRepo
 from .ratings import RatingsRepo
@@ -72,14 +71,21 @@ class Database(
         migrations_dir: Path | None = None,
         busy_timeout_ms: int = 5000,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        connect_timeout: float = 60.0,
     ) -> Database:
         """Connect and apply any pending migrations. `synchronous` and `busy_timeout_ms` are SQLite's; a
-        PostgreSQL server keeps its own durability settings (`synchronous_commit`)."""
+        PostgreSQL server keeps its own durability settings (`synchronous_commit`), and must accept a
+        connection within `connect_timeout` seconds."""
         url = parse_database_url(target)
         if url.dialect == "postgresql":
+            # Imported here: the PostgreSQL driver is needed only by those who use PostgreSQL.
+            from .postgres_database import PostgresDatabase
+
             if migrations_dir is None:
-                return await PostgresDatabase.connect(url.dsn)
-            return await PostgresDatabase.connect(url.dsn, migrations_dir=migrations_dir)
+                return await PostgresDatabase.connect(url.dsn, connect_timeout=connect_timeout)
+            return await PostgresDatabase.connect(
+                url.dsn, migrations_dir=migrations_dir, connect_timeout=connect_timeout
+            )
         if migrations_dir is None:
             return await SqliteDatabase.connect(url.path, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         return await SqliteDatabase.connect(
@@ -89,7 +95,3 @@ class Database(
 
 class SqliteDatabase(SqliteCore, Database):
     """The bot's storage in one SQLite file."""
-
-
-class PostgresDatabase(PostgresCore, Database):
-    """The bot's storage on a PostgreSQL server, which several bot processes may share."""

@@ -109,10 +109,16 @@ class PostgresCore(DatabaseCore):
 
     @classmethod
     async def connect(
-        cls, dsn: str, *, migrations_dir: Path = PG_MIGRATIONS_DIR, max_connections: int = 10
+        cls,
+        dsn: str,
+        *,
+        migrations_dir: Path = PG_MIGRATIONS_DIR,
+        max_connections: int = 10,
+        connect_timeout: float = 60.0,
     ) -> Self:
-        """Open a pool on `dsn` (postgresql://...) and apply any pending migrations."""
-        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections)
+        """Open a pool on `dsn` (postgresql://...) and apply any pending migrations. Each connection must be
+        made within `connect_timeout` seconds."""
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max_connections, timeout=connect_timeout)
         try:
             async with pool.acquire() as conn:
                 await apply_pg_migrations(conn, migrations_dir)
@@ -188,6 +194,16 @@ class PostgresCore(DatabaseCore):
         runner = self._pool if held is None else held.conn
         return cast(list[Row], await runner.fetch(to_dollar_placeholders(sql), *_arguments(params)))
 
+    async def _fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        held = self._current()
+        if held is not None:  # a cursor lives in a transaction: the caller's
+            async for rows in _cursor_batches(held.conn, sql, size):
+                yield rows
+            return
+        async with self._pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+            async for rows in _cursor_batches(conn, sql, size):
+                yield rows
+
     def _writer(self) -> asyncpg.Connection[Any]:
         held = self._current()
         if held is None or not held.writing:
@@ -256,3 +272,9 @@ class PostgresCore(DatabaseCore):
         if isinstance(err, asyncpg.IntegrityConstraintViolationError):
             return "other"
         return None
+
+
+async def _cursor_batches(conn: asyncpg.Connection[Any], sql: str, size: int) -> AsyncIterator[list[Row]]:
+    cursor = await conn.cursor(to_dollar_placeholders(sql))
+    while rows := await cursor.fetch(size):
+        yield cast(list[Row], rows)

@@ -159,6 +159,15 @@ class SqliteCore(DatabaseCore):
         async with self._reading():
             return cast(list[Row], list(await self._conn.execute_fetchall(sql, tuple(params))))
 
+    async def _fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        async with self._reading():
+            cursor = await self._conn.execute(sql)
+            try:
+                while rows := await cursor.fetchmany(size):
+                    yield cast(list[Row], list(rows))
+            finally:
+                await cursor.close()
+
     async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """Run one write inside the current transaction; returns the number of rows changed."""
         if not (self._writing and self._owner is asyncio.current_task()):

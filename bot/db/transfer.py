@@ -1,4 +1,7 @@
-"""Copying a whole database from one engine to another (`python -m bot.migrate`), keeping every id."""
+"""Copying a whole database from one engine to another (`python -m bot.copydata`), keeping every id.
+
+Rows pass through in batches (`copy_all`'s `batch`): a table is never held in memory whole, so a large
+actions table copies on a small machine."""
 
 from __future__ import annotations
 
@@ -37,8 +40,9 @@ async def row_counts(db: DatabaseCore) -> dict[str, int]:
 
 
 async def copy_all(source: DatabaseCore, target: DatabaseCore, *, batch: int = 2000) -> Mapping[str, int]:
-    """Copy every row of `source` into `target` in one transaction of the target, then set the target's
-    numbering past the highest id. Returns rows copied per table. The target should be empty."""
+    """Copy every row of `source` into `target` in one transaction of the target, `batch` rows at a time
+    (read and written in turn), then set the target's numbering past the highest id. Returns rows copied per
+    table. The target should be empty."""
     copied: dict[str, int] = {}
     async with target.transaction():
         # Seats of closed tables are stored as they were; the trigger refusing them guards play, not a copy.
@@ -52,18 +56,17 @@ async def copy_all(source: DatabaseCore, target: DatabaseCore, *, batch: int = 2
             )
             await target._execute("DROP TRIGGER IF EXISTS seats_not_at_closed_table")
         for table in TABLES:
-            rows = await source._fetch_all(f"SELECT * FROM {table}")
-            copied[table] = len(rows)
-            if not rows:
-                continue
-            columns = list(dict(rows[0]).keys())
-            # The seats' `table_open` mirror and the triggers are replayed as stored: rows arrive as they were.
-            insert = (
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
-            )
-            values = [tuple(dict(row).values()) for row in rows]
-            for start in range(0, len(values), batch):
-                await target._execute_many(insert, values[start : start + batch])
+            copied[table] = 0
+            insert = ""
+            async for rows in source._fetch_batches(f"SELECT * FROM {table}", batch):
+                if not insert:
+                    columns = list(dict(rows[0]).keys())
+                    # The seats' `table_open` mirror and the triggers are replayed as stored.
+                    insert = (
+                        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+                    )
+                await target._execute_many(insert, [tuple(dict(row).values()) for row in rows])
+                copied[table] += len(rows)
         if seats_trigger is not None:
             await target._execute(seats_trigger["sql"])
         if target.dialect == "postgresql":

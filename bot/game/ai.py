@@ -36,6 +36,11 @@ class AiPlayers:
         else:
             self._worker = AiWorker()
 
+    @property
+    def worker_count(self) -> int:
+        """How many AI worker processes play AI seats (0: none, they play random legal moves)."""
+        return 0 if self._worker is None else int(getattr(self._worker, "workers", 1))
+
     async def start(self) -> None:
         """Start the worker processes now, so that the first AI move does not wait for them. Never raises."""
         if self._worker is None:

@@ -558,7 +558,8 @@ class TableService(ProfileQueries):
                     dealt = await self._deal_next(ahead)
         if handed is not None:
             handed.deleted = True
-        log.info("accepted table=%d deal=%d seq=%d action=%s", table.id, table.deal_no, seq, text)
+        # DEBUG: an INFO line per click would be millions of lines a day on a busy bot.
+        log.debug("accepted table=%d deal=%d seq=%d action=%s", table.id, table.deal_no, seq, text)
         played = replace(
             table,
             row=replace(table.row, version=new_version, updated_at=now),

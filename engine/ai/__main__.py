@@ -121,7 +121,7 @@ def _review(args: argparse.Namespace, record: GameRecord) -> tuple[int, dict[str
 
 
 def main() -> int:
-    return run_json_command(run)
+    return run_json_command(run, help_doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ import pytest
 from bot.settings import Settings, SettingsError
 from bot.shards import ShardRange, shard_of
 
-TOKEN = {"DISCORD_TOKEN": "token"}
+# Several processes share a PostgreSQL database; on SQLite one process holds every shard (below).
+TOKEN = {"DISCORD_TOKEN": "token", "DATABASE_URL": "postgresql://bot@db/schnapsen"}
 
 
 def shards_from(**env: str) -> ShardRange | None:
@@ -38,7 +39,10 @@ def test_shard_ids_as_ranges_and_single_ids(count: str, ids: str, expected: tupl
     ("env", "message"),
     [
         ({"SHARD_IDS": "0-1"}, "SHARD_IDS is '0-1' but SHARD_COUNT is not set"),
-        ({"SHARD_COUNT": "0"}, "SHARD_COUNT must be a whole number of shards, 1 or more, not '0'"),
+        ({"SHARD_COUNT": "0"}, "SHARD_COUNT must be a whole number of shards from 1 to 1024, not '0'"),
+        ({"SHARD_COUNT": "1025"}, "SHARD_COUNT must be a whole number of shards from 1 to 1024, not '1025'"),
+        ({"SHARD_COUNT": "1000000000", "SHARD_IDS": "0-99999999"}, "SHARD_COUNT must be a whole number"),
+        ({"SHARD_COUNT": "1024", "SHARD_IDS": "0-99999999999999999999"}, "names shard 99999999999999999999, but"),
         ({"SHARD_COUNT": "two"}, "SHARD_COUNT must be a whole number"),
         ({"SHARD_COUNT": "-2"}, "SHARD_COUNT must be a whole number"),
         ({"SHARD_COUNT": "2", "SHARD_IDS": "0-2"}, "names shard 2, but SHARD_COUNT is 2: shard ids run from 0 to 1"),
@@ -61,3 +65,13 @@ def test_a_guild_belongs_to_exactly_one_range_of_a_split() -> None:
         owners = [half for half in halves if half.owns_guild(guild_id)]
         assert len(owners) == 1
         assert shard_of(guild_id, 4) in owners[0].ids
+
+
+@pytest.mark.parametrize("database", [{}, {"DATABASE_PATH": "bot.sqlite3"}, {"DATABASE_URL": "sqlite:///bot.sqlite3"}])
+def test_on_sqlite_one_process_holds_every_shard(database: dict[str, str]) -> None:
+    env = {"DISCORD_TOKEN": "token", **database}
+    assert Settings.from_env({**env, "SHARD_COUNT": "2"}).shards == ShardRange(2, (0, 1))
+    assert Settings.from_env({**env, "SHARD_COUNT": "2", "SHARD_IDS": "0-1"}).shards == ShardRange(2, (0, 1))
+    for ids in ("1", "0"):  # without shard 0 nothing would take DM clicks; without 1 its guilds go unserved
+        with pytest.raises(SettingsError, match="the database is SQLite, which one process serves"):
+            Settings.from_env({**env, "SHARD_COUNT": "2", "SHARD_IDS": ids})

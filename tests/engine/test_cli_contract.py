@@ -247,3 +247,14 @@ def test_the_wrapper_prints_a_non_ascii_report_as_escaped_ascii() -> None:
     done = run_wrapper("    return 0, {'ok': True, 'name': 'Jürgen 🂡'}")
     assert done.returncode == 0
     assert report_of(done) == {"ok": True, "name": "Jürgen 🂡"}
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+@pytest.mark.parametrize("option", ["--help", "-h"])
+def test_help_is_the_whole_usage_in_plain_ascii_not_a_file_name(module: str, option: str) -> None:
+    done = run(module, [option], encoding="ascii")
+    assert done.returncode == 0 and done.stderr == b""
+    text = done.stdout.decode("ascii")
+    assert text.startswith(f"python -m {module} FILE (- for standard input)")
+    assert "Exit status 0" in text and "cannot read" not in text
+    assert text.endswith(".\n")  # the last sentence whole

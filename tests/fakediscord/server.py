@@ -946,6 +946,9 @@ class FakeDiscord:
         if int(request.match_info["application_id"]) != self.application_id:
             raise DiscordError(403, 50001, "Missing Access")
         guild_id = request.match_info.get("guild_id")
+        if guild_id is not None and int(guild_id) not in self.guilds:
+            # Discord's answer for a server the application is not in (or was removed from).
+            raise DiscordError(403, 50001, "Missing Access")
         return int(guild_id) if guild_id is not None else None
 
     async def _get_commands(self, request: web.Request) -> web.Response:

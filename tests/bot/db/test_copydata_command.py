@@ -1,4 +1,4 @@
-"""`python -m bot.migrate`: a server's SQLite database moved to PostgreSQL answers the bot's queries exactly as
+"""`python -m bot.copydata`: a server's SQLite database moved to PostgreSQL answers the bot's queries exactly as
 before, keeps its ids and numbers new rows past them; bad input is refused with exit status 2."""
 
 from __future__ import annotations
@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot import migrate
+from bot import copydata
 from bot.db import BummerlRow, Database, GuildSettings, Player, PlayerPrefs, TableRow
-from bot.db.transfer import row_counts
+from bot.db.transfer import copy_all, row_counts
 from bot.game import ratings
 from tests.bot.db.test_retention import ALICE, BOB, CAROL, DAVE, GUILD, finished_bummerl, play
 
@@ -100,7 +102,7 @@ def test_a_moved_database_answers_the_bots_queries_as_before(
     source = tmp_path / "old.sqlite3"
     asyncio.run(fill(source))
 
-    assert migrate.main(["--from", f"sqlite:///{source}", "--to", pg_empty_url]) == 0
+    assert copydata.main(["--from", f"sqlite:///{source}", "--to", pg_empty_url]) == 0
 
     summary = json.loads(capsys.readouterr().out)
     assert summary["from"] == "sqlite" and summary["to"] == "postgresql"
@@ -118,8 +120,8 @@ def test_a_postgresql_database_moves_back_to_sqlite_unchanged(
 ) -> None:
     source, back = tmp_path / "old.sqlite3", tmp_path / "back.sqlite3"
     asyncio.run(fill(source))
-    assert migrate.main(["--from", str(source), "--to", pg_empty_url]) == 0
-    assert migrate.main(["--from", pg_empty_url, "--to", f"sqlite:///{back}"]) == 0
+    assert copydata.main(["--from", str(source), "--to", pg_empty_url]) == 0
+    assert copydata.main(["--from", pg_empty_url, "--to", f"sqlite:///{back}"]) == 0
     capsys.readouterr()
     assert asyncio.run(answers_of(str(back))) == asyncio.run(answers_of(str(source)))
     with sqlite3.connect(back) as conn:  # the trigger set aside for the copy is back
@@ -133,13 +135,13 @@ def test_a_target_holding_rows_is_refused_unless_replaced(
 ) -> None:
     source = tmp_path / "old.sqlite3"
     asyncio.run(fill(source))
-    assert migrate.main(["--from", str(source), "--to", pg_empty_url]) == 0
+    assert copydata.main(["--from", str(source), "--to", pg_empty_url]) == 0
     capsys.readouterr()
 
-    assert migrate.main(["--from", str(source), "--to", pg_empty_url]) == 2
+    assert copydata.main(["--from", str(source), "--to", pg_empty_url]) == 2
     assert "already holds rows" in capsys.readouterr().err
 
-    assert migrate.main(["--from", str(source), "--to", pg_empty_url, "--replace"]) == 0
+    assert copydata.main(["--from", str(source), "--to", pg_empty_url, "--replace"]) == 0
     assert asyncio.run(answers_of(pg_empty_url))["counts"] == asyncio.run(answers_of(str(source)))["counts"]
 
 
@@ -147,7 +149,10 @@ def test_a_target_holding_rows_is_refused_unless_replaced(
     ("source", "target", "message"),
     [
         ("sqlite:///{tmp}/missing.sqlite3", "sqlite:///{tmp}/new.sqlite3", "no SQLite database at"),
-        ("mysql://x/y", "sqlite:///{tmp}/new.sqlite3", "a database is a file path"),
+        ("mysql://x:hunter2@y/z", "sqlite:///{tmp}/new.sqlite3", "--from must be a file path, sqlite:///"),
+        ("{tmp}/old.sqlite3", "postgresql://bot:hunter2@127.0.0.1:1/x", "--to: cannot reach the database server"),
+        ("{tmp}/no-folder/old.sqlite3", "{tmp}/new.sqlite3", "no SQLite database at"),
+        ("{tmp}/old.sqlite3", "{tmp}/no-folder/new.sqlite3", "--to: the folder"),
         ("{tmp}/same.sqlite3", "sqlite:///{tmp}/same.sqlite3", "the same database"),
     ],
 )
@@ -155,8 +160,69 @@ def test_bad_input_exits_2_with_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, target: str, message: str
 ) -> None:
     (tmp_path / "same.sqlite3").touch()
-    code = migrate.main(["--from", source.format(tmp=tmp_path), "--to", target.format(tmp=tmp_path)])
+    asyncio.run(fill(tmp_path / "old.sqlite3"))
+    code = copydata.main(["--from", source.format(tmp=tmp_path), "--to", target.format(tmp=tmp_path)])
     err = capsys.readouterr().err
     assert code == 2
     assert message in err and err.count("\n") == 1
+    assert "hunter2" not in err and "Traceback" not in err
     assert not (tmp_path / "new.sqlite3").exists()
+
+
+def test_copy_all_streams_every_table_in_batches_never_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No table is read whole: rows come through the batched cursor, at most `batch` at a time, and the
+    copy holds every row."""
+    source_path, target_path = tmp_path / "old.sqlite3", tmp_path / "new.sqlite3"
+    asyncio.run(fill(source_path))
+
+    async def copy() -> tuple[dict[str, int], list[int], dict[str, int]]:
+        source, target = await Database.open(source_path), await Database.open(target_path)
+        try:
+            read_whole = source._fetch_all
+
+            async def fetch_all(sql: str, params: Any = ()) -> Any:
+                assert not sql.startswith("SELECT * FROM"), f"read a whole table: {sql}"
+                return await read_whole(sql, params)
+
+            written: list[int] = []
+            write_many = target._execute_many
+
+            async def execute_many(sql: str, rows: Any) -> None:
+                rows = list(rows)
+                written.append(len(rows))
+                await write_many(sql, rows)
+
+            monkeypatch.setattr(source, "_fetch_all", fetch_all)
+            monkeypatch.setattr(target, "_execute_many", execute_many)
+            copied = dict(await copy_all(source, target, batch=3))
+            monkeypatch.undo()
+            return copied, written, await row_counts(target)
+        finally:
+            await source.close()
+            await target.close()
+
+    copied, written, counts = asyncio.run(copy())
+    assert copied == counts
+    assert copied["actions"] > 3  # the largest table needed several batches
+    assert max(written) == 3 and sum(written) == sum(copied.values())
+    assert asyncio.run(answers_of(str(target_path))) == asyncio.run(answers_of(str(source_path)))
+
+
+def test_the_old_name_only_says_the_new_one() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.migrate", "--from", "a", "--to", "b"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "python -m bot.copydata" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_the_help_is_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        copydata.main(["--help"])
+    assert stop.value.code == 0
+    shown = capsys.readouterr().out
+    assert "e.g. from SQLite to PostgreSQL:\n" not in shown
+    for paragraph in (copydata.__doc__ or "").strip().split("\n\n"):
+        assert paragraph.strip() in shown  # every sentence, as written
