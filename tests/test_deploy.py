@@ -16,8 +16,7 @@ and is skipped elsewhere, with the reason. What stands in for the parts of a rea
   a unit the steps enabled or started itself: its `ExecStart` as its `User` in its `WorkingDirectory`;
 * the bot runs in a network namespace of its own, so Discord is unreachable: it must stop with exit status 2
   and one line (the unit's `RestartPreventExitStatus=2` keeps it stopped);
-* the token typed in with `sudoedit` is written into `.env` by the test, and before the backup a database is
-  made as the bot makes it on its first start (the bot cannot log in here, so it never plays);
+* the token typed in with `sudoedit` is written into `.env` by the test;
 * the host's extra CA certificates are added (a machine whose HTTPS goes through an inspecting proxy needs
   them; elsewhere there are none), and the host's resolver configuration is copied.
 """
@@ -26,10 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -252,10 +253,18 @@ _IDENTITY = {"GIT_AUTHOR_NAME": "deploy test", "GIT_AUTHOR_EMAIL": "deploy-test@
 
 
 def git(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
         env={**os.environ, **_IDENTITY, **(env or {})},
-    ).stdout.strip()
+    )
+    if result.returncode != 0:
+        raise StepFailed(f"git {shlex.join(args)} in {cwd} failed: {result.stderr.strip()}")
+    return result.stdout.strip()
+
+
+def installed_commit(chroot: Chroot) -> str:
+    """The commit checked out in /opt/schnapsen (asked as its owner: git refuses other users' checkouts)."""
+    return chroot.run(["git", "-C", "/opt/schnapsen", "rev-parse", "HEAD"], step="check", user="schnapsen").stdout.strip()
 
 
 def commit_of_the_working_tree(scratch: Path) -> str:
@@ -310,6 +319,8 @@ def make_debian_12(path: Path) -> Chroot:
     if result.returncode != 0:
         raise StepFailed(f"debootstrap failed ({result.returncode}):\n{_tail(result.stdout + result.stderr)}")
     shutil.copy("/etc/resolv.conf", chroot.file("/etc/resolv.conf"))
+    with chroot.file("/etc/hosts").open("a") as hosts:  # as on a server: its own name resolves (sudo asks)
+        hosts.write(f"127.0.1.1 {socket.gethostname()}\n")
     extra_certificates = sorted(Path("/usr/local/share/ca-certificates").glob("*.crt"))
     for certificate in extra_certificates:
         shutil.copy(certificate, chroot.file("/usr/local/share/ca-certificates"))
@@ -319,6 +330,9 @@ def make_debian_12(path: Path) -> Chroot:
     chroot.run(["useradd", "--create-home", "--shell", "/bin/bash", "admin"], step="environment")
     chroot.file("/etc/sudoers.d/admin").write_text("admin ALL=(ALL) NOPASSWD:ALL\n")
     chroot.file("/etc/sudoers.d/admin").chmod(0o440)
+    calls = chroot.file("/var/log/deploy-test-calls")
+    calls.touch()
+    calls.chmod(0o666)  # journalctl and systemctl status run without sudo
     for tool in ("systemctl", "journalctl"):
         stub = chroot.file(f"/usr/local/bin/{tool}")
         stub.write_text(f'#!/bin/sh\necho "{tool} $*" >> /var/log/deploy-test-calls\n')
@@ -342,8 +356,7 @@ def follow_documented_step(chroot: Chroot, name: str, block: str, repo: str) -> 
 
 
 def recorded_calls(chroot: Chroot) -> list[str]:
-    calls = chroot.file("/var/log/deploy-test-calls")
-    return calls.read_text().splitlines() if calls.exists() else []
+    return chroot.file("/var/log/deploy-test-calls").read_text().splitlines()
 
 
 def start_unit(chroot: Chroot, unit: str, *, step: str) -> subprocess.CompletedProcess[str]:
@@ -364,18 +377,6 @@ def assert_stops_on_no_network(result: subprocess.CompletedProcess[str], *, step
     assert len(errors) == 1 and "no network" in errors[0], explained
 
 
-def the_database_the_bot_makes(chroot: Chroot) -> None:
-    """Stands in for the bot's first start with Discord reachable: the database, made and migrated as the bot
-    makes it, where `.env` says."""
-    code = (
-        "import asyncio\nfrom bot.db import Database\nfrom bot.settings import database_path_from_env\n"
-        "async def main():\n    db = await Database.open(database_path_from_env())\n    await db.close()\n"
-        "asyncio.run(main())\n"
-    )
-    chroot.run(["sh", "-c", f"cd /opt/schnapsen && exec .venv/bin/python -c {shlex.quote(code)}"],
-               step="the bot's database", user="schnapsen")
-
-
 def a_newer_version(bare: Path) -> str:
     """A commit on top of the served branch, as a new release would be."""
     head = git("rev-parse", "refs/heads/main", cwd=bare)
@@ -385,9 +386,17 @@ def a_newer_version(bare: Path) -> str:
     return newer
 
 
-def build_the_image_in(chroot: Chroot, context: Path) -> tuple[str, str, dict[str, str]]:
+@dataclass(frozen=True, slots=True)
+class BuiltImage:
+    cmd: str
+    user: str
+    workdir: str
+    env: dict[str, str]
+
+
+def build_the_image_in(chroot: Chroot, context: Path) -> BuiltImage:
     """The Dockerfile's steps in `chroot`, which stands in for its base image: RUN as the current USER in the
-    WORKDIR with the ENV so far, COPY of the build context. Returns the CMD, its user and its environment."""
+    WORKDIR with the ENV so far, COPY of the build context."""
     user, workdir, env, cmd = "root", "/", {}, ""
     for step in dockerfile_steps((context / "Dockerfile").read_text(encoding="utf-8")):
         if step.instruction == "WORKDIR":
@@ -408,7 +417,7 @@ def build_the_image_in(chroot: Chroot, context: Path) -> tuple[str, str, dict[st
                 chroot.run(["chown", "-R", owner, workdir], step="Dockerfile: COPY")
         elif step.instruction == "CMD":
             cmd = shlex.join(_json_list(step.argument))
-    return cmd, user, {**env, "_workdir": workdir}
+    return BuiltImage(cmd, user, workdir, env)
 
 
 def _copy_arguments(argument: str) -> tuple[str, list[str]]:
@@ -418,13 +427,12 @@ def _copy_arguments(argument: str) -> tuple[str, list[str]]:
 
 
 def _json_list(argument: str) -> list[str]:
-    import json
-
     value = json.loads(argument)
     assert isinstance(value, list), f"CMD in exec form: {argument}"
     return [str(word) for word in value]
 
 
+@pytest.mark.deploy
 def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
     reason = _why_the_deploy_test_cannot_run()
     if reason:
@@ -456,7 +464,9 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             chroot.timings["copy for the image"] = time.monotonic() - started
 
             follow_documented_step(chroot, "install", blocks["install"], repo)
+            assert installed_commit(chroot) == under_test
             env_file = chroot.file("/opt/schnapsen/.env")
+            assert env_file.stat().st_mode & 0o777 == 0o600, "the token is readable by its owner only"
             env_file.write_text(re.sub(r"(?m)^DISCORD_TOKEN=.*$", f"DISCORD_TOKEN={DUMMY_TOKEN}",
                                        env_file.read_text()))  # what the admin types with sudoedit
 
@@ -464,36 +474,36 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             assert "systemctl enable --now schnapsen" in recorded_calls(chroot)
             assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start"), step="start")
 
-            if not any(chroot.file("/opt/schnapsen").glob("*.sqlite3")):
-                the_database_the_bot_makes(chroot)
+            # The bot opens its database before it logs in, so the backups below have one to copy.
+            assert chroot.file("/opt/schnapsen/schnapsen.sqlite3").exists()
             follow_documented_step(chroot, "backup-timer", blocks["backup-timer"], repo)
             assert "systemctl enable --now schnapsen-backup.timer" in recorded_calls(chroot)
             backup = start_unit(chroot, "schnapsen-backup.service", step="backup")
             assert backup.returncode == 0, _tail(backup.stdout + backup.stderr)
             assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 1
 
-            installed = git("rev-parse", "HEAD", cwd=chroot.file("/opt/schnapsen"))
             newer = a_newer_version(bare)
             follow_documented_step(chroot, "upgrade", blocks["upgrade"], repo)
-            assert git("rev-parse", "HEAD", cwd=chroot.file("/opt/schnapsen")) == newer
+            assert installed_commit(chroot) == newer
             assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 2
             assert recorded_calls(chroot)[-2:] == ["systemctl stop schnapsen", "systemctl start schnapsen"]
             assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after the upgrade"),
                                        step="start after the upgrade")
 
             follow_documented_step(chroot, "downgrade", blocks["downgrade"], repo)
-            assert git("rev-parse", "HEAD", cwd=chroot.file("/opt/schnapsen")) == installed
+            assert installed_commit(chroot) == under_test
             assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after going back"),
                                        step="start after going back")
 
         with mounted_proc(image):
-            cmd, user, env = build_the_image_in(image, context)
-            workdir = env.pop("_workdir")
-            result = image.run(["sh", "-c", f"cd {shlex.quote(workdir)} && exec {cmd}"], step="Dockerfile: CMD",
-                               user=user, network=False, env={**env, "DISCORD_TOKEN": DUMMY_TOKEN}, check=False)
+            built = build_the_image_in(image, context)
+            result = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {built.cmd}"],
+                               step="Dockerfile: CMD", user=built.user, network=False,
+                               env={**built.env, "DISCORD_TOKEN": DUMMY_TOKEN}, check=False)
             assert_stops_on_no_network(result, step="Dockerfile: CMD")
+            assert image.file(built.env["DATABASE_PATH"]).exists(), "the database is made on the volume"
     finally:
-        timings = (chroot or image).timings if (chroot or image) else {}
+        timings = chroot.timings if chroot else {}
         print("deploy test, seconds per step:", {step: round(seconds) for step, seconds in timings.items()})
         _remove(scratch, [c for c in (chroot, image) if c is not None])
 
