@@ -31,6 +31,7 @@ import re
 import shlex
 import shutil
 import socket
+import sqlite3
 import subprocess
 import tempfile
 import threading
@@ -53,7 +54,9 @@ PYPI = "https://pypi.org/simple/pip/"
 # A token of the real shape (what the bot may check before logging in); it never reaches Discord.
 DUMMY_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GdUmMy.dummy-token-for-the-deploy-test-0123456789"
 # The documented blocks, in the order an admin follows them.
-DOCUMENTED_STEPS = ("prerequisites", "install", "systemd", "backup-timer", "upgrade", "downgrade")
+DOCUMENTED_STEPS = (
+    "prerequisites", "install", "systemd", "backup-timer", "upgrade", "downgrade", "restore-before-upgrade"
+)
 CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 _MARKED_BLOCK = re.compile(r"^<!-- deploy-test: (?P<name>[a-z0-9-]+) -->\n```sh\n(?P<body>.*?)^```$", re.M | re.S)
@@ -252,9 +255,9 @@ _IDENTITY = {"GIT_AUTHOR_NAME": "deploy test", "GIT_AUTHOR_EMAIL": "deploy-test@
              "GIT_COMMITTER_NAME": "deploy test", "GIT_COMMITTER_EMAIL": "deploy-test@localhost"}
 
 
-def git(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> str:
+def git(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, stdin: str | None = None) -> str:
     result = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, input=stdin,
         env={**os.environ, **_IDENTITY, **(env or {})},
     )
     if result.returncode != 0:
@@ -340,19 +343,22 @@ def make_debian_12(path: Path) -> Chroot:
     return chroot
 
 
-def follow_documented_step(chroot: Chroot, name: str, block: str, repo: str) -> None:
+def follow_documented_step(
+    chroot: Chroot, name: str, block: str, repo: str, **variables: str
+) -> subprocess.CompletedProcess[str]:
     """Run one documented block as the admin, from their home folder, stopping at the first failing command
     (`bash -e`; `-x` shows each command before it runs, so the output ends at the one that failed)."""
     script = chroot.file(f"/home/admin/{name}.sh")
     script.write_text("cd\n" + block)
     result = chroot.run(["bash", "-e", "-x", f"/home/admin/{name}.sh"], step=name, user="admin",
-                        env={"REPO": repo}, check=False)
+                        env={"REPO": repo, **variables}, check=False)
     if result.returncode != 0:
         raise StepFailed(
             f"documented step {name!r} (docs/deploy.md, <!-- deploy-test: {name} -->) failed with exit status "
             f"{result.returncode}; its commands:\n{block}--- the last output (`+ ` lines are the commands run):\n"
             f"{_tail(result.stdout + result.stderr)}"
         )
+    return result
 
 
 def recorded_calls(chroot: Chroot) -> list[str]:
@@ -367,23 +373,45 @@ def start_unit(chroot: Chroot, unit: str, *, step: str) -> subprocess.CompletedP
                       check=False)
 
 
-def assert_stops_on_no_network(result: subprocess.CompletedProcess[str], *, step: str) -> None:
-    """The bot reached its login, found no network and stopped with exit status 2 and one line."""
+def assert_stops_with_one_line(result: subprocess.CompletedProcess[str], expected: str, *, step: str) -> None:
+    """The bot stopped with exit status 2 and one line on standard error, which says `expected`."""
     output = result.stdout + result.stderr
     explained = f"step {step!r}: exit status {result.returncode}; the output:\n{_tail(output)}"
     assert "Traceback" not in output, explained
     assert result.returncode == 2, explained
     errors = result.stderr.strip().splitlines()
-    assert len(errors) == 1 and "no network" in errors[0], explained
+    assert len(errors) == 1 and expected in errors[0], explained
 
 
-def a_newer_version(bare: Path) -> str:
-    """A commit on top of the served branch, as a new release would be."""
+def assert_stops_on_no_network(result: subprocess.CompletedProcess[str], *, step: str) -> None:
+    """The bot reached its login, found no network and stopped with exit status 2 and one line."""
+    assert_stops_with_one_line(result, "cannot log in: no network", step=step)
+
+
+# The newer version's schema change: a migration the version under test does not know.
+NEWER_MIGRATION = ("bot/db/migrations/{number:03d}-deploy-test.sql", "CREATE TABLE deploy_test_upgrade (x INTEGER);\n")
+
+
+def a_newer_version(bare: Path, scratch: Path) -> tuple[str, int]:
+    """A commit on top of the served branch, as a new release with one more migration would be; returns it and
+    the schema version it migrates to."""
     head = git("rev-parse", "refs/heads/main", cwd=bare)
-    newer = git("commit-tree", f"{head}^{{tree}}", "-p", head, "-m", "a newer version", cwd=bare)
+    version = 1 + len(list((ROOT / "bot/db/migrations").glob("*.sql")))
+    path, sql = NEWER_MIGRATION[0].format(number=version), NEWER_MIGRATION[1]
+    index = {"GIT_INDEX_FILE": str(scratch / "newer-index")}
+    git("read-tree", head, cwd=bare, env=index)
+    blob = git("hash-object", "-w", "--stdin", cwd=bare, stdin=sql)
+    git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", cwd=bare, env=index)
+    tree = git("write-tree", cwd=bare, env=index)
+    newer = git("commit-tree", tree, "-p", head, "-m", "a newer version", cwd=bare)
     git("update-ref", "refs/heads/main", newer, cwd=bare)
     git("update-server-info", cwd=bare)
-    return newer
+    return newer, version
+
+
+def schema_version(chroot: Chroot) -> int:
+    with contextlib.closing(sqlite3.connect(chroot.file("/opt/schnapsen/schnapsen.sqlite3"))) as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,18 +510,28 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             assert backup.returncode == 0, _tail(backup.stdout + backup.stderr)
             assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 1
 
-            newer = a_newer_version(bare)
-            follow_documented_step(chroot, "upgrade", blocks["upgrade"], repo)
+            known = schema_version(chroot)
+            newer, migrated = a_newer_version(bare, scratch)
+            upgrade = follow_documented_step(chroot, "upgrade", blocks["upgrade"], repo)
             assert installed_commit(chroot) == newer
             assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 2
             assert recorded_calls(chroot)[-2:] == ["systemctl stop schnapsen", "systemctl start schnapsen"]
             assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after the upgrade"),
                                        step="start after the upgrade")
+            assert schema_version(chroot) == migrated
 
             follow_documented_step(chroot, "downgrade", blocks["downgrade"], repo)
             assert installed_commit(chroot) == under_test
-            assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after going back"),
-                                       step="start after going back")
+            refused = start_unit(chroot, "schnapsen.service", step="start after going back")
+            assert_stops_with_one_line(refused, "is newer than this code knows", step="start after going back")
+
+            written = re.search(r"^backup written: (\S+)", upgrade.stdout, re.M)
+            assert written, f"the upgrade's backup names its file:\n{_tail(upgrade.stdout)}"
+            follow_documented_step(chroot, "restore-before-upgrade", blocks["restore-before-upgrade"], repo,
+                                   BACKUP=written[1])
+            assert schema_version(chroot) == known
+            assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after the restore"),
+                                       step="start after the restore")
 
         with mounted_proc(image):
             built = build_the_image_in(image, context)
