@@ -11,12 +11,16 @@ root, debootstrap, `unshare`, and the network to Debian's mirror and PyPI; it ta
 and is skipped elsewhere, with the reason. What stands in for the parts of a real server a chroot lacks:
 
 * the repository is the checkout under test (its working tree, uncommitted files included, as one commit),
-  served over HTTP on the loopback address as `$REPO`; a second commit on top stands in for a new version;
+  served over HTTP on the loopback address as `$REPO`; a second commit on top, adding one migration, stands in
+  for a new version (so going back meets a database the older code refuses, and the documented restore);
 * there is no systemd in a chroot: `systemctl` and `journalctl` only record their arguments, and the test starts
   a unit the steps enabled or started itself: its `ExecStart` as its `User` in its `WorkingDirectory`;
 * the bot runs in a network namespace of its own, so Discord is unreachable: it must stop with exit status 2
   and one line (the unit's `RestartPreventExitStatus=2` keeps it stopped);
-* the token typed in with `sudoedit` is written into `.env` by the test;
+* the token typed in with `sudoedit` is written into `.env` by the test, and `$BACKUP` is the file the
+  upgrade's backup named (`backup written: ...`), as the docs tell the admin to set it;
+* the Dockerfile's base image is the same Debian 12 with its Python 3.11 (no registry is reachable to pull
+  `python:3.11-slim-bookworm`); its COPY copies the commit's files, which .dockerignore would not drop;
 * the host's extra CA certificates are added (a machine whose HTTPS goes through an inspecting proxy needs
   them; elsewhere there are none), and the host's resolver configuration is copied.
 """
