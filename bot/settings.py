@@ -80,10 +80,8 @@ class Settings:
         """The settings from `env` (default: the environment, after loading `.env` without overriding it).
         Raises `SettingsError` at the first wrong value."""
         if env is None:
-            if dotenv is not None and dotenv.exists():
-                from dotenv import load_dotenv
-
-                load_dotenv(dotenv, override=False)
+            if dotenv is not None:
+                _read_dotenv(dotenv, load=True)
             env = dict(os.environ)
         database = database_from_env(env)
         return cls(
@@ -111,13 +109,27 @@ def database_path_from_env(env: dict[str, str] | None = None, dotenv: Path | Non
     `.env`), without needing the token: for the admin commands. Leaves `os.environ` as it is. Raises
     `SettingsError` for a malformed value."""
     if env is None:
-        env = {}
-        if dotenv is not None and dotenv.exists():
-            from dotenv import dotenv_values
-
-            env.update({key: value for key, value in dotenv_values(dotenv).items() if value is not None})
+        env = {} if dotenv is None else _read_dotenv(dotenv, load=False)
         env.update(os.environ)
     return database_from_env(env)
+
+
+def _read_dotenv(dotenv: Path, *, load: bool) -> dict[str, str]:
+    """The settings in `dotenv` if it exists (with `load`, also put into `os.environ` where not set there); a
+    file the bot's user may not read is a `SettingsError`, not a traceback."""
+    from dotenv import dotenv_values, load_dotenv
+
+    try:
+        if not dotenv.exists():
+            return {}
+        if load:
+            load_dotenv(dotenv, override=False)
+            return {}
+        return {key: value for key, value in dotenv_values(dotenv).items() if value is not None}
+    except OSError as err:
+        raise SettingsError(
+            f"cannot read {dotenv.resolve()}: {err.strerror or err} (it must be readable by the bot's user)."
+        ) from None
 
 
 def database_from_env(env: dict[str, str]) -> str:

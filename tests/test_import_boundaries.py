@@ -22,7 +22,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
     "bot/ai_worker.py": ("engine",),
     "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.ai_worker", "openskill"),
-    "bot/ratings.py": ("bot.game", "bot.db", "bot.settings"),
+    # The admin commands and what opens their database: storage and settings, never discord.
+    "bot/connect.py": ("bot.db", "bot.settings"),
+    "bot/ratings.py": ("bot.game", "bot.db", "bot.settings", "bot.connect"),
+    "bot/copydata.py": ("bot.db", "bot.settings", "bot.connect"),
     # The shell's texts are Discord-free: the embeds and views are built from them in payloads.py.
     "bot/schnapsen/texts.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
 }

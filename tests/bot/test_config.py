@@ -21,7 +21,7 @@ import pytest
 from bot import ratings as ratings_command
 from bot.client import StartError, login, make_bot
 from bot.connect import open_database
-from bot.settings import MAX_RETENTION_DAYS, Settings, SettingsError, mask_url
+from bot.settings import MAX_RETENTION_DAYS, Settings, SettingsError, database_path_from_env, mask_url
 from bot.shards import MAX_SHARD_COUNT, ShardRange
 from tests.bot.schnapsen.harness import test_settings as quick_settings
 from tests.fakediscord import FakeDiscord
@@ -429,3 +429,21 @@ def test_without_the_postgresql_driver_sqlite_runs_and_postgresql_says_how_to_in
     assert done.returncode == 2, done.stderr
     assert "pip install -e '.[postgres]'" in done.stderr
     assert_one_clean_line(done.stderr)
+
+
+def test_a_dotenv_the_bot_cannot_read_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dotenv.main
+
+    unreadable = tmp_path / ".env"
+    unreadable.write_text(f"DISCORD_TOKEN={TOKEN}\n")
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:  # as when .env belongs to another user (chmod 600)
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(dotenv.main, "open", refuse, raising=False)
+    for read in (lambda: Settings.from_env(dotenv=unreadable), lambda: database_path_from_env(dotenv=unreadable)):
+        with pytest.raises(SettingsError) as refused:
+            read()
+        assert str(refused.value) == (
+            f"cannot read {unreadable}: Permission denied (it must be readable by the bot's user)."
+        )
