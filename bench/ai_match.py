@@ -67,7 +67,10 @@ def _start_ref(root: str | None) -> None:
         raise RuntimeError(f"the reference server imported {hello['engine']}, not the tree at {root}")
 
 
-def _ref_choose(player: str):  # type: ignore[no-untyped-def]
+def _ref_choose(player: str, replies: list[dict] | None = None):  # type: ignore[no-untyped-def,type-arg]
+    """A chooser served by the reference server; each reply (action, CPU time, kind) is appended to
+    ``replies`` when given."""
+
     def choose(
         dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int
     ) -> Action:
@@ -86,7 +89,10 @@ def _ref_choose(player: str):  # type: ignore[no-untyped-def]
         reply = _ref_server.stdout.readline()
         if not reply:
             raise RuntimeError("the reference server died")
-        return parse_action(json.loads(reply)["action"])[1]
+        answer = json.loads(reply)
+        if replies is not None:
+            replies.append(answer)
+        return parse_action(answer["action"])[1]
 
     return choose
 

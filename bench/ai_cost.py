@@ -1,0 +1,172 @@
+"""AI CPU time per decision and per deal with three AI seats: this tree against an older commit, one run.
+
+Every deal of the fixed list (bench/data/deals.jsonl) is played twice, once with this tree's ``pimc`` at three
+seats and once with the ``pimc`` of ``--opponent-ref`` there (served by bench/ai_ref_server.py from a
+temporary worktree, as bench/ai_match.py does). The fourth seat, the person of a one-person table, plays
+greedy and rotates with the deal (deal i: seat i % 4), so every seat, the forehand's trump choice included,
+is an AI seat in three deals of four. Each AI decision is timed by the process CPU time
+(``time.process_time``) of ``choose_action`` in the process that runs it, so the load of the machine
+hardly moves the figures; a lone legal action is not a decision. Prints per tree and kind (trump, bid,
+Kontra/Re, card by trick) the decisions and their CPU p50/p95, the CPU per deal (its three AI seats) mean
+and p95, and the ratio of the means (this tree / reference).
+
+    python bench/ai_cost.py --deals 200 --opponent-ref b897e3b --budget-ms 150
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, cast
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import bench.ai_match as match
+from bench.deal_walk import walk_deal
+from engine.actions import Action
+from engine.ai import choose_action, greedy
+from engine.ai.arena import Hands, load_deals, play_deal
+from engine.state import PLAY, DealState
+from engine.views import PlayerView
+
+KINDS = ("trump", "auction", "doubling", "card1", "card2", "card3", "card4")
+LABEL = {"auction": "bid", "doubling": "kontra/re"}
+
+
+def kind_of(phase: str, view: PlayerView) -> str:
+    return phase if phase != PLAY else f"card{len(view.witnessed) // 4 + 1}"
+
+
+def person_seat(index: int) -> int:
+    return index % 4
+
+
+def _this_tree(seed: int, dealer: int, hands: Hands, person: int, budget_ms: int) -> list[tuple[str, float]]:
+    costs: list[tuple[str, float]] = []
+
+    def choose(state: DealState, seat: int, view: PlayerView, key: int) -> Action:
+        if seat == person:
+            return greedy.choose(view)
+        started = time.process_time()
+        action = choose_action(view, "pimc", key, budget_ms)
+        costs.append((kind_of(state.phase, view), (time.process_time() - started) * 1000))
+        return action
+
+    walk_deal(seed, dealer, hands, choose)  # type: ignore[arg-type]
+    return costs
+
+
+def _reference(seed: int, dealer: int, hands: Hands, person: int, budget_ms: int) -> list[tuple[str, float]]:
+    replies: list[dict[str, Any]] = []
+    players = cast(
+        tuple[str, str, str, str], tuple("greedy" if seat == person else "ref" for seat in range(4))
+    )
+    play_deal(
+        hands,
+        dealer,
+        seed,
+        players,
+        budget_ms=budget_ms,
+        choosers={"ref": match._ref_choose("pimc", replies)},
+    )
+    return [(reply["kind"], reply["cpu_ms"]) for reply in replies]
+
+
+def _one(
+    task: tuple[int, tuple[int, int, Hands], int],
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    index, (seed, dealer, hands), budget_ms = task
+    person = person_seat(index)
+    return _this_tree(seed, dealer, hands, person, budget_ms), _reference(
+        seed, dealer, hands, person, budget_ms
+    )
+
+
+def percentile(values: list[float], share: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(share * len(values)) - 1))] if values else 0.0
+
+
+def summary(per_deal: list[list[tuple[str, float]]]) -> dict[str, object]:
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    for costs in per_deal:
+        for kind, cpu in costs:
+            by_kind[kind].append(cpu)
+    totals = [sum(cpu for _, cpu in costs) for costs in per_deal]
+    out: dict[str, object] = {
+        LABEL.get(kind, kind): {
+            "decisions": len(by_kind[kind]),
+            "cpu_ms_p50": round(percentile(by_kind[kind], 0.5), 1),
+            "cpu_ms_p95": round(percentile(by_kind[kind], 0.95), 1),
+            "cpu_ms_mean": round(sum(by_kind[kind]) / len(by_kind[kind]), 1),
+        }
+        for kind in KINDS
+        if by_kind[kind]
+    }
+    out["per_deal_3_ai_seats_ms"] = {
+        "mean": round(sum(totals) / len(totals), 1),
+        "p50": round(percentile(totals, 0.5), 1),
+        "p95": round(percentile(totals, 0.95), 1),
+    }
+    out["per_decision_ms_mean"] = round(sum(totals) / max(1, sum(len(c) for c in per_deal)), 1)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--first-deal", type=int, default=0)
+    parser.add_argument("--budget-ms", type=int, default=150)
+    parser.add_argument("--opponent-ref", metavar="GITREF", default="b897e3b")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--raw", help="write one JSON line per deal (both trees' decisions) here")
+    args = parser.parse_args()
+    deals = load_deals(str(match.DEALS))[args.first_deal : args.first_deal + args.deals]
+    tasks = [(args.first_deal + i, deal, args.budget_ms) for i, deal in enumerate(deals)]
+    root = match._worktree(args.opponent_ref)
+    started = time.perf_counter()
+    try:
+        with ProcessPoolExecutor(args.workers, initializer=match._start_ref, initargs=(root,)) as pool:
+            results = []
+            for result in pool.map(_one, tasks):
+                results.append(result)
+                if len(results) % 25 == 0:
+                    print(
+                        f"{len(results)} deals, {time.perf_counter() - started:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    finally:
+        match._remove_worktree(root)
+    if args.raw:
+        with open(args.raw, "w", encoding="utf-8") as handle:
+            for (_, (seed, _, _), _), (mine, theirs) in zip(tasks, results, strict=True):
+                handle.write(json.dumps({"deal": seed, "this": mine, "ref": theirs}) + "\n")
+    this = summary([mine for mine, _ in results])
+    ref = summary([theirs for _, theirs in results])
+    mean_this = this["per_deal_3_ai_seats_ms"]["mean"]  # type: ignore[index]
+    mean_ref = ref["per_deal_3_ai_seats_ms"]["mean"]  # type: ignore[index]
+    report = {
+        "deals": len(results),
+        "first_deal": args.first_deal,
+        "budget_ms": args.budget_ms,
+        "person_seat": "greedy, seat deal % 4",
+        "this_tree": this,
+        f"ref_{args.opponent_ref}": ref,
+        "ratio_per_deal": round(mean_this / mean_ref, 3) if mean_ref else None,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
