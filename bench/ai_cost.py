@@ -4,9 +4,10 @@ Every deal of the fixed list (bench/data/deals.jsonl) is played twice, once with
 seats and once with the ``pimc`` of ``--opponent-ref`` there (served by bench/ai_ref_server.py from a
 temporary worktree, as bench/ai_match.py does). The fourth seat, the person of a one-person table, plays
 greedy and rotates with the deal (deal i: seat i % 4), so every seat, the forehand's trump choice included,
-is an AI seat in three deals of four. Each AI decision is timed by the process CPU time
-(``time.process_time``) of ``choose_action`` in the process that runs it, so the load of the machine
-hardly moves the figures; a lone legal action is not a decision. Prints per tree and kind (trump, bid,
+is an AI seat in three deals of four. Both trees answer from server processes of their own (one per tree
+and worker, bench/ai_ref_server.py), which time each decision by the process CPU time
+(``time.process_time``) of ``choose_action``, so the load of the machine hardly moves the figures and both
+trees are timed alike; a lone legal action is not a decision. Prints per tree and kind (trump, bid,
 Kontra/Re, card by trick) the decisions and their CPU p50/p95, the CPU per deal (its three AI seats) mean
 and p95, and the ratio of the means (this tree / reference).
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -28,53 +30,36 @@ from typing import Any, cast
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bench.ai_match as match
-from bench.deal_walk import walk_deal
-from engine.actions import Action
-from engine.ai import choose_action, greedy
 from engine.ai.arena import Hands, load_deals, play_deal
-from engine.state import PLAY, DealState
-from engine.views import PlayerView
 
 KINDS = ("trump", "auction", "doubling", "card1", "card2", "card3", "card4")
 LABEL = {"auction": "bid", "doubling": "kontra/re"}
 
 
-def kind_of(phase: str, view: PlayerView) -> str:
-    return phase if phase != PLAY else f"card{len(view.witnessed) // 4 + 1}"
+_servers: dict[str, subprocess.Popen[str]] = {}
+
+
+def _start_servers(roots: dict[str, str]) -> None:
+    """Worker initializer: per worker one server process per tree (bench/ai_ref_server.py), so both trees'
+    decisions are timed alike, each in a process of its own that does nothing else."""
+    for name, root in roots.items():
+        _servers[name] = match.start_server(root)
 
 
 def person_seat(index: int) -> int:
     return index % 4
 
 
-def _this_tree(seed: int, dealer: int, hands: Hands, person: int, budget_ms: int) -> list[tuple[str, float]]:
-    costs: list[tuple[str, float]] = []
-
-    def choose(state: DealState, seat: int, view: PlayerView, key: int) -> Action:
-        if seat == person:
-            return greedy.choose(view)
-        started = time.process_time()
-        action = choose_action(view, "pimc", key, budget_ms)
-        costs.append((kind_of(state.phase, view), (time.process_time() - started) * 1000))
-        return action
-
-    walk_deal(seed, dealer, hands, choose)  # type: ignore[arg-type]
-    return costs
-
-
-def _reference(seed: int, dealer: int, hands: Hands, person: int, budget_ms: int) -> list[tuple[str, float]]:
+def _played(
+    tree: str, seed: int, dealer: int, hands: Hands, person: int, budget_ms: int
+) -> list[tuple[str, float]]:
+    """One deal with ``tree``'s pimc at the three AI seats: (kind, CPU ms) per AI decision."""
     replies: list[dict[str, Any]] = []
     players = cast(
-        tuple[str, str, str, str], tuple("greedy" if seat == person else "ref" for seat in range(4))
+        tuple[str, str, str, str], tuple("greedy" if seat == person else "ai" for seat in range(4))
     )
-    play_deal(
-        hands,
-        dealer,
-        seed,
-        players,
-        budget_ms=budget_ms,
-        choosers={"ref": match._ref_choose("pimc", replies)},
-    )
+    chooser = match._ref_choose("pimc", replies, _servers[tree])
+    play_deal(hands, dealer, seed, players, budget_ms=budget_ms, choosers={"ai": chooser})
     return [(reply["kind"], reply["cpu_ms"]) for reply in replies]
 
 
@@ -83,8 +68,9 @@ def _one(
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     index, (seed, dealer, hands), budget_ms = task
     person = person_seat(index)
-    return _this_tree(seed, dealer, hands, person, budget_ms), _reference(
-        seed, dealer, hands, person, budget_ms
+    return (
+        _played("this", seed, dealer, hands, person, budget_ms),
+        _played("ref", seed, dealer, hands, person, budget_ms),
     )
 
 
@@ -134,7 +120,8 @@ def main() -> int:
     root = match._worktree(args.opponent_ref)
     started = time.perf_counter()
     try:
-        with ProcessPoolExecutor(args.workers, initializer=match._start_ref, initargs=(root,)) as pool:
+        roots = {"this": str(match.ROOT), "ref": root}
+        with ProcessPoolExecutor(args.workers, initializer=_start_servers, initargs=(roots,)) as pool:
             results = []
             for result in pool.map(_one, tasks):
                 results.append(result)

@@ -49,32 +49,38 @@ SPRT_MIN_DEALS = 30
 _ref_server: subprocess.Popen[str] | None = None
 
 
-def _start_ref(root: str | None) -> None:
-    """Worker initializer: one server process of the older tree per worker (it ends with the worker)."""
-    global _ref_server
-    if root is None:
-        return
-    _ref_server = subprocess.Popen(
+def start_server(root: str) -> subprocess.Popen[str]:
+    """A server process (bench/ai_ref_server.py) answering with the AI of the source tree at ``root``."""
+    server = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / "ai_ref_server.py"), root],
         cwd=root,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert _ref_server.stdout is not None
-    hello = json.loads(_ref_server.stdout.readline())
+    assert server.stdout is not None
+    hello = json.loads(server.stdout.readline())
     if not hello["engine"].startswith(root):
         raise RuntimeError(f"the reference server imported {hello['engine']}, not the tree at {root}")
+    return server
 
 
-def _ref_choose(player: str, replies: list[dict] | None = None):  # type: ignore[no-untyped-def,type-arg]
-    """A chooser served by the reference server; each reply (action, CPU time, kind) is appended to
-    ``replies`` when given."""
+def _start_ref(root: str | None) -> None:
+    """Worker initializer: one server process of the older tree per worker (it ends with the worker)."""
+    global _ref_server
+    if root is not None:
+        _ref_server = start_server(root)
+
+
+def _ref_choose(player: str, replies: list[dict] | None = None, server: subprocess.Popen[str] | None = None):  # type: ignore[no-untyped-def,type-arg]
+    """A chooser served by ``server`` (default: the worker's reference server); each reply (action, CPU
+    time, kind) is appended to ``replies`` when given."""
 
     def choose(
         dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int
     ) -> Action:
-        assert _ref_server is not None and _ref_server.stdin is not None and _ref_server.stdout is not None
+        serving = server or _ref_server
+        assert serving is not None and serving.stdin is not None and serving.stdout is not None
         request = {
             "dealer": dealer,
             "hands": [list(hand) for hand in hands],
@@ -84,9 +90,9 @@ def _ref_choose(player: str, replies: list[dict] | None = None):  # type: ignore
             "seed": seed,
             "budget_ms": budget_ms,
         }
-        _ref_server.stdin.write(json.dumps(request) + "\n")
-        _ref_server.stdin.flush()
-        reply = _ref_server.stdout.readline()
+        serving.stdin.write(json.dumps(request) + "\n")
+        serving.stdin.flush()
+        reply = serving.stdout.readline()
         if not reply:
             raise RuntimeError("the reference server died")
         answer = json.loads(reply)
