@@ -108,6 +108,7 @@ def _solved_weights(monkeypatch: pytest.MonkeyPatch, view, rejection: int | None
     """The weights of the worlds one card-play decision solved."""
     monkeypatch.setattr("engine.ai.pimc.REJECTION_DRAWS", rejection)
     monkeypatch.setattr("engine.ai.pimc.EARLY_STOP", False)  # the worlds the whole budget buys
+    monkeypatch.setattr("engine.ai.pimc.LATER_TRICKS_PERCENT", 100)  # as many as when it was measured
     seen: list[float] = []
     add = _Tally.add
 
