@@ -125,12 +125,7 @@ def main() -> int:
             results = []
             for result in pool.map(_one, tasks):
                 results.append(result)
-                if len(results) % 25 == 0:
-                    print(
-                        f"{len(results)} deals, {time.perf_counter() - started:.0f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+                match.report_progress(len(results), started)
     finally:
         match._remove_worktree(root)
     if args.raw:

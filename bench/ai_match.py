@@ -142,6 +142,12 @@ def _in_order(pool: ProcessPoolExecutor, tasks: list[tuple], window: int) -> Ite
         yield result
 
 
+def report_progress(done: int, started: float) -> None:
+    """Every 25 deals, how many are done and the seconds since ``started`` (on stderr)."""
+    if done % 25 == 0:
+        print(f"{done} deals, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
 def sprt_llr(margins: list[float], h0: float, h1: float) -> float:
     """Log-likelihood ratio of mean ``h1`` against ``h0`` (per deal) under a normal model with the sample
     variance."""
@@ -180,12 +186,7 @@ def run_match(
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_ref, initargs=(ref_root,)) as pool:
         for result in _in_order(pool, tasks, 2 * workers):
             results.append(result)
-            if len(results) % 25 == 0:
-                print(
-                    f"{len(results)} deals, {time.perf_counter() - started:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            report_progress(len(results), started)
             if sprt is not None and len(results) >= SPRT_MIN_DEALS:
                 llr = sprt_llr([m for m, _ in results], sprt[0] / 100, sprt[1] / 100)
                 if llr >= upper or llr <= lower:
