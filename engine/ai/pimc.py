@@ -58,7 +58,7 @@ TRICK_ONE_PERCENT = 150
 # Later tricks get this share: their choices change little with more worlds (trick 2's regret against a
 # search of 10 times the budget was 0.019 game points per decision, trick 1's 0.030-0.041), and the close
 # ones, which early stop leaves running to the ceiling, are worth least there.
-LATER_TRICKS_PERCENT = 100
+LATER_TRICKS_PERCENT = 50
 # Trump, bid and Kontra decisions solve whole deals for several contracts per world: they get this many
 # times the card-play budget.
 WHOLE_DEAL_FACTOR = 3
