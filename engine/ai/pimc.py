@@ -273,13 +273,16 @@ def _stable_trump(view: PlayerView) -> Action:
 # counted as settled, the normal game against b897e3b lost 3.28 per 100 deals, CI -5.22..-1.33.)
 STOP_Z = 3.0
 STOP_MIN_WORLDS = 12
-# Bids keep the whole-deal budget for the close choices and stop after at least 12 worlds. A ceiling of 20%
-# of it with a stop after 6 worlds cost 1/10 of the CPU, but over the bid decisions of deals 0-59 (290,
-# greedy's card play) chose as the full search 276 times and bid 32 times against its 41 (the full game
-# against b897e3b lost 44 game points per 100 deals, SPRT H0 after 165 deals); this setting chose as the full
-# search 287 times (42 bids) at a quarter of its CPU.
+# Bids search as before early stop (issue 25): no stop before the budget and no screen (``BID_SCREEN``). With
+# a ceiling of 20% of the whole-deal budget and a stop after 6 worlds, the full game against b897e3b lost 44
+# game points per 100 deals (SPRT -25/0: H0 after 165 deals, commit 0401aa8); with the whole budget, a stop
+# after 12 worlds and the screen, 31 (H0 after 181 deals, 28985dd): both bid the Bettler about 40% less
+# often than b897e3b on the same hands (34 against 55), which 290 bid decisions of greedy-played deals
+# did not show (287 chosen alike).
 AUCTION_PERCENT = 100
 AUCTION_MIN_WORLDS = 12
+AUCTION_EARLY_STOP = False
+BID_SCREEN = False
 # Off for reference searches that must solve every world they may (tools/build_opening_book.py).
 EARLY_STOP = True
 
@@ -713,7 +716,7 @@ def _evaluate_auction(
     standing = next(((s, c) for s, c in reversed(view.auction) if c is not None), None)
     declarer, contract = standing or (None, None)
     tally = _Tally(len(view.legal), [-_caution(rules, action) for action in view.legal])
-    if quick:
+    if quick and BID_SCREEN:
         hand = list(view.hand)
         for i, action in enumerate(view.legal):
             if (
@@ -750,7 +753,7 @@ def _evaluate_auction(
         except SearchAborted:
             break
         tally.add(values)
-        if budget.left <= 0 or tally.settled(min_worlds=AUCTION_MIN_WORLDS):
+        if budget.left <= 0 or (AUCTION_EARLY_STOP and tally.settled(min_worlds=AUCTION_MIN_WORLDS)):
             break
     return tally.evaluations(list(view.legal))
 
