@@ -273,15 +273,16 @@ def _stable_trump(view: PlayerView) -> Action:
 # counted as settled, the normal game against b897e3b lost 3.28 per 100 deals, CI -5.22..-1.33.)
 STOP_Z = 3.0
 STOP_MIN_WORLDS = 12
-# Bids search as before early stop (issue 25): no stop before the budget and no screen (``BID_SCREEN``). With
-# a ceiling of 20% of the whole-deal budget and a stop after 6 worlds, the full game against b897e3b lost 44
-# game points per 100 deals (SPRT -25/0: H0 after 165 deals, commit 0401aa8); with the whole budget, a stop
-# after 12 worlds and the screen, 31 (H0 after 181 deals, 28985dd): both bid the Bettler about 40% less
-# often than b897e3b on the same hands (34 against 55), which 290 bid decisions of greedy-played deals
-# did not show (287 chosen alike).
+# Bids keep the whole-deal budget and stop after at least 12 worlds; their values carry no noise, as before
+# early stop (with it, ``best_action`` gave near-equal bids up for greedy's choice: the full game against
+# b897e3b lost 31 game points per 100 deals, the Bettler bid 34 times against 55, commit 28985dd; with a
+# ceiling of 20% of the budget and a stop after 6 worlds too, 44, commit 0401aa8). Over 290 bid decisions
+# of deals 0-59 the stop after 12 worlds chose as the search to the budget 287 times, at a quarter of its
+# CPU. ``BID_SCREEN`` (skip the bids ``bidder.could_bid`` rules out, in a choice) saved little there (3.3
+# against 3.7 s) and stays off.
 AUCTION_PERCENT = 100
 AUCTION_MIN_WORLDS = 12
-AUCTION_EARLY_STOP = False
+AUCTION_EARLY_STOP = True
 BID_SCREEN = False
 # Off for reference searches that must solve every world they may (tools/build_opening_book.py).
 EARLY_STOP = True
@@ -370,9 +371,11 @@ class _Tally:
         self.alive[i] = False
         self.dropped[i] = (mean, noise, self.worlds)
 
-    def evaluations(self, actions: list[Action]) -> list[Evaluation]:
+    def evaluations(self, actions: list[Action], noise: bool = True) -> list[Evaluation]:
         """Each action's mean (offset included), worlds and the standard error of its difference from the
-        best still in play."""
+        best still in play (0 without ``noise``: ``best_action`` then takes the best mean outright)."""
+        if not noise:
+            return [Evaluation(e.action, e.value, e.worlds) for e in self.evaluations(actions)]
         if self.worlds == 0 or self.weight <= 0:
             return [Evaluation(action, self.dropped.get(i, (0.0,))[0], 0) for i, action in enumerate(actions)]
         means = self._means()
@@ -755,7 +758,9 @@ def _evaluate_auction(
         tally.add(values)
         if budget.left <= 0 or (AUCTION_EARLY_STOP and tally.settled(min_worlds=AUCTION_MIN_WORLDS)):
             break
-    return tally.evaluations(list(view.legal))
+    # Without noise, as before early stop: a bid is taken when its mean beats passing's, never given up
+    # for greedy's choice among the near-equal (``best_action``; its caution is the bid's margin).
+    return tally.evaluations(list(view.legal), noise=False)
 
 
 def _caution(rules: Ruleset, action: Action) -> float:
