@@ -371,10 +371,10 @@ class _Tally:
         self.alive[i] = False
         self.dropped[i] = (mean, noise, self.worlds)
 
-    def evaluations(self, actions: list[Action], noise: bool = True) -> list[Evaluation]:
+    def evaluations(self, actions: list[Action], with_noise: bool = True) -> list[Evaluation]:
         """Each action's mean (offset included), worlds and the standard error of its difference from the
-        best still in play (0 without ``noise``: ``best_action`` then takes the best mean outright)."""
-        if not noise:
+        best still in play (0 without ``with_noise``: ``best_action`` then takes the best mean outright)."""
+        if not with_noise:
             return [Evaluation(e.action, e.value, e.worlds) for e in self.evaluations(actions)]
         if self.worlds == 0 or self.weight <= 0:
             return [Evaluation(action, self.dropped.get(i, (0.0,))[0], 0) for i, action in enumerate(actions)]
@@ -760,7 +760,7 @@ def _evaluate_auction(
             break
     # Without noise, as before early stop: a bid is taken when its mean beats passing's, never given up
     # for greedy's choice among the near-equal (``best_action``; its caution is the bid's margin).
-    return tally.evaluations(list(view.legal), noise=False)
+    return tally.evaluations(list(view.legal), with_noise=False)
 
 
 def _caution(rules: Ruleset, action: Action) -> float:
