@@ -119,3 +119,15 @@ def test_the_same_view_seed_and_budget_give_the_same_evaluation(seed: int, plays
     other, _ = _normal_game_after(seed + 1, 3)
     evaluate_actions(view_for(other, other.to_act), "pimc", 1, 60, STANDARD)
     assert evaluate_actions(view, "pimc", 7, 60, STANDARD) == first
+
+
+def test_bid_values_carry_no_noise_so_the_best_mean_bids() -> None:
+    # With noise, best_action would give a bid near passing's value up for greedy's choice (it did: the
+    # full game bid the Bettler 40% less often than before early stop).
+    state = new_deal(STANDARD, 0, deal_hands(0, 0))
+    while state.phase != AUCTION:
+        state, _ = apply_unchecked(state, state.to_act, legal_actions(state)[0])
+    view = view_for(state, state.to_act)
+    evaluations = pimc.evaluate(view, STANDARD, 0, 150)
+    assert len(evaluations) > 1 and all(e.noise == 0 for e in evaluations)
+    assert pimc.best_action(view, evaluations, STANDARD) == max(evaluations, key=lambda e: e.value).action
