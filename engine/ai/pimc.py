@@ -271,7 +271,7 @@ def _stable_trump(view: PlayerView) -> Action:
 # choices, where more worlds pay. The test is repeated after every world (a sequential test), so ``STOP_Z``
 # is set above the usual 1.96. (At 2.5 without the 1/n floor, where actions equal in every world so far
 # counted as settled, the normal game against b897e3b lost 3.28 per 100 deals, CI -5.22..-1.33.)
-STOP_Z = 3.0
+STOP_Z = 2.5
 STOP_MIN_WORLDS = 12
 # Bids keep the whole-deal budget and stop after at least 12 worlds; their values carry no noise, as before
 # early stop (with it, ``best_action`` gave near-equal bids up for greedy's choice: the full game against
@@ -280,10 +280,10 @@ STOP_MIN_WORLDS = 12
 # of deals 0-59 the stop after 12 worlds chose as the search to the budget 287 times, at a quarter of its
 # CPU. ``BID_SCREEN`` (skip the bids ``bidder.could_bid`` rules out, in a choice) saved little there (3.3
 # against 3.7 s) and stays off.
-AUCTION_PERCENT = 100
+AUCTION_PERCENT = 50
 AUCTION_MIN_WORLDS = 12
 AUCTION_EARLY_STOP = True
-BID_SCREEN = False
+BID_SCREEN = True
 # Off for reference searches that must solve every world they may (tools/build_opening_book.py).
 EARLY_STOP = True
 
