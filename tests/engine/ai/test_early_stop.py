@@ -94,8 +94,7 @@ def test_a_forced_card_costs_no_search() -> None:
     assert time.process_time() - started < 0.05
 
 
-def test_a_bid_the_hand_cannot_make_is_not_solved_for_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pimc, "BID_SCREEN", True)  # off in play (docs/ai.md)
+def test_a_bid_the_hand_cannot_make_is_not_solved_for_a_choice() -> None:
     state = new_deal(STANDARD, 0, deal_hands(0, 0))
     while state.phase != AUCTION:
         state, _ = apply_unchecked(state, state.to_act, legal_actions(state)[0])
