@@ -490,7 +490,10 @@ class Messages:
         occupant = None if seat is None else table.seats[seat]
         if table.status != "playing" or occupant is None:
             return
-        self._channel_shown.pop((table.id, user_id), None)
+        hand = self._channel_hands.get(user_id)
+        if hand is None or hand.table_id != table.id or not hand.fresh(asyncio.get_running_loop().time()):
+            # No hand open in the channel that shows what it shows (the command may have just shown one).
+            self._channel_shown.pop((table.id, user_id), None)
         if occupant.dm_message_id is not None:
             self._hand_shown.pop(occupant.dm_message_id, None)
             if self.hand_in_channel(occupant) and before.hand_place == "dm" and occupant.dm_channel_id is not None:
@@ -549,6 +552,10 @@ class Messages:
                     **message.send_kwargs(),
                 )
             case "final_hand":
+                if (await self.service.player_prefs(payload["user_id"])).hand_place == "channel":
+                    # She moved her hand to the channel during the deal: the DM keeps saying so (no next
+                    # hand will come there).
+                    return
                 table = await self._deal_end(entry.table_id, payload["deal_no"])
                 seat, message_id = payload["seat"], payload["message_id"]
                 lang = self.user_lang(table, payload["user_id"])
