@@ -228,7 +228,9 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         report["ai_turns"] = [[table, round(start, 4), round(end, 4)] for table, start, end in ai_turns]
     report["ai_warning_lines"] = warnings.counts
     report["ai_warning_samples"] = warnings.samples
-    lowered = getattr(bot.ai, "lowered", None)  # the scheduler's own count, where it keeps one
+    # The AI queue's own count of decisions searched with less than their budget, where it keeps one (its
+    # WARNING lines come at most once a minute).
+    lowered = getattr(getattr(bot.ai, "_worker", None), "reduced", None)
     if isinstance(lowered, int):
         report["ai_lowered"] = lowered
     report["cpu_marks"] = COSTS.marks
