@@ -3,8 +3,9 @@
 Many requests for one key in a burst become one run (the latest job wins), and one key runs at most once per
 interval, so a fast trick never runs into Discord's rate limits: a burst of AI moves is drawn and sent once,
 showing the latest position. An urgent request (the change that gives a person their buttons) need not wait
-out the interval: it runs at once unless the key ran ``BURST`` times in the last ``BURST`` intervals, so a
-person's turn is not held back by the edit that showed the move before it. A job that fails is logged at ERROR with its
+out the interval: it runs at once unless the key ran ``BURST`` times in the last ``BURST`` intervals (other
+requests leave the last of those runs to it), so a person's turn is not held back by the edits that showed
+the moves before it. A job that fails is logged at ERROR with its
 key (which names the table) and retried with a growing pause until it succeeds, is replaced by a newer
 request, or its key is dropped (the table closed). Nothing that moves a table is ever left to chance.
 """
@@ -20,7 +21,7 @@ from collections.abc import Awaitable, Callable, Hashable
 log = logging.getLogger(__name__)
 
 Job = Callable[[], Awaitable[None]]
-BURST = 3  # runs of one key within BURST intervals (Discord allows about 5 edits of a channel in 5 s)
+BURST = 5  # runs of one key within BURST intervals: about what Discord allows for edits in one channel
 PRUNE_AT = 4096  # keys with a remembered last run before the old ones are forgotten
 
 
@@ -94,9 +95,13 @@ class Coalescer:
         runs = self._runs.get(key)
         if not runs or not self.interval:
             return 0.0
-        pause = 0.0 if key in self._urgent else runs[-1] + self.interval - now
-        if len(runs) == BURST:
-            pause = max(pause, runs[0] + BURST * self.interval - now)
+        urgent = key in self._urgent
+        pause = 0.0 if urgent else runs[-1] + self.interval - now
+        # The last run of a burst is kept for an urgent job: the moves before a person's turn must not use up
+        # what the turn itself needs.
+        limit = BURST if urgent else BURST - 1
+        if len(runs) >= limit:
+            pause = max(pause, runs[-limit] + BURST * self.interval - now)
         return pause
 
     def _forget_old_runs(self) -> None:

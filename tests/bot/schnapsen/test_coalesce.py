@@ -98,3 +98,22 @@ def test_a_position_drawn_before_is_not_drawn_again(monkeypatch: pytest.MonkeyPa
     assert payloads._table_png(scene) == first  # the table message shown again for a new log line
     assert payloads._table_png(moved) != first
     assert drawn == [scene, moved]
+
+
+async def test_the_moves_before_a_turn_leave_the_last_run_of_a_burst_to_the_turn() -> None:
+    coalescer = Coalescer(LONG)
+    runs: list[str] = []
+    for turn in range(BURST - 1):
+        coalescer.request("hand", recorder(runs, f"turn {turn}"), urgent=True)
+        await asyncio.wait_for(coalescer.drain(), 5)
+    coalescer.request("hand", recorder(runs, "an AI move"))
+    await asyncio.sleep(0)
+    assert coalescer.busy("hand") and "an AI move" not in runs
+    coalescer.request("hand", recorder(runs, "the next turn"), urgent=True)
+    await asyncio.wait_for(coalescer.drain(), 5)
+    assert runs[-1] == "the next turn" and "an AI move" not in runs
+    coalescer.request("hand", recorder(runs, "one turn too many"), urgent=True)
+    await asyncio.sleep(0)
+    assert coalescer.busy("hand"), "the burst is used up: even a turn waits"
+    coalescer.drop("hand")
+    await asyncio.wait_for(coalescer.drain(), 5)
