@@ -83,11 +83,11 @@ def main() -> int:
     records = []
     evaluate = pimc.evaluate
 
-    def measured(view, rules=None, seed=0, budget_ms=150):  # type: ignore[no-untyped-def]
+    def measured(view, rules=None, seed=0, budget_ms=150, book=True, quick=False):  # type: ignore[no-untyped-def]
         spent["model"] = spent["sampling"] = 0.0
         budgets.clear()
         started = clock()
-        evaluations = evaluate(view, rules, seed, budget_ms)
+        evaluations = evaluate(view, rules, seed, budget_ms, book, quick)
         cpu = clock() - started
         records.append({
             "kind": KIND[view.phase],
@@ -104,8 +104,9 @@ def main() -> int:
         return evaluations
 
     pimc.evaluate = measured  # type: ignore[assignment]
+    # As pimc.choose: a choice, not values (``quick``).
     pimc.choose = lambda view, rules=None, seed=0, budget_ms=150: pimc.best_action(  # type: ignore[assignment]
-        view, measured(view, rules, seed, budget_ms), rules
+        view, measured(view, rules, seed, budget_ms, quick=True), rules
     )
     for seed, dealer, hands in load_deals(str(DEALS))[args.first_deal : args.first_deal + args.deals]:
         first = len(records)

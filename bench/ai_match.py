@@ -49,29 +49,38 @@ SPRT_MIN_DEALS = 30
 _ref_server: subprocess.Popen[str] | None = None
 
 
-def _start_ref(root: str | None) -> None:
-    """Worker initializer: one server process of the older tree per worker (it ends with the worker)."""
-    global _ref_server
-    if root is None:
-        return
-    _ref_server = subprocess.Popen(
+def start_server(root: str) -> subprocess.Popen[str]:
+    """A server process (bench/ai_ref_server.py) answering with the AI of the source tree at ``root``."""
+    server = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / "ai_ref_server.py"), root],
         cwd=root,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert _ref_server.stdout is not None
-    hello = json.loads(_ref_server.stdout.readline())
+    assert server.stdout is not None
+    hello = json.loads(server.stdout.readline())
     if not hello["engine"].startswith(root):
         raise RuntimeError(f"the reference server imported {hello['engine']}, not the tree at {root}")
+    return server
 
 
-def _ref_choose(player: str):  # type: ignore[no-untyped-def]
+def _start_ref(root: str | None) -> None:
+    """Worker initializer: one server process of the older tree per worker (it ends with the worker)."""
+    global _ref_server
+    if root is not None:
+        _ref_server = start_server(root)
+
+
+def _ref_choose(player: str, replies: list[dict] | None = None, server: subprocess.Popen[str] | None = None):  # type: ignore[no-untyped-def,type-arg]
+    """A chooser served by ``server`` (default: the worker's reference server); each reply (action, CPU
+    time, kind) is appended to ``replies`` when given."""
+
     def choose(
         dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int
     ) -> Action:
-        assert _ref_server is not None and _ref_server.stdin is not None and _ref_server.stdout is not None
+        serving = server or _ref_server
+        assert serving is not None and serving.stdin is not None and serving.stdout is not None
         request = {
             "dealer": dealer,
             "hands": [list(hand) for hand in hands],
@@ -81,12 +90,15 @@ def _ref_choose(player: str):  # type: ignore[no-untyped-def]
             "seed": seed,
             "budget_ms": budget_ms,
         }
-        _ref_server.stdin.write(json.dumps(request) + "\n")
-        _ref_server.stdin.flush()
-        reply = _ref_server.stdout.readline()
+        serving.stdin.write(json.dumps(request) + "\n")
+        serving.stdin.flush()
+        reply = serving.stdout.readline()
         if not reply:
             raise RuntimeError("the reference server died")
-        return parse_action(json.loads(reply)["action"])[1]
+        answer = json.loads(reply)
+        if replies is not None:
+            replies.append(answer)
+        return parse_action(answer["action"])[1]
 
     return choose
 
@@ -130,6 +142,12 @@ def _in_order(pool: ProcessPoolExecutor, tasks: list[tuple], window: int) -> Ite
         yield result
 
 
+def report_progress(done: int, started: float) -> None:
+    """Every 25 deals, how many are done and the seconds since ``started`` (on stderr)."""
+    if done % 25 == 0:
+        print(f"{done} deals, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
 def sprt_llr(margins: list[float], h0: float, h1: float) -> float:
     """Log-likelihood ratio of mean ``h1`` against ``h0`` (per deal) under a normal model with the sample
     variance."""
@@ -168,12 +186,7 @@ def run_match(
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_ref, initargs=(ref_root,)) as pool:
         for result in _in_order(pool, tasks, 2 * workers):
             results.append(result)
-            if len(results) % 25 == 0:
-                print(
-                    f"{len(results)} deals, {time.perf_counter() - started:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            report_progress(len(results), started)
             if sprt is not None and len(results) >= SPRT_MIN_DEALS:
                 llr = sprt_llr([m for m, _ in results], sprt[0] / 100, sprt[1] / 100)
                 if llr >= upper or llr <= lower:

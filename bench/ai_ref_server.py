@@ -4,7 +4,8 @@
 
 imports ``engine`` from ROOT, prints one JSON line naming the file it imported, then answers one JSON line
 per request line: ``{"dealer": D, "hands": [[cards] x4], "actions": ["N play HA", ...], "seat": S,
-"player": NAME, "seed": N, "budget_ms": M}`` -> ``{"action": "N play HT"}``. The state is rebuilt from the
+"player": NAME, "seed": N, "budget_ms": M}`` -> ``{"action": "N play HT", "cpu_ms": C, "kind": K}``: the
+process CPU time of ``choose_action`` and the decision's kind (bench/ai_cost.py reads both). The state is rebuilt from the
 deal and its actions with the older engine, so only the record notation crosses the process boundary.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 
 def main() -> int:
@@ -35,10 +37,13 @@ def main() -> int:
             seat, action = parse_action(text)
             state, _ = apply_unchecked(state, seat, action)
         seat = request["seat"]
-        action = choose_action(
-            view_for(state, seat), request["player"], request["seed"], request["budget_ms"], STANDARD
-        )
-        print(json.dumps({"action": format_action(seat, action)}), flush=True)
+        view = view_for(state, seat)
+        started = time.process_time()
+        action = choose_action(view, request["player"], request["seed"], request["budget_ms"], STANDARD)
+        cpu_ms = (time.process_time() - started) * 1000
+        kind = state.phase if state.phase != "play" else f"card{len(view.witnessed) // 4 + 1}"
+        reply = {"action": format_action(seat, action), "cpu_ms": round(cpu_ms, 3), "kind": kind}
+        print(json.dumps(reply), flush=True)
     return 0
 
 

@@ -1,10 +1,24 @@
-"""Runs AI decisions off the event loop: each search in a worker process of its own, greedy as the fallback.
+"""Runs every AI search of the bot off the event loop: one queue, served by worker processes, one per usable core.
 
-The bot awaits ``AiWorker.decide``; the event loop never waits on a search, and ``decide`` never raises (except
-``asyncio.CancelledError``): whatever goes wrong with a search (an exception in it, a result that cannot be sent
-back or is not a legal action, a worker that exits or is killed, the hard cap passed, no worker free in time,
-arguments that cannot be pickled) is answered by ``greedy`` computed in a thread, and if greedy fails too by a
-random legal action. Every fallback is logged at WARNING with its reason.
+Table moves (cards, trump, bids, Kontra), a person's hint and the coach's reviews all go through one priority
+queue of ``AiWorker``: work someone waits for (``Priority.URGENT``) before the coach's reviews
+(``Priority.BACKGROUND``), first come first served within a priority. It is served by ``workers`` processes at
+a time, by default one per core this process may run on, so searches never share a core with each other and
+the same view, seed and budget give the same action however long the queue is. A search's hard cap counts from
+when its worker starts it, not from when it was queued: waiting never turns a search into greedy's answer.
+Reviews hold at most all workers but one (when there are two or more), so a table's move finds a worker after
+at most one search.
+
+Under real overload (a decision waited more than ``overload_wait`` seconds) the decision searches with a
+smaller budget, in proportion to the wait, never below ``BUDGET_FLOOR`` of it; the queue's depth past a
+threshold and every search cut to the floor are logged at WARNING, at most once a minute each.
+
+The bot awaits ``AiWorker.decide``; ``decide`` never raises (except ``asyncio.CancelledError``, which takes the
+request out of the queue, or lets a running search finish and drops its answer): whatever goes wrong with a
+search (an exception in it, a result that cannot be sent back or is not a legal action, a worker that exits or
+is killed, the hard cap passed, no worker that can be started, arguments that cannot be pickled) is answered by
+``greedy`` computed in a thread, and if greedy fails too by a random legal action. Every fallback is logged at
+WARNING with its reason.
 
 Each worker is a separate process (``multiprocessing`` with the "spawn" start method) with a pipe of its own,
 so a worker that overruns its hard cap is terminated alone: the searches of other workers go on. A worker that
@@ -18,15 +32,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
+import heapq
 import importlib
+import itertools
 import logging
+import math
 import multiprocessing
 import os
 import pickle
 import random
 import signal
-from collections import deque
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -36,7 +55,29 @@ from engine.ai import Evaluation, choose_action
 
 log = logging.getLogger(__name__)
 
-ENGINE_SEARCH = "engine.ai:choose_action"
+ENGINE_SEARCH = "engine.ai:choose_action"  # a decision: (view, player, seed, budget_ms, rules) -> action
+ENGINE_EVALUATE = "engine.ai:evaluate_actions"  # the coach's: the same arguments -> (action, evaluations)
+
+# A decision that waited longer than this in the queue is overloaded: it searches with a smaller budget, in
+# proportion (twice the wait, half the budget), so that a backlog drains faster the longer it gets. A second
+# is about what the table's AI pause (1.2 s by default) hides anyway.
+OVERLOAD_WAIT_SECONDS = 1.0
+# ... but never with less than this share of its budget. One fifth because issue 25's duplicate match against
+# an independent PIMC player (1000 deals) found today's AI at 30 ms (1/5 of the shipped 150 ms) within
+# +1.0 game points per 100 deals (95% CI -2.4 ... +4.4) of the full budget: the floor keeps most of the
+# strength while a search costs a fifth. To be replaced by the engine's measured floor when there is one.
+BUDGET_FLOOR = 0.2
+# Searches waiting per worker beyond which the queue's depth is logged at WARNING.
+QUEUE_WARNING_PER_WORKER = 8
+# Each kind of overload WARNING is logged at most once per this many seconds (with a count of the others).
+WARNING_INTERVAL_SECONDS = 60.0
+
+
+class Priority(enum.IntEnum):
+    """Which work a free worker takes first (lower first)."""
+
+    URGENT = 0  # someone waits for it: a table's move, bid or Kontra, a person's hint
+    BACKGROUND = 1  # nobody at a table waits: the coach's reviews (later: the daily deal's par)
 
 
 class _Fallback(Exception):
@@ -64,28 +105,32 @@ def _warm_up(search: Callable[..., Any]) -> None:
     search(view_for(state, state.to_act), "pimc", 0, 1, None)
 
 
-def _serve(conn: Connection, search_path: str, niceness: int = 0) -> None:
-    """A worker's main loop: one pickled request ``(view, player, seed, budget_ms, rules)``, one reply."""
+def _serve(conn: Connection, search_path: str) -> None:
+    """A worker's main loop: one pickled request ``(search, (view, player, seed, budget_ms, rules))``, one reply.
+
+    ``search_path`` is loaded and warmed up at once (a worker that cannot load it never starts); any other
+    search a request names is loaded at its first request and kept."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is for the bot, which stops us
-    if niceness > 0:  # a low-priority pool (the coach's) yields the cores to the tables' searches
-        with contextlib.suppress(OSError):
-            os.nice(niceness)
+    searches: dict[str, Callable[..., Any]] = {}
     try:
-        search = _load(search_path)
+        searches[search_path] = _load(search_path)
     except BaseException as err:
         conn.send(("failed", f"cannot load {search_path}: {err!r}"))
         return
     try:
-        _warm_up(search)
+        _warm_up(searches[search_path])
         conn.send(("ready", ""))
     except Exception as err:  # a worker that cannot warm up may still search
         conn.send(("ready", f"warm-up failed: {err!r}"))
     while True:
         try:
-            args = pickle.loads(conn.recv_bytes())
+            path, args = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):  # the bot closed the pipe or is gone
             return
         try:
+            search = searches.get(path)
+            if search is None:
+                search = searches[path] = _load(path)
             reply = pickle.dumps(("ok", search(*args)), pickle.HIGHEST_PROTOCOL)
         except Exception as err:
             reply = pickle.dumps(("error", f"{type(err).__name__}: {err}"), pickle.HIGHEST_PROTOCOL)
@@ -103,7 +148,7 @@ class _Worker:
     """One worker process and the bot's end of its pipe.
 
     At any moment exactly one party owns a worker and must either hand it on or retire it: the task starting
-    it, the idle list, the decision using it, or the task reading the answer of a cancelled decision.
+    it, the idle list, or the task running a request on it.
     """
 
     def __init__(self, process: BaseProcess, conn: Connection) -> None:
@@ -203,38 +248,72 @@ async def _fallback(view: PlayerView, rules: Ruleset | None, seed: int) -> Actio
         return random.Random(seed).choice(view.legal)
 
 
-class AiWorker:
-    """Worker processes for AI searches: one search per worker, each worker a process of its own.
+@dataclass(eq=False, slots=True)
+class _Request:
+    """One search waiting in the queue or running; ``answer`` gets the search's value or a ``_Fallback``."""
 
-    Nothing queues inside a worker: a decision waits for a free worker within its hard cap, so many tables at
-    once degrade to greedy answers instead of a growing queue of searches that would all time out.
-    ``search`` is the ``module:function`` each worker calls with ``(view, player, seed, budget_ms, rules)``;
-    tests and fault-injection harnesses may name their own.
+    priority: Priority
+    search: str
+    view: PlayerView
+    player: str
+    seed: int
+    budget_ms: int
+    hard_cap_ms: int
+    rules: Ruleset | None
+    may_shrink: bool  # a decision may search with less under overload; an evaluation's values may not change
+    queued_at: float
+    answer: asyncio.Future[Any]
+
+
+class AiWorker:
+    """One queue for every AI search of the process, served by worker processes, one search per worker.
+
+    ``search`` is the ``module:function`` a decision calls and ``evaluate`` the one an evaluation (the coach's)
+    calls, each with ``(view, player, seed, budget_ms, rules)``; tests and fault-injection harnesses may name
+    their own. ``workers`` is how many searches run at a time (default: the cores this process may use).
     """
 
     def __init__(
         self,
         workers: int | None = None,
         search: str = ENGINE_SEARCH,
+        evaluate: str = ENGINE_EVALUATE,
         start_timeout: float = 60.0,
         retry_seconds: float = 5.0,
-        niceness: int = 0,
+        *,
+        overload_wait: float = OVERLOAD_WAIT_SECONDS,
+        budget_floor: float = BUDGET_FLOOR,
+        queue_warning: int | None = None,
+        warning_interval: float = WARNING_INTERVAL_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._context = multiprocessing.get_context("spawn")
-        self.niceness = niceness  # added to each worker process's nice value (lower CPU priority)
-        self.workers = workers or max(1, min(2, os.cpu_count() or 1))
+        self.workers = workers or usable_cores()
         self.search = search
+        self.evaluate_search = evaluate
         self.start_timeout = start_timeout  # a worker not ready by then is given up (and logged)
         self.retry_seconds = retry_seconds  # after a failed start, decisions wait this long to retry
-        self.fallbacks = 0  # decisions not answered by the search (for logs and tests)
+        self.overload_wait = overload_wait
+        self.budget_floor = budget_floor
+        self.queue_warning = queue_warning or QUEUE_WARNING_PER_WORKER * self.workers
+        self.warning_interval = warning_interval
+        self.clock = clock  # measures time spent in the queue (tests advance their own)
+        # Counters for logs, benches and tests.
+        self.fallbacks = 0  # decisions not answered by the search
+        self.reduced = 0  # decisions searched with less than their budget (overload)
+        self.floor_hits = 0  # ... of them, those cut down to the floor
         self._workers: set[_Worker] = set()  # every worker not yet retired: starting, idle or busy
         self._idle: list[_Worker] = []
-        self._waiters: deque[asyncio.Future[_Worker]] = deque()
+        self._running: dict[_Worker, _Request] = {}
+        self._queue: list[tuple[int, int, _Request]] = []  # a heap: (priority, arrival number, request)
+        self._arrivals = itertools.count()
         self._starting: set[asyncio.Task[bool]] = set()
         self._background: set[asyncio.Future[Any]] = set()
         self._retry_at = 0.0
         self._closed = False
         self._all_retired: asyncio.Event | None = None
+        self._warned_at: dict[str, float] = {}
+        self._unwarned: dict[str, int] = {}  # warnings held back since the last one of their kind
 
     # -- public interface ----------------------------------------------------------------------------------
 
@@ -258,6 +337,10 @@ class AiWorker:
         """The pids of the worker processes (starting, idle or busy), for logs and fault injection."""
         return sorted(pid for worker in self._workers if (pid := worker.pid) is not None)
 
+    def waiting(self) -> int:
+        """How many searches wait in the queue (not yet running)."""
+        return sum(1 for _, _, request in self._queue if not request.answer.done())
+
     async def decide(
         self,
         view: PlayerView,
@@ -266,14 +349,22 @@ class AiWorker:
         budget_ms: int = 150,
         hard_cap_ms: int = 2000,
         rules: Ruleset | None = None,
+        *,
+        priority: Priority = Priority.URGENT,
     ) -> Action:
-        """The AI's action for the view's seat; greedy's when the search fails or passes ``hard_cap_ms``."""
+        """The AI's action for the view's seat; greedy's when the search fails or passes ``hard_cap_ms`` (counted
+        from when the search starts)."""
         if len(view.legal) == 1:
             return view.legal[0]
         if player == "greedy":
             return await _fallback(view, rules, seed)
         try:
-            return await self._search(view, player, seed, budget_ms, hard_cap_ms, rules)
+            value = await self._call(
+                self.search, view, player, seed, budget_ms, hard_cap_ms, rules, priority, may_shrink=True
+            )
+            if value not in view.legal:
+                raise _Fallback(f"the search gave {value!r}, not a legal action")
+            return value
         except _Fallback as err:
             reason = str(err)
         except Exception as err:  # whatever else went wrong, the table gets an answer
@@ -290,12 +381,25 @@ class AiWorker:
         budget_ms: int = 150,
         hard_cap_ms: int = 2000,
         rules: Ruleset | None = None,
+        *,
+        priority: Priority = Priority.URGENT,
+        player: str = "pimc",
     ) -> tuple[Action, list[Evaluation]]:
-        """The AI's choice and its value of every legal action (``engine.ai.evaluate_actions`` with pimc), for
-        workers whose ``search`` is that function. Raises ``AnalysisFailed`` saying why there is none: unlike
-        a move, an analysis has no stand-in answer."""
+        """The AI's choice and its value of every legal action (``engine.ai.evaluate_actions``, the ``evaluate``
+        search), always with the full budget. Raises ``AnalysisFailed`` saying why there is none: unlike a
+        move, an analysis has no stand-in answer."""
         try:
-            best, evaluations = await self._call((view, "pimc", seed, budget_ms, rules), hard_cap_ms)
+            best, evaluations = await self._call(
+                self.evaluate_search,
+                view,
+                player,
+                seed,
+                budget_ms,
+                hard_cap_ms,
+                rules,
+                priority,
+                may_shrink=False,
+            )
         except _Fallback as err:
             raise AnalysisFailed(str(err)) from None
         if best not in view.legal:
@@ -308,17 +412,14 @@ class AiWorker:
             await asyncio.gather(*self._background, return_exceptions=True)
 
     async def close(self) -> None:
-        """Stop every worker and wait for the processes to end. Idempotent; decisions under way get greedy."""
+        """Stop every worker and wait for the processes to end. Idempotent; decisions under way or waiting get
+        greedy."""
         self._closed = True
-        for waiter in self._waiters:
-            if not waiter.done():
-                waiter.set_exception(_Fallback("the AI workers are closing"))
-        self._waiters.clear()
-        for worker in self._idle:
+        self._fail_waiting("the AI workers are closing")
+        for worker in list(self._idle):
             self._retire(worker)
-        self._idle.clear()
         for worker in list(self._workers):
-            worker.stop()  # its owner sees the pipe close and retires it
+            worker.stop()  # whoever runs a request on it sees the pipe close and retires it
         if self._workers:
             self._all_retired = self._all_retired or asyncio.Event()
             try:
@@ -330,117 +431,170 @@ class AiWorker:
                     self._retire(worker)
         await self.settled()
 
-    # -- one decision --------------------------------------------------------------------------------------
+    # -- the queue -----------------------------------------------------------------------------------------
 
-    async def _search(
+    async def _call(
         self,
+        search: str,
         view: PlayerView,
         player: str,
         seed: int,
         budget_ms: int,
         hard_cap_ms: int,
         rules: Ruleset | None,
-    ) -> Action:
-        value = await self._call((view, player, seed, budget_ms, rules), hard_cap_ms)
-        if value not in view.legal:
-            raise _Fallback(f"the search gave {value!r}, not a legal action")
-        return value
-
-    async def _call(self, args: tuple[Any, ...], hard_cap_ms: int) -> Any:
-        """What a worker's search returns for ``args``; ``_Fallback`` says why there is no answer."""
+        priority: Priority,
+        *,
+        may_shrink: bool,
+    ) -> Any:
+        """What a worker's ``search`` returns for these arguments once the queue gets to it; ``_Fallback`` says
+        why there is no answer. Cancelling it takes the request out of the queue (or drops a running search's
+        answer when it comes)."""
         if self._closed:
             raise _Fallback("the AI workers are closed")
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + hard_cap_ms / 1000
-        request = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
-        worker = await self._acquire(deadline)
-        owned = True  # until handed on, this decision must release or retire the worker
-        try:
-            try:
-                worker.conn.send_bytes(request)
-                reply = await worker.receive(deadline - loop.time())
-            except asyncio.CancelledError:  # the table no longer needs it: read the answer off, then reuse
-                owned = False
-                self._in_background(self._drain(worker, deadline))
-                raise
-            except TimeoutError:
-                owned = False
+        self._fill()
+        if not self._workers:
+            raise _Fallback("no AI worker is running (the last start failed; retried later)")
+        request = _Request(
+            priority, search, view, player, seed, budget_ms, hard_cap_ms, rules, may_shrink,
+            self.clock(), asyncio.get_running_loop().create_future(),
+        )  # fmt: skip
+        heapq.heappush(self._queue, (priority, next(self._arrivals), request))
+        if (waiting := self.waiting()) >= self.queue_warning:
+            urgent = sum(1 for p, _, r in self._queue if p == Priority.URGENT and not r.answer.done())
+            self._warn(
+                "depth",
+                "AI queue: %d searches waiting (%d for tables or hints) for %d workers; the oldest has waited %.1f s",
+                waiting, urgent, self.workers, self._oldest_wait(),
+            )  # fmt: skip
+        self._dispatch()
+        return await request.answer
+
+    def _dispatch(self) -> None:
+        """Hand the first requests of the queue to idle workers (reviews to all but one of them)."""
+        background_limit = max(1, self.workers - 1)
+        while self._queue and self._idle and not self._closed:
+            priority, _, request = self._queue[0]
+            if request.answer.done():  # cancelled while waiting
+                heapq.heappop(self._queue)
+                continue
+            if priority == Priority.BACKGROUND:
+                running = sum(1 for r in self._running.values() if r.priority == Priority.BACKGROUND)
+                if running >= background_limit:
+                    return  # only background work waits (urgent work sorts first): the kept worker stays idle
+            worker = self._idle.pop()
+            if not worker.alive():
+                log.warning(
+                    "AI worker %s %s while idle; replacing it",
+                    worker.pid,
+                    _exit_reason(worker.process.exitcode),
+                )
                 self._retire(worker)
-                raise _Fallback(
-                    f"passed the hard cap of {hard_cap_ms} ms; worker {worker.pid} terminated"
-                ) from None
-            except (EOFError, OSError, pickle.UnpicklingError) as err:
-                owned = False
-                code = await asyncio.shield(self._retire(worker))
-                raise _Fallback(f"worker {worker.pid} {_exit_reason(code)} ({err!r})") from None
-            owned = False
+                continue
+            heapq.heappop(self._queue)
+            self._running[worker] = request
+            self._in_background(self._run(worker, request))
+
+    def _budget(self, request: _Request) -> int:
+        """The request's budget, smaller when it waited past ``overload_wait`` (a decision only)."""
+        waited = self.clock() - request.queued_at
+        if not request.may_shrink or waited <= self.overload_wait:
+            return request.budget_ms
+        floor = max(1, math.ceil(request.budget_ms * self.budget_floor))
+        budget = max(floor, round(request.budget_ms * self.overload_wait / waited))
+        if budget >= request.budget_ms:
+            return request.budget_ms
+        self.reduced += 1
+        if budget == floor:
+            self.floor_hits += 1
+            self._warn(
+                "floor",
+                "AI overloaded: a decision waited %.1f s in the queue (%d still waiting); it searches with the "
+                "floor of %d ms instead of %d ms",
+                waited, self.waiting(), budget, request.budget_ms,
+            )  # fmt: skip
+        return budget
+
+    async def _run(self, worker: _Worker, request: _Request) -> None:
+        """Run one request on ``worker`` (which it owns until it releases or retires it) and settle its answer."""
+        loop = asyncio.get_running_loop()
+        outcome: Any
+        if request.answer.done():  # cancelled between its dispatch and now: nobody wants the search
+            self._running.pop(worker, None)
             self._release(worker)
-        finally:
-            if owned:
-                self._retire(worker)
-        status, value = reply
-        if status != "ok":
-            raise _Fallback(f"the search raised {value}")
-        return value
-
-    async def _acquire(self, deadline: float) -> _Worker:
-        """An idle, living worker, waited for until ``deadline``; a dead idle worker is replaced."""
-        loop = asyncio.get_running_loop()
-        while True:
-            self._fill()
-            if self._idle and not self._waiters:
-                worker = self._idle.pop()
-            else:
-                waiter: asyncio.Future[_Worker] = loop.create_future()
-                self._waiters.append(waiter)
-                taken = False
-                try:
-                    async with asyncio.timeout_at(deadline):
-                        worker = await waiter
-                    taken = True
-                except TimeoutError:
-                    raise _Fallback("no AI worker was free within the hard cap") from None
-                finally:
-                    if waiter in self._waiters:
-                        self._waiters.remove(waiter)
-                    # Handed a worker just as the wait ended (timeout or cancellation): pass it on.
-                    if not taken and waiter.done() and not waiter.cancelled() and waiter.exception() is None:
-                        self._release(waiter.result())
-            if worker.alive():
-                return worker
-            log.warning(
-                "AI worker %s %s while idle; replacing it", worker.pid, _exit_reason(worker.process.exitcode)
-            )
-            self._retire(worker)
-
-    async def _drain(self, worker: _Worker, deadline: float) -> None:
-        """After a cancelled decision: wait for its answer (within its hard cap), drop it, free the worker."""
+            return
         try:
-            await worker.receive(deadline - asyncio.get_running_loop().time())
-        except BaseException:  # too late, or gone: replace the worker
+            args = (request.view, request.player, request.seed, self._budget(request), request.rules)
+            message = pickle.dumps((request.search, args), pickle.HIGHEST_PROTOCOL)
+        except Exception as err:
+            self._running.pop(worker, None)
+            self._release(worker)
+            _settle(request, _Fallback(f"the request cannot be sent to a worker ({err!r})"))
+            return
+        deadline = loop.time() + request.hard_cap_ms / 1000  # the hard cap counts from the search's start
+        try:
+            worker.conn.send_bytes(message)
+            status, value = await worker.receive(deadline - loop.time())
+        except TimeoutError:
+            self._running.pop(worker, None)
             self._retire(worker)
+            outcome = _Fallback(
+                f"passed the hard cap of {request.hard_cap_ms} ms; worker {worker.pid} terminated"
+            )
+        except (EOFError, OSError, pickle.UnpicklingError) as err:
+            self._running.pop(worker, None)
+            code = await asyncio.shield(self._retire(worker))
+            outcome = _Fallback(f"worker {worker.pid} {_exit_reason(code)} ({err!r})")
+        except BaseException:  # cancelled (the event loop is ending): the worker's state is unknown
+            self._running.pop(worker, None)
+            self._retire(worker)
+            _settle(request, _Fallback("the search was cut short"))
             raise
-        self._release(worker)
+        else:
+            self._running.pop(worker, None)
+            self._release(worker)
+            outcome = value if status == "ok" else _Fallback(f"the search raised {value}")
+        _settle(request, outcome)
+
+    def _fail_waiting(self, reason: str) -> None:
+        """Every request still in the queue gets ``reason`` as its fallback."""
+        queue, self._queue = self._queue, []
+        for _, _, request in queue:
+            _settle(request, _Fallback(reason))
+
+    def _oldest_wait(self) -> float:
+        now = self.clock()
+        return max((now - r.queued_at for _, _, r in self._queue if not r.answer.done()), default=0.0)
+
+    def _warn(self, kind: str, message: str, *args: Any) -> None:
+        """A WARNING of this kind, unless one was logged less than ``warning_interval`` ago (then counted)."""
+        now = self.clock()
+        last = self._warned_at.get(kind)
+        if last is not None and now - last < self.warning_interval:
+            self._unwarned[kind] = self._unwarned.get(kind, 0) + 1
+            return
+        self._warned_at[kind] = now
+        if held_back := self._unwarned.pop(kind, 0):
+            message += " (and %d times more since the last such warning)"
+            args = (*args, held_back)
+        log.warning(message, *args)
 
     # -- the workers ---------------------------------------------------------------------------------------
 
     def _release(self, worker: _Worker) -> None:
-        """A worker that is free again: to the first waiting decision, else idle."""
+        """A worker that is free again: to the first request of the queue, else idle."""
         if self._closed:
             self._retire(worker)
             return
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(worker)
-                return
         self._idle.append(worker)
+        self._dispatch()
 
     def _retire(self, worker: _Worker) -> asyncio.Future[int | None]:
         """Stop a worker for good and start a replacement; the result is the process's exit code, once reaped."""
         if worker.reaping is not None:  # retired already
             return worker.reaping
         self._workers.discard(worker)
+        with contextlib.suppress(ValueError):
+            self._idle.remove(worker)
         worker.stop()
         worker.conn.close()
         worker.reaping = self._in_background(asyncio.to_thread(worker.reap))
@@ -459,7 +613,7 @@ class AiWorker:
         for _ in range(self.workers - len(self._workers)):
             parent, child = self._context.Pipe()
             process = self._context.Process(
-                target=_serve, args=(child, self.search, self.niceness), name="ai-worker", daemon=True
+                target=_serve, args=(child, self.search), name="ai-worker", daemon=True
             )
             worker = _Worker(process, parent)
             self._workers.add(worker)
@@ -489,6 +643,8 @@ class AiWorker:
                 "AI worker could not start (%r); retrying in %g s at the earliest", err, self.retry_seconds
             )
             self._retire(worker)
+            if not self._workers:  # nobody left to serve the queue until the retry: greedy answers now
+                self._fail_waiting(f"no AI worker could be started ({err!r})")
             return False
         except BaseException:
             self._retire(worker)
@@ -504,6 +660,24 @@ class AiWorker:
         task.add_done_callback(self._background.discard)
         task.add_done_callback(_log_failure)
         return task
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
+
+
+def _settle(request: _Request, outcome: Any) -> None:
+    """Give the request its answer (a value, or the ``_Fallback`` it raises), unless it was cancelled."""
+    if request.answer.done():
+        return
+    if isinstance(outcome, _Fallback):
+        request.answer.set_exception(outcome)
+    else:
+        request.answer.set_result(outcome)
 
 
 def _log_failure(task: asyncio.Future[Any]) -> None:

@@ -53,13 +53,18 @@ class SchnapsenBot(commands.Bot):
         self.service = TableService(self.db, shards=shards)
         if shards is not None:
             log.info("serving the guilds of %s", shards)
-        self.ai = AiPlayers(self.settings.ai_budget_ms, self.settings.ai_hard_cap_ms)
+        settings = self.settings
+        # One AI queue for the process: table moves, then the coach's hints and reviews (bot/ai_worker.py).
+        self.ai = AiPlayers(
+            settings.ai_budget_ms,
+            settings.ai_hard_cap_ms,
+            workers=settings.ai_workers or None,
+            evaluate=settings.coach_search,
+        )
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()
-        # The coach's low-priority worker starts at its first review or hint (most bots never need it).
-        settings = self.settings
-        self.coach = Coach.with_worker(
-            settings.coach_search,
+        self.coach = Coach(
+            self.ai.worker,
             budget_ms=settings.coach_budget_ms,
             hint_cap_ms=settings.hint_cap_ms,
             review_seconds=settings.review_seconds,

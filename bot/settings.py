@@ -30,7 +30,8 @@ class Settings:
     abandoned_timeout: float = 600.0  # a game whose people all left is closed after this
     sweep_interval: float = 60.0
     ai_budget_ms: int = 150
-    ai_hard_cap_ms: int = 1000
+    ai_hard_cap_ms: int = 1000  # counted from when a search starts, not from when it was queued
+    ai_workers: int = 0  # AI searches at a time (bot/ai_worker.py); 0: one per core the process may use
     throttle_actions: int = 8  # per user, per throttle window
     throttle_window: float = 5.0
     # Storage. FULL: a commit survives a power cut too; NORMAL: only a crash of the bot (docs/deploy.md).
@@ -44,7 +45,7 @@ class Settings:
     # The coach ("Review my play" and practice hints, bot/game/coach.py): a search budget per decision, the
     # time a hint and a whole review may take, and reviews per person per window.
     coach_budget_ms: int = 150
-    coach_search: str = "engine.ai:evaluate_actions"  # what its low-priority worker runs (tests name their own)
+    coach_search: str = "engine.ai:evaluate_actions"  # what the AI workers run for it (tests name their own)
     hint_cap_ms: int = 10_000
     review_seconds: float = 60.0
     reviews_per_window: int = 3

@@ -116,8 +116,10 @@ def trump_line(hand: str) -> str:
 
 def use_book_worlds() -> None:
     """Raise the search's cap on worlds (``pimc.MAX_WORLDS``) to the book's: a first lead solves that many;
-    a trump choice, whose worlds come in pairs, up to twice as many within its budget."""
+    a trump choice, whose worlds come in pairs, up to twice as many within its budget. No early stop: the
+    book is a reference search."""
     pimc.MAX_WORLDS = opening_book.LEAD_WORLDS
+    pimc.EARLY_STOP = False
 
 
 def lines(search: Callable[[str], str], hands: list[str], workers: int) -> Iterator[str]:

@@ -2,7 +2,8 @@
 
 The caller passes only the seat's PlayerView, so an AI never sees a card its seat may not see. ``decide`` always
 answers with a legal action (it raises nothing but ``asyncio.CancelledError``): a failed search is answered by
-greedy, and if even that fails, by a random legal action.
+greedy, and if even that fails, by a random legal action. Table moves are urgent work in the process's one AI
+queue (``bot.ai_worker``); the coach shares the same workers (``worker``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import engine
 
@@ -22,8 +23,9 @@ log = logging.getLogger(__name__)
 
 class AiPlayers:
     def __init__(
-        self, budget_ms: int = 150, hard_cap_ms: int = 1000, *, worker: AiWorker | None = None
+        self, budget_ms: int = 150, hard_cap_ms: int = 1000, *, worker: AiWorker | None = None, **options: Any
     ) -> None:
+        """``options`` go to the ``AiWorker`` made here when no ``worker`` is given (``workers``, ``evaluate``)."""
         self.budget_ms = budget_ms
         self.hard_cap_ms = hard_cap_ms
         self._worker = worker
@@ -34,7 +36,12 @@ class AiPlayers:
         except ImportError:  # the engine's AI is not installed: play legal moves
             log.info("engine AI unavailable; AI seats play random legal moves")
         else:
-            self._worker = AiWorker()
+            self._worker = AiWorker(**options)
+
+    @property
+    def worker(self) -> AiWorker | None:
+        """The AI queue and its worker processes (None without the engine's AI), for the coach to share."""
+        return self._worker
 
     async def start(self) -> None:
         """Start the worker processes now, so that the first AI move does not wait for them. Never raises."""

@@ -1,11 +1,13 @@
 """The coach: "Review my play" after a deal and the hints of a practice table, answered by the AI.
 
-Its searches run in an AI worker pool of their own (``bot.ai_worker.AiWorker``, one process at a lower CPU
-priority), so a review never takes a worker, or a core, that a table's move needs. A review is one request
-per decision (the seat's ``PlayerView`` then, as ``engine.ai.analysis`` cuts the deal up), all within one
-time budget; a hint is one request. The values are ``engine.ai.evaluate_actions``' with a fixed seed and
-node budget, so they are those ``python -m engine.ai`` prints for the same position (``--review`` for a
-deal). Reviews are rate-limited per person. Never imports discord.
+Its searches go through the process's one AI queue (``bot.ai_worker.AiWorker``, shared with the tables): a
+review's are background work, which waits for every table move and hint queued and never holds all workers
+(when there are two or more); a hint is urgent, as a table's move, since its person waits for it. A review is
+one request per decision (the seat's ``PlayerView`` then, as ``engine.ai.analysis`` cuts the deal up), all
+within one time budget counting the time in the queue; a hint is one request within ``hint_cap_ms``. The
+values are ``engine.ai.evaluate_actions``' with a fixed seed and node budget (never cut down under load), so
+they are those ``python -m engine.ai`` prints for the same position (``--review`` for a deal). Reviews are
+rate-limited per person. Never imports discord.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from engine.ai import Evaluation, analysis
 from .errors import UserError
 
 if TYPE_CHECKING:
-    from bot.ai_worker import AiWorker
+    from bot.ai_worker import AiWorker, Priority
 
 log = logging.getLogger(__name__)
 
@@ -73,18 +75,8 @@ class Coach:
         self._reviewing: set[int] = set()  # users with a review under way (one at a time each)
         self._hints: OrderedDict[tuple[int, int, int], Hint] = OrderedDict()
 
-    @classmethod
-    def with_worker(cls, search: str, **options: object) -> Coach:
-        """A coach with one low-priority worker process running ``search``."""
-        from bot.ai_worker import AiWorker
-
-        return cls(AiWorker(workers=1, search=search, niceness=10), **options)  # type: ignore[arg-type]
-
-    async def start(self) -> None:
-        if self._worker is not None:
-            await self._worker.start()
-
     async def close(self) -> None:
+        """Stop the worker (idempotent: the AI players sharing it may have stopped it already)."""
         if self._worker is not None:
             await self._worker.close()
 
@@ -110,19 +102,26 @@ class Coach:
     async def review(self, user_id: int, subject: ReviewSubject) -> list[analysis.Judged]:
         """Every decision of the subject's seat with a choice, judged (in the order made); the caller admitted
         the review first (``admit_review``). A decision the worker cannot judge in the time left ends the
-        review with the user's error ``coach.review_failed``."""
+        review with the user's error ``coach.review_failed``, as does a review not done within
+        ``review_seconds``, time in the AI queue included."""
+        from bot.ai_worker import Priority
+
         self._reviewing.add(user_id)
         try:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.review_seconds
             judged = []
-            for moment in analysis.moments(subject.record, subject.deal, subject.seat):
-                left_ms = int((deadline - loop.time()) * 1000)
-                best, evaluations = await self._evaluate(
-                    moment.view, subject.record.rules, left_ms, "coach.review_failed"
-                )
-                judged.append(analysis.judged(moment, best, evaluations))
+            async with asyncio.timeout_at(deadline):
+                for moment in analysis.moments(subject.record, subject.deal, subject.seat):
+                    left_ms = int((deadline - loop.time()) * 1000)
+                    best, evaluations = await self._evaluate(
+                        moment.view, subject.record.rules, left_ms, "coach.review_failed", Priority.BACKGROUND
+                    )
+                    judged.append(analysis.judged(moment, best, evaluations))
             return judged
+        except TimeoutError:
+            log.warning("coach: a review was not done within %g s", self.review_seconds)
+            raise UserError("coach.review_failed") from None
         finally:
             self._reviewing.discard(user_id)
 
@@ -134,7 +133,16 @@ class Coach:
         key = (table_id, version, view.seat)
         if (known := self._hints.get(key)) is not None:
             return known
-        best, evaluations = await self._evaluate(view, rules, self.hint_cap_ms, "coach.hint_failed")
+        from bot.ai_worker import Priority
+
+        try:
+            async with asyncio.timeout(self.hint_cap_ms / 1000):  # the queue's wait counts too: someone waits
+                best, evaluations = await self._evaluate(
+                    view, rules, self.hint_cap_ms, "coach.hint_failed", Priority.URGENT
+                )
+        except TimeoutError:
+            log.warning("coach: a hint was not found within %d ms", self.hint_cap_ms)
+            raise UserError("coach.hint_failed") from None
         hint = Hint(view.seat, best, tuple(evaluations))
         self._hints[key] = hint
         while len(self._hints) > HINTS_KEPT:
@@ -142,15 +150,16 @@ class Coach:
         return hint
 
     async def _evaluate(
-        self, view: engine.PlayerView, rules: engine.Ruleset, cap_ms: int, failed_key: str
+        self, view: engine.PlayerView, rules: engine.Ruleset, cap_ms: int, failed_key: str, priority: Priority
     ) -> tuple[engine.Action, list[Evaluation]]:
-        """The worker's evaluation within ``cap_ms``; the user's error ``failed_key`` when there is none."""
+        """The worker's evaluation, its search within ``cap_ms``; the user's error ``failed_key`` when there is
+        none."""
         if self._worker is None or cap_ms <= 0:
             raise UserError(failed_key)
         from bot.ai_worker import AnalysisFailed
 
         try:
-            return await self._worker.evaluate(view, COACH_SEED, self.budget_ms, cap_ms, rules)
+            return await self._worker.evaluate(view, COACH_SEED, self.budget_ms, cap_ms, rules, priority=priority)
         except AnalysisFailed as err:
             log.warning("coach: no evaluation (%s)", err)
             raise UserError(failed_key) from None

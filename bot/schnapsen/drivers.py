@@ -101,10 +101,21 @@ class Drivers:
         assert deal is not None and deal.to_act is not None
         seat = deal.to_act
         guild = await self.service.guild_settings(table.row.guild_id)
-        if guild.ai_delay_ms and await self._woken(wake, guild.ai_delay_ms / 1000):
-            return
         view = engine.view_for(deal, seat)
-        action = await self.bot.ai.decide(view, guild.ai_strength, seed=table.id * 1_000_003 + version)
+        # Asked at once, shown when both the pause and the decision are done: the pause hides the decision's
+        # time in the AI queue and its search instead of adding to them.
+        deciding = asyncio.ensure_future(
+            self.bot.ai.decide(view, guild.ai_strength, seed=table.id * 1_000_003 + version)
+        )
+        try:
+            if guild.ai_delay_ms and await self._woken(wake, guild.ai_delay_ms / 1000):
+                return  # the table changed: the new request asks again
+            action = await deciding
+        finally:
+            if not deciding.done():
+                deciding.cancel()  # out of the AI queue, or its answer dropped when it comes
+            elif not deciding.cancelled():
+                deciding.exception()  # retrieved: a failure already raised here, or not needed any more
         try:
             outcome = await self.service.act(table.id, seat, action, version, user_id=None)
         except UserError as err:  # somebody acted first, or the table closed: whoever moved it drives it

@@ -54,6 +54,10 @@ FIRST_WORLD_FACTOR = 5
 # Card play in trick 1 gets this share of the budget (later tricks need far fewer nodes per world, and their
 # choices change little with more worlds).
 TRICK_ONE_PERCENT = 150
+# Later tricks get this share. At 50 (with early stop) the normal game against b897e3b lost 2.10 game points
+# per 100 deals (95% CI -3.96 .. -0.24, 2000 deals, commit 382fdfa) against -0.27 (-1.06 .. +0.51) at 100:
+# the late tricks' budget pays.
+LATER_TRICKS_PERCENT = 100
 # Trump, bid and Kontra decisions solve whole deals for several contracts per world: they get this many
 # times the card-play budget.
 WHOLE_DEAL_FACTOR = 3
@@ -173,11 +177,17 @@ class Evaluation:
 
 
 def evaluate(
-    view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150, book: bool = True
+    view: PlayerView,
+    rules: Ruleset | None = None,
+    seed: int = 0,
+    budget_ms: int = 150,
+    book: bool = True,
+    quick: bool = False,
 ) -> list[Evaluation]:
     """The value of every legal action of the seat to act, in ``view.legal`` order. With ``book``, the
     forehand's trump choice and first lead of a normal game come from the opening book (``opening``)
-    where it applies."""
+    where it applies. ``quick`` asks for the choice only: actions that cannot be the choice may go
+    unvalued (``NEVER``; see ``_evaluate_auction``)."""
     if view.seat is None or not view.legal:
         raise ValueError("the view's seat has no legal action")
     rules = rules_of(view, rules)
@@ -197,11 +207,13 @@ def evaluate(
     if view.phase == PLAY:
         if not view.witnessed:  # trick 1: the choice that changes most with more worlds
             budget = budget * TRICK_ONE_PERCENT // 100
+        else:
+            budget = budget * LATER_TRICKS_PERCENT // 100
         return _evaluate_play(view, rules, rng, budget)
     if view.phase == DOUBLING:
         return _evaluate_doubling(view, rules, rng, budget)
     if view.phase == AUCTION:
-        return _evaluate_auction(view, rules, rng, budget)
+        return _evaluate_auction(view, rules, rng, budget * AUCTION_PERCENT // 100, quick)
     if view.phase == TRUMP:
         return _evaluate_trump(view, rules, rng, budget)
     raise ValueError(f"no decision in phase {view.phase}")
@@ -216,7 +228,7 @@ def decision_key(view: PlayerView, seed: int) -> str:
 def choose(
     view: PlayerView, rules: Ruleset | None = None, seed: int = 0, budget_ms: int = 150, book: bool = True
 ) -> Action:
-    evaluations = evaluate(view, rules, seed, budget_ms, book)
+    evaluations = evaluate(view, rules, seed, budget_ms, book, quick=True)
     return best_action(view, evaluations, rules)
 
 
@@ -247,6 +259,136 @@ def _stable_trump(view: PlayerView) -> Action:
     ):
         return greedy.choose(view)
     return AUFSCHLAGEN
+
+
+# --- early stop ----------------------------------------------------------------------------------------
+
+# A decision stops solving an action once it is clearly worse than the best, and stops drawing worlds once
+# the best is clear beyond the noise: after at least ``STOP_MIN_WORLDS`` worlds, an action that trails the
+# best by more than ``STOP_Z`` standard errors of their paired difference over the worlds (the worlds are
+# common to both, and the error is never taken below 1/n after n worlds) is dropped (successive
+# elimination); the decision stops when one action is left. The budget stays the ceiling for the close
+# choices, where more worlds pay. The test is repeated after every world (a sequential test), so ``STOP_Z``
+# is set above the usual 1.96. (At 2.5 without the 1/n floor, where actions equal in every world so far
+# counted as settled, the normal game against b897e3b lost 3.28 per 100 deals, CI -5.22..-1.33.)
+STOP_Z = 2.5
+STOP_MIN_WORLDS = 12
+# Bids keep the whole-deal budget and stop after at least 12 worlds; their values carry no noise, as before
+# early stop (with it, ``best_action`` gave near-equal bids up for greedy's choice: the full game against
+# b897e3b lost 31 game points per 100 deals, the Bettler bid 34 times against 55, commit 28985dd; with a
+# ceiling of 20% of the budget and a stop after 6 worlds too, 44, commit 0401aa8). Over 290 bid decisions
+# of deals 0-59 the stop after 12 worlds chose as the search to the budget 287 times, at a quarter of its
+# CPU. ``BID_SCREEN`` (skip the bids ``bidder.could_bid`` rules out, in a choice) saved little there (3.3
+# against 3.7 s) and stays off.
+AUCTION_PERCENT = 50
+AUCTION_MIN_WORLDS = 12
+AUCTION_EARLY_STOP = True
+BID_SCREEN = True
+# Off for reference searches that must solve every world they may (tools/build_opening_book.py).
+EARLY_STOP = True
+
+
+class _Tally:
+    """Per action, running weighted sums of its value per world and of the products of the values of the
+    actions still in play, so that the paired standard error of two actions' difference is known after
+    every world at a cost of a few multiplications per pair. ``offsets`` are constants added to each
+    action's mean (a bid's caution). An action is solved in a world only while ``alive``; a dropped one
+    keeps its mean and noise of the moment it was dropped."""
+
+    def __init__(self, actions: int, offsets: list[float] | None = None) -> None:
+        self.actions = actions
+        self.offsets = offsets or [0.0] * actions
+        self.worlds = 0
+        self.weight = 0.0
+        self.weight_squares = 0.0
+        self.sums = [0.0] * actions
+        self.products = [[0.0] * actions for _ in range(actions)]
+        self.alive = [True] * actions
+        # per dropped action: (its mean with offset, the noise of its difference from the best, its worlds)
+        self.dropped: dict[int, tuple[float, float, int]] = {}
+
+    def add(self, values: list[float], weight: float = 1.0) -> None:
+        """One world's values (any number for a dropped action: it is not read)."""
+        self.worlds += 1
+        self.weight += weight
+        self.weight_squares += weight * weight
+        sums, products, alive = self.sums, self.products, self.alive
+        for i in range(self.actions):
+            if not alive[i]:
+                continue
+            weighted = weight * values[i]
+            sums[i] += weighted
+            row = products[i]
+            for j in range(i, self.actions):
+                if alive[j]:
+                    row[j] += weighted * values[j]
+
+    def _effective(self) -> float:
+        return self.weight * self.weight / self.weight_squares if self.weight_squares > 0 else 0.0
+
+    def _means(self) -> list[float]:
+        return [self.sums[i] / self.weight + self.offsets[i] for i in range(self.actions)]
+
+    def _best(self, means: list[float]) -> int:
+        return max((i for i in range(self.actions) if self.alive[i]), key=means.__getitem__)
+
+    def _spread(self, best: int, i: int) -> tuple[float, float]:
+        """The gap best - i (offsets included) and its standard error."""
+        total = self.weight
+        effective = self._effective()
+        products = self.products
+        low, high = min(i, best), max(i, best)
+        # Weighted mean of the squared difference per world, less the squared mean difference: the
+        # weighted variance of the difference (offsets do not vary).
+        square = (products[best][best] - 2 * products[low][high] + products[i][i]) / total
+        raw = (self.sums[best] - self.sums[i]) / total
+        variance = max(0.0, square - raw * raw)
+        if effective <= 1 + 1e-9:
+            return raw + self.offsets[best] - self.offsets[i], 0.0
+        variance *= effective / (effective - 1)
+        return raw + self.offsets[best] - self.offsets[i], math.sqrt(variance / effective)
+
+    def settled(self, z: float = STOP_Z, min_worlds: int = STOP_MIN_WORLDS) -> bool:
+        """Drop the actions clearly worse than the best; is the best clear (see ``STOP_Z``)?"""
+        if not EARLY_STOP or self.worlds < min_worlds or self.weight <= 0 or self._effective() <= 1 + 1e-9:
+            return False
+        means = self._means()
+        best = self._best(means)
+        clear = True
+        for i in range(self.actions):
+            if i == best or not self.alive[i]:
+                continue
+            gap, noise = self._spread(best, i)
+            # Values move in whole game points: two actions equal in every world so far may still differ
+            # in one world of n, so the noise is never taken below 1/n (a difference no world showed yet).
+            if gap > z * max(noise, 1 / self.worlds):
+                self._drop(i, means[i], noise)
+            else:
+                clear = False
+        return clear
+
+    def _drop(self, i: int, mean: float, noise: float) -> None:
+        self.alive[i] = False
+        self.dropped[i] = (mean, noise, self.worlds)
+
+    def evaluations(self, actions: list[Action], with_noise: bool = True) -> list[Evaluation]:
+        """Each action's mean (offset included), worlds and the standard error of its difference from the
+        best still in play (0 without ``with_noise``: ``best_action`` then takes the best mean outright)."""
+        if not with_noise:
+            return [Evaluation(e.action, e.value, e.worlds) for e in self.evaluations(actions)]
+        if self.worlds == 0 or self.weight <= 0:
+            return [Evaluation(action, self.dropped.get(i, (0.0,))[0], 0) for i, action in enumerate(actions)]
+        means = self._means()
+        best = self._best(means)
+        out = []
+        for i, action in enumerate(actions):
+            if i in self.dropped:
+                mean, noise, worlds = self.dropped[i]
+                out.append(Evaluation(action, mean, worlds, noise))
+            else:
+                noise = 0.0 if i == best else self._spread(best, i)[1]
+                out.append(Evaluation(action, means[i], self.worlds, noise))
+        return out
 
 
 # --- worlds --------------------------------------------------------------------------------------------
@@ -347,8 +489,6 @@ def _evaluate_play(
     named = _trump_likelihood(view, knowledge) if table.contract is C.NORMAL and TRUMP_AGREEMENT else None
     sign = (1 if team_of(view.seat) == 0 else -1) * view.multiplier
     moves = [(INDEX[a.card], a.marriage or 0) for a in view.legal if isinstance(a, PlayCard)]
-    per_world: list[list[float]] = []
-    weights: list[float] = []
     budget = _Budget(budget_nodes)
     solver = Solver(table)
     guess = 1
@@ -372,25 +512,33 @@ def _evaluate_play(
             yield hands, weight
 
     stream = _rejection_control(weighed(), rng, budget) if rejecting else weighed()
+    tally = _Tally(len(moves))
+    worlds = 0
     for hands, weight in stream:
         base = position_of(view, table, hands)
+        last, first_value = guess, None
         try:
-            values: list[int] = []
-            for card, marriage in moves:
+            values: list[float] = []
+            for alive, (card, marriage) in zip(tally.alive, moves, strict=True):
+                if not alive:
+                    values.append(0.0)  # dropped: not read
+                    continue
                 pos = base.copy()
                 ended = apply_move(table, pos, card, marriage)
                 if ended is None:
                     # Null-window searches from the last value found: a world's moves mostly share it.
-                    ended = budget.solve(solver, pos, not per_world, values[-1] if values else guess)
-                values.append(ended)
+                    ended = budget.solve(solver, pos, worlds == 0, last)
+                last = ended
+                first_value = ended if first_value is None else first_value
+                values.append(sign * ended)
         except SearchAborted:
             break
-        guess = values[0]
-        per_world.append([sign * value for value in values])
-        weights.append(weight)
-        if budget.left <= 0 or len(per_world) >= MAX_WORLDS:
+        guess = first_value if first_value is not None else guess
+        worlds += 1
+        tally.add(values, weight)
+        if budget.left <= 0 or worlds >= MAX_WORLDS or tally.settled():
             break
-    return _with_noise(view, per_world, weights)
+    return tally.evaluations(list(view.legal))
 
 
 def _rejection_control(
@@ -559,54 +707,60 @@ def play_out(rules: Ruleset, contract: Contract, trump: str, declarer: int, fore
 
 
 def _evaluate_auction(
-    view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int
+    view: PlayerView, rules: Ruleset, rng: random.Random, budget_nodes: int, quick: bool = False
 ) -> list[Evaluation]:
+    """Each bid is worth its contract solved from the first lead in each world, less its caution; passing
+    is worth the standing contract (the normal game when none stands). ``quick`` (a choice, not values): a
+    bid the hand cannot make (``bidder.could_bid``, the bidder model's cheap necessary test, which the AI's
+    own bids pass) is not solved and counts as ``NEVER``."""
     assert view.seat is not None and view.trump is not None
     me = view.seat
     knowledge = gather(view, rules)
     standing = next(((s, c) for s, c in reversed(view.auction) if c is not None), None)
     declarer, contract = standing or (None, None)
+    tally = _Tally(len(view.legal), [-_caution(rules, action) for action in view.legal])
+    if quick and BID_SCREEN:
+        hand = list(view.hand)
+        for i, action in enumerate(view.legal):
+            if (
+                isinstance(action, Bid)
+                and action.contract not in IMMEDIATE_CONTRACTS
+                and not bidder.could_bid(action.contract, view.trump, hand)
+            ):
+                tally._drop(i, NEVER, 0.0)
+        if sum(tally.alive) == 1:
+            return tally.evaluations(list(view.legal))
     plausible = _declarer_plausible(knowledge, declarer, contract, view.trump)
     sampler = Sampler(knowledge, rng, plausible)
     sign = 1 if team_of(me) == 0 else -1
-    totals = [0.0] * len(view.legal)
     budget = _Budget(budget_nodes)
-    worlds = 0
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     for hands in _worlds(sampler):
         try:
-            values = []
-            for action in view.legal:
+            values: list[float] = []
+            for alive, action in zip(tally.alive, view.legal, strict=True):
+                if not alive:
+                    values.append(0.0)  # dropped: not read
+                    continue
                 if isinstance(action, Bid):
                     contract, declarer = action.contract, me
                 elif standing is not None:
                     declarer, contract = standing
                 else:
                     contract, declarer = C.NORMAL, view.forehand
-                values.append(
-                    play_out(
-                        rules,
-                        contract,
-                        view.trump,
-                        declarer,
-                        view.forehand,
-                        hands,
-                        solvers,
-                        budget,
-                        worlds == 0,
-                    )
+                first = tally.worlds == 0
+                solved = play_out(
+                    rules, contract, view.trump, declarer, view.forehand, hands, solvers, budget, first
                 )
+                values.append(sign * solved)
         except SearchAborted:
             break
-        for i, value in enumerate(values):
-            totals[i] += sign * value
-        worlds += 1
-        if budget.left <= 0:
+        tally.add(values)
+        if budget.left <= 0 or (AUCTION_EARLY_STOP and tally.settled(min_worlds=AUCTION_MIN_WORLDS)):
             break
-    return [
-        Evaluation(action, totals[i] / max(1, worlds) - (_caution(rules, action) if worlds else 0.0), worlds)
-        for i, action in enumerate(view.legal)
-    ]
+    # Without noise, as before early stop: a bid is taken when its mean beats passing's, never given up
+    # for greedy's choice among the near-equal (``best_action``; its caution is the bid's margin).
+    return tally.evaluations(list(view.legal), with_noise=False)
 
 
 def _caution(rules: Ruleset, action: Action) -> float:
@@ -670,26 +824,65 @@ def _evaluate_doubling(
 ) -> list[Evaluation]:
     """Kontra, Re or Subkontra against passing, valued with the reply the double invites: a Kontra
     against a bid contract is answered by Re in the worlds where the declarer's hand is strong (``Re`` at
-    ``RE_RATE``), so those worlds count at four times the stake. Worlds come from the bidder model."""
+    ``RE_RATE``), so those worlds count at four times the stake. Worlds come from the bidder model.
+
+    Against a bid contract the bidder model's searches cost most of the decision, and most Kontras are not
+    said: a screen first values the double on worlds drawn without the model (the declarer's hand only
+    plausible, so weaker than the bid says: the defenders' results flatter them) and without the declarer's
+    Re (which a strong hand says, in the worlds the defenders lose). When passing is clearly better even
+    so (``_Tally.settled``), the screen's values are the answer; else the model's worlds decide."""
     assert view.seat is not None and view.contract is not None and view.declarer is not None
     assert view.trump is not None
     me, contract, declarer = view.seat, view.contract, view.declarer
     knowledge = gather(view, rules)
     defending = team_of(me) != team_of(declarer)
     modelled = contract is not C.NORMAL and declarer != me and defending
-    budget = _Budget(budget_nodes)
     if modelled:
+        screen_nodes = budget_nodes * DOUBLING_SCREEN_PERCENT // 100
+        sampler = Sampler(knowledge, rng, _declarer_plausible(knowledge, declarer, contract, view.trump))
+        screened, settled = _doubling_worlds(view, rules, knowledge, sampler, _Budget(screen_nodes), True)
+        passing = next((e.value for e in screened if not isinstance(e.action, Double)), None)
+        if settled and passing is not None and all(e.value <= passing for e in screened):
+            return screened
+        budget = _Budget(budget_nodes - screen_nodes)
         weight = _bidder_weight(rules, knowledge, declarer, contract, view.trump, view.forehand, budget.model)
         sampler = Sampler(knowledge, rng, weight=weight, exhausted=budget.model_spent)
     else:
+        budget = _Budget(budget_nodes)
         sampler = Sampler(knowledge, rng, _declarer_plausible(knowledge, declarer, contract, view.trump))
+    return _doubling_worlds(view, rules, knowledge, sampler, budget)[0]
+
+
+# The share of a Kontra decision's budget (against a bid contract) its screen without the model may use.
+DOUBLING_SCREEN_PERCENT = 40
+
+
+def _doubling_worlds(
+    view: PlayerView, rules: Ruleset, knowledge: Knowledge, sampler: Sampler, budget: _Budget,
+    flattering: bool = False,
+) -> tuple[list[Evaluation], bool]:  # fmt: skip
+    """The doubling decision's values over the sampler's worlds, and whether the best was clear before the
+    budget ran out. ``flattering``: the declarer never answers with Re."""
+    assert view.seat is not None and view.contract is not None and view.declarer is not None
+    assert view.trump is not None
+    me, contract, declarer = view.seat, view.contract, view.declarer
+    defending = team_of(me) != team_of(declarer)
+    modelled = contract is not C.NORMAL and declarer != me and defending
     sign = 1 if team_of(me) == 0 else -1
     multiplier = view.multiplier
     can_reply = multiplier * 4 <= rules.max_multiplier and (
         not defending or contract not in rules.re_forbidden
     )
+    margin = doubling_margin(contract, defending)
+    # A Kontra against the normal game is a strong hand speaking (right 12 times in 14 in self-play,
+    # bench/ai_calibration.py, 300 deals): the side of the forehand never answers it with Re.
+    never = not defending and contract is C.NORMAL
+    doubles = [isinstance(action, Double) for action in view.legal]
+    tally = _Tally(len(view.legal), [-multiplier * margin * doubling_stake(rules, contract) if d else 0.0
+                                     for d in doubles])  # fmt: skip
     total = doubled_total = 0.0
     worlds = 0
+    settled = False
     solvers: dict[tuple[Contract, str, int], Solver] = {}
     for hands in _worlds(sampler):
         try:
@@ -699,7 +892,9 @@ def _evaluate_doubling(
         except SearchAborted:
             break
         reply = 0.0
-        if can_reply and defending and modelled:
+        if flattering:
+            pass  # no Re: a Re comes from a strong hand, in the worlds where the defenders lose
+        elif can_reply and defending and modelled:
             dealt = knowledge.dealt_mask(declarer, hands[declarer])
             # The hand was weighed for this world, with the same search: the meter counts it once.
             rate = bidder.make_rate(rules, contract, view.trump, declarer, view.forehand, dealt, budget.model)
@@ -709,20 +904,19 @@ def _evaluate_doubling(
         total += value
         doubled_total += 2 * value * (1 + reply)
         worlds += 1
-        if budget.left <= 0:
+        if not never:
+            tally.add([multiplier * (2 * value * (1 + reply) if d else value) for d in doubles])
+        settled = never or tally.settled()
+        if budget.left <= 0 or (settled and worlds >= STOP_MIN_WORLDS):
             break
     mean = total / max(1, worlds)
     doubled_mean = doubled_total / max(1, worlds)
-    margin = doubling_margin(contract, defending)
-    doubled = multiplier * (doubled_mean - margin * doubling_stake(rules, contract))
-    if not defending and contract is C.NORMAL:
-        # A Kontra against the normal game is a strong hand speaking (right 12 times in 14 in self-play,
-        # bench/ai_calibration.py, 300 deals): the side of the forehand never answers it with Re.
-        doubled = NEVER
-    return [
-        Evaluation(action, doubled if isinstance(action, Double) else multiplier * mean, worlds)
-        for action in view.legal
+    doubled = NEVER if never else multiplier * (doubled_mean - margin * doubling_stake(rules, contract))
+    evaluations = [
+        Evaluation(action, doubled if d else multiplier * mean, worlds)
+        for action, d in zip(view.legal, doubles, strict=True)
     ]
+    return evaluations, settled
 
 
 def _eligible_for_forehand(rules: Ruleset, dealt: list[str], trump: str) -> list[Contract]:

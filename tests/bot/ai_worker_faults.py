@@ -1,8 +1,9 @@
 """Faults on demand inside an AI worker process, for tests (and fault-injection harnesses).
 
 ``AiWorker(search="tests.bot.ai_worker_faults:search")`` makes every worker run :func:`search` instead of the
-engine's ``choose_action``. The spawned worker imports this module by its path, so the fault is chosen by the
-player name passed to ``decide``; any other name is the engine's player of that name.
+engine's ``choose_action`` (and ``evaluate=EVALUATE`` :func:`evaluate` for the coach's evaluations). The spawned
+worker imports this module by its path, so the fault is chosen by the player name passed to ``decide``; any
+other name is the engine's player of that name.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from engine.ai import choose_action
 
 SEARCH = "tests.bot.ai_worker_faults:search"
+EVALUATE = "tests.bot.ai_worker_faults:evaluate"
 
 
 class InjectedFault(LookupError):
@@ -39,13 +41,20 @@ def search(view: Any, player: str, seed: int, budget_ms: int, rules: Any) -> Any
         sys.exit(3)
     if player == "sigkill":
         os.kill(os.getpid(), signal.SIGKILL)
-    if player.startswith("hold:"):  # hold:HOST:PORT: tell the test our pid, wait for its word, then answer
+    if player.startswith(
+        "hold:"
+    ):  # hold:HOST:PORT: tell the test our pid, seed and budget, wait for its word
         host, port = player.removeprefix("hold:").rsplit(":", 1)
         with socket.create_connection((host, int(port))) as line:
-            line.sendall(f"{os.getpid()}\n".encode())
+            line.sendall(f"{os.getpid()} {seed} {budget_ms}\n".encode())
             line.recv(16)
         return not_greedy(view, rules)
     return choose_action(view, player, seed, budget_ms, rules)
+
+
+def evaluate(view: Any, player: str, seed: int, budget_ms: int, rules: Any) -> Any:
+    """An evaluation as ``engine.ai.evaluate_actions`` gives it: ``search``'s action, with no values."""
+    return search(view, player, seed, budget_ms, rules), []
 
 
 def not_greedy(view: Any, rules: Any = None) -> Any:

@@ -1,26 +1,31 @@
-"""The bot's AI worker: decisions come from separate processes; any failure of one falls back to greedy, and an
-overrun or a dead worker ends only that worker.
+"""The bot's AI worker: decisions come from separate processes through one queue; any failure of a search falls
+back to greedy, and an overrun or a dead worker ends only that worker.
 
 Faults are injected with the test-only search in ``tests/bot/ai_worker_faults.py`` (the player name picks the
-fault). The ``hold:`` player reports its pid to a local server and waits for the test's word, so a test knows
-that a search is running, and in which process, without sleeping.
+fault). The ``hold:`` player reports its pid, seed and budget to a local server and waits for the test's word,
+so a test knows that a search is running, which one, in which process and with what budget, without sleeping.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
+import subprocess
+import sys
+from dataclasses import dataclass
 from types import TracebackType
+from typing import Any
 
 import pytest
 
 import bot.ai_worker
-from bot.ai_worker import AiWorker
+from bot.ai_worker import AiWorker, Priority, usable_cores
 from bot.game.ai import AiPlayers
 from engine import STANDARD, apply_unchecked, deal_hands, legal_actions, new_deal, view_for
 from engine.ai import choose_action
-from tests.bot.ai_worker_faults import SEARCH, not_greedy
+from tests.bot.ai_worker_faults import EVALUATE, SEARCH, not_greedy
 
 GUARD = 60  # seconds: only so that a broken test fails instead of hanging; never a claim about speed
 CAP = 60_000  # a hard cap no healthy decision reaches
@@ -62,11 +67,21 @@ def _gone(pid: int) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Held:
+    """A ``hold:`` search that has started: in which worker, for which seed, with what budget."""
+
+    pid: int
+    seed: int
+    budget_ms: int
+    line: asyncio.StreamWriter
+
+
 class Holds:
-    """Where ``hold:`` searches report: ``held()`` gives the pid of the worker holding one, ``release`` ends it."""
+    """Where ``hold:`` searches report: ``held()`` gives the next one that started, ``release`` ends it."""
 
     async def __aenter__(self) -> Holds:
-        self._arrivals: asyncio.Queue[tuple[int, asyncio.StreamWriter]] = asyncio.Queue()
+        self._arrivals: asyncio.Queue[Held] = asyncio.Queue()
         self._lines: list[asyncio.StreamWriter] = []
         self._server = await asyncio.start_server(self._arrived, "127.0.0.1", 0)
         host, port = self._server.sockets[0].getsockname()[:2]
@@ -75,15 +90,16 @@ class Holds:
 
     async def _arrived(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._lines.append(writer)
-        await self._arrivals.put((int(await reader.readline()), writer))
+        pid, seed, budget = (int(word) for word in (await reader.readline()).split())
+        await self._arrivals.put(Held(pid, seed, budget, writer))
 
-    async def held(self) -> tuple[int, asyncio.StreamWriter]:
+    async def held(self) -> Held:
         return await asyncio.wait_for(self._arrivals.get(), GUARD)
 
     @staticmethod
-    async def release(line: asyncio.StreamWriter) -> None:
-        line.write(b"go")
-        await line.drain()
+    async def release(held: Held) -> None:
+        held.line.write(b"go")
+        await held.line.drain()
 
     async def __aexit__(
         self, kind: type | None, error: BaseException | None, tb: TracebackType | None
@@ -121,16 +137,29 @@ async def test_start_warms_every_worker_before_any_decision() -> None:
         await worker.close()
 
 
-async def test_a_decision_before_any_worker_is_up_falls_back_to_greedy() -> None:
+async def test_a_decision_before_any_worker_is_up_waits_for_one_and_is_searched() -> None:
     view = _view()
-    worker = AiWorker()
+    worker = AiWorker(workers=1, search=SEARCH)
     try:
-        # 1 ms is too little to start a worker process: greedy answers, and the workers still come up.
-        action = await worker.decide(view, "pimc", seed=1, budget_ms=60_000, hard_cap_ms=1)
-        assert action == choose_action(view, "greedy")
-        assert worker.fallbacks == 1
-        again = await worker.decide(view, "pimc", seed=1, budget_ms=10, hard_cap_ms=CAP)
-        assert again == choose_action(view, "pimc", 1, 10) and worker.fallbacks == 1
+        # The hard cap (1 s) counts from the search's start: starting the worker process first does not eat it.
+        action = await worker.decide(view, "contrary", seed=1, budget_ms=10, hard_cap_ms=1000)
+        assert action == not_greedy(view) and worker.fallbacks == 0
+    finally:
+        await worker.close()
+
+
+async def test_when_no_worker_can_start_a_decision_gets_greedy_at_once() -> None:
+    view = _view()
+    worker = AiWorker(workers=1, search="tests.bot.no_such_module:search", retry_seconds=GUARD)
+    try:
+        assert await worker.decide(view, "pimc", seed=1, budget_ms=10, hard_cap_ms=CAP) == choose_action(
+            view, "greedy"
+        )
+        # Until the retry is due nothing is started, and a decision does not wait for a worker.
+        assert await worker.decide(view, "pimc", seed=1, budget_ms=10, hard_cap_ms=CAP) == choose_action(
+            view, "greedy"
+        )
+        assert worker.fallbacks == 2 and worker.worker_pids() == []
     finally:
         await worker.close()
 
@@ -144,13 +173,14 @@ async def test_an_overrun_ends_only_its_own_worker_and_a_concurrent_search_compl
             healthy = asyncio.create_task(
                 worker.decide(view, holds.player, seed=5, budget_ms=20, hard_cap_ms=CAP)
             )
-            busy_pid, line = await holds.held()  # the healthy search is running in busy_pid
+            running = await holds.held()  # the healthy search is running in running.pid
+            busy_pid = running.pid
             [overrun_pid] = [pid for pid in worker.worker_pids() if pid != busy_pid]
             stuck = await worker.decide(view, "overrun", seed=6, budget_ms=20, hard_cap_ms=300)
             assert stuck == choose_action(view, "greedy")
             assert worker.fallbacks == 1
             assert busy_pid in worker.worker_pids() and overrun_pid not in worker.worker_pids()
-            await holds.release(line)
+            await holds.release(running)
             assert await healthy == not_greedy(view)  # the search's own answer, not a fallback
         assert worker.fallbacks == 1
         # The overrun worker was replaced: the next decision is a search again.
@@ -186,7 +216,7 @@ async def test_a_worker_killed_mid_search_falls_back_to_greedy_and_is_replaced()
             deciding = asyncio.create_task(
                 worker.decide(view, holds.player, seed=2, budget_ms=5, hard_cap_ms=CAP)
             )
-            pid, _ = await holds.held()
+            pid = (await holds.held()).pid
             assert worker.worker_pids() == [pid]  # what a fault-injection harness kills
             os.kill(pid, signal.SIGKILL)
             assert await deciding == choose_action(view, "greedy")
@@ -214,26 +244,6 @@ async def test_a_worker_that_died_while_idle_is_replaced_before_the_decision() -
         await worker.close()
 
 
-async def test_a_busy_worker_answers_greedy_without_dropping_the_running_search() -> None:
-    view = _view()
-    worker = AiWorker(workers=1, search=SEARCH)
-    try:
-        await worker.start()
-        async with Holds() as holds:
-            running = asyncio.create_task(
-                worker.decide(view, holds.player, seed=3, budget_ms=5, hard_cap_ms=CAP)
-            )
-            pid, line = await holds.held()
-            busy = await worker.decide(view, "pimc", seed=9, budget_ms=400, hard_cap_ms=50)
-            assert busy == choose_action(view, "greedy")
-            assert worker.fallbacks == 1
-            await holds.release(line)
-            assert await running == not_greedy(view)  # finished by the search, not replaced
-        assert worker.fallbacks == 1 and worker.worker_pids() == [pid]
-    finally:
-        await worker.close()
-
-
 async def test_a_cancelled_decision_leaves_its_worker_usable() -> None:
     view = _view()
     worker = AiWorker(workers=1, search=SEARCH)
@@ -243,27 +253,29 @@ async def test_a_cancelled_decision_leaves_its_worker_usable() -> None:
             deciding = asyncio.create_task(
                 worker.decide(view, holds.player, seed=3, budget_ms=5, hard_cap_ms=CAP)
             )
-            pid, line = await holds.held()
+            held = await holds.held()
             deciding.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await deciding
-            await holds.release(line)  # the abandoned search's answer is read and dropped
+            await holds.release(held)  # the abandoned search's answer is read and dropped
             action = await worker.decide(view, "contrary", seed=3, budget_ms=5, hard_cap_ms=CAP)
         assert action == not_greedy(view)
-        assert worker.worker_pids() == [pid] and worker.fallbacks == 0
+        assert worker.worker_pids() == [held.pid] and worker.fallbacks == 0
     finally:
         await worker.close()
 
 
-async def test_close_is_idempotent_and_leaves_no_child_process() -> None:
+async def test_close_is_idempotent_and_leaves_no_child_process(caplog: pytest.LogCaptureFixture) -> None:
     view = _view()
-    worker = AiWorker(workers=2, search=SEARCH)
+    worker = AiWorker(workers=3, search=SEARCH)
     await worker.start()
     pids = worker.worker_pids()
     async with Holds() as holds:
         stuck = asyncio.create_task(worker.decide(view, holds.player, seed=1, budget_ms=5, hard_cap_ms=CAP))
         await holds.held()
         await worker.close()
+        # Every worker, idle or busy, stopped when told to: none had to be killed.
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
         assert await stuck == choose_action(view, "greedy")  # a search cut short by closing still answers
     await worker.close()
     assert worker.worker_pids() == []
@@ -299,3 +311,292 @@ async def test_ai_players_start_decide_and_close_never_raise() -> None:
     assert await players.decide(view, "contrary", seed=1) == not_greedy(view)
     await players.close()
     await players.close()
+
+
+# --- the queue ----------------------------------------------------------------------------------------------
+
+
+class FakeClock:
+    """The time the AI queue measures waits by, moved on by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _queued(worker: AiWorker, count: int) -> None:
+    """Let the tasks just created run up to their wait in the queue (event-loop turns, no timed sleep)."""
+    for _ in range(1000):
+        if worker.waiting() == count:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{worker.waiting()} searches queued, not {count}")
+
+
+async def test_table_moves_go_before_coach_work_and_each_priority_is_first_come_first_served() -> None:
+    view = _view()
+    worker = AiWorker(workers=1, search=SEARCH, evaluate=EVALUATE)
+    try:
+        await worker.start()
+        async with Holds() as holds:
+            first = asyncio.create_task(worker.decide(view, holds.player, seed=1, hard_cap_ms=CAP))
+            occupying = await holds.held()
+
+            def review(seed: int) -> asyncio.Task[object]:
+                return asyncio.create_task(
+                    worker.evaluate(
+                        view, seed, hard_cap_ms=CAP, priority=Priority.BACKGROUND, player=holds.player
+                    )
+                )
+
+            def move(seed: int) -> asyncio.Task[object]:
+                return asyncio.create_task(worker.decide(view, holds.player, seed=seed, hard_cap_ms=CAP))
+
+            def hint(seed: int) -> asyncio.Task[object]:
+                return asyncio.create_task(worker.evaluate(view, seed, hard_cap_ms=CAP, player=holds.player))
+
+            waiting = [review(11), move(21), review(12), hint(22), move(23)]
+            await _queued(worker, 5)
+            await holds.release(occupying)
+            order = []
+            for _ in waiting:
+                started = await holds.held()
+                order.append(started.seed)
+                await holds.release(started)
+            assert order == [21, 22, 23, 11, 12]
+            await asyncio.gather(first, *waiting)
+        assert worker.fallbacks == 0
+    finally:
+        await worker.close()
+
+
+async def test_reviews_never_take_the_last_free_worker() -> None:
+    view = _view()
+    worker = AiWorker(workers=2, search=SEARCH, evaluate=EVALUATE)
+    try:
+        await worker.start()
+        async with Holds() as holds:
+            reviews = [
+                asyncio.create_task(
+                    worker.evaluate(
+                        view, seed, hard_cap_ms=CAP, priority=Priority.BACKGROUND, player=holds.player
+                    )
+                )
+                for seed in (1, 2)
+            ]
+            running = await holds.held()
+            await _queued(worker, 1)  # the second review waits although a worker is free ...
+            # ... which a table's move then gets at once.
+            assert await worker.decide(view, "contrary", seed=3, hard_cap_ms=CAP) == not_greedy(view)
+            await holds.release(running)
+            await holds.release(await holds.held())
+            await asyncio.gather(*reviews)
+    finally:
+        await worker.close()
+
+
+async def test_a_cancelled_decision_leaves_the_queue() -> None:
+    view = _view()
+    worker = AiWorker(workers=1, search=SEARCH)
+    try:
+        await worker.start()
+        async with Holds() as holds:
+            first = asyncio.create_task(worker.decide(view, holds.player, seed=1, hard_cap_ms=CAP))
+            occupying = await holds.held()
+            abandoned = asyncio.create_task(worker.decide(view, holds.player, seed=2, hard_cap_ms=CAP))
+            await _queued(worker, 1)
+            abandoned.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await abandoned
+            assert worker.waiting() == 0
+            after = asyncio.create_task(worker.decide(view, holds.player, seed=3, hard_cap_ms=CAP))
+            await holds.release(occupying)
+            started = await holds.held()
+            assert started.seed == 3  # the cancelled decision never ran
+            await holds.release(started)
+            assert await after == not_greedy(view) and await first == not_greedy(view)
+    finally:
+        await worker.close()
+
+
+async def test_a_search_cap_counts_from_its_start_so_a_decision_queued_behind_a_long_one_is_searched() -> (
+    None
+):
+    view = _view()
+    # No budget cut for the wait: this test is about the cap alone.
+    worker = AiWorker(workers=1, search=SEARCH, overload_wait=GUARD)
+    try:
+        await worker.start()
+        async with Holds() as holds:
+            # The only worker is held until its 1.5 s cap, then terminated and replaced ...
+            long = asyncio.create_task(worker.decide(view, "overrun", seed=1, hard_cap_ms=1500))
+            # ... and this decision, with a 1 s cap, waits all that time in the queue.
+            queued = asyncio.create_task(
+                worker.decide(view, holds.player, seed=2, budget_ms=150, hard_cap_ms=1000)
+            )
+            await _queued(worker, 1)
+            assert await long == choose_action(view, "greedy")
+            started = await holds.held()
+            assert started.budget_ms == 150  # its full search
+            await holds.release(started)
+            assert await queued == not_greedy(view)
+        assert worker.fallbacks == 1  # the overrun only
+    finally:
+        await worker.close()
+
+
+async def test_overload_lowers_a_decisions_budget_never_below_the_floor_and_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    view = _view()
+    clock = FakeClock()
+    worker = AiWorker(
+        workers=1,
+        search=SEARCH,
+        evaluate=EVALUATE,
+        overload_wait=1.0,
+        budget_floor=0.2,
+        warning_interval=600.0,
+        clock=clock,
+    )
+    caplog.set_level(logging.WARNING, logger="bot.ai_worker")
+
+    def floor_warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "floor" in r.getMessage()]
+
+    try:
+        await worker.start()
+        async with Holds() as holds:
+
+            async def behind(running: Held, wait: float, **kind: object) -> tuple[asyncio.Task[Any], Held]:
+                """A request queued behind ``running`` that waits ``wait`` seconds (by the queue's clock)."""
+                task: asyncio.Task[Any]
+                if kind.get("evaluation"):
+                    task = asyncio.create_task(
+                        worker.evaluate(view, 9, budget_ms=100, hard_cap_ms=CAP, player=holds.player)
+                    )
+                else:
+                    task = asyncio.create_task(
+                        worker.decide(view, holds.player, seed=9, budget_ms=100, hard_cap_ms=CAP)
+                    )
+                await _queued(worker, 1)
+                clock.now += wait
+                await holds.release(running)
+                return task, await holds.held()
+
+            first = asyncio.create_task(
+                worker.decide(view, holds.player, seed=1, budget_ms=100, hard_cap_ms=CAP)
+            )
+            running = await holds.held()
+            assert running.budget_ms == 100
+            tasks: list[asyncio.Task[Any]] = [first]
+            # Within the overload wait: the full budget.
+            task, running = await behind(running, 0.9)
+            tasks.append(task)
+            assert running.budget_ms == 100
+            # Twice the overload wait: half the budget; no floor reached, nothing logged.
+            task, running = await behind(running, 2.0)
+            tasks.append(task)
+            assert running.budget_ms == 50 and floor_warnings() == []
+            # Far beyond: the floor (a fifth), logged at WARNING.
+            task, running = await behind(running, 100.0)
+            tasks.append(task)
+            assert running.budget_ms == 20
+            [warning] = floor_warnings()
+            assert "waited 100.0 s" in warning and "20 ms instead of 100 ms" in warning
+            # A second floor hit within the warning interval is counted, not logged ...
+            task, running = await behind(running, 100.0)
+            tasks.append(task)
+            assert running.budget_ms == 20 and len(floor_warnings()) == 1
+            # ... and mentioned by the next warning once the interval has passed.
+            task, running = await behind(running, 600.0)
+            tasks.append(task)
+            assert running.budget_ms == 20 and len(floor_warnings()) == 2
+            assert "1 times more" in floor_warnings()[-1]
+            # An evaluation (the coach's values) is never cut down, however long it waited.
+            task, running = await behind(running, 100.0, evaluation=True)
+            tasks.append(task)
+            assert running.budget_ms == 100
+            await holds.release(running)
+            await asyncio.gather(*tasks)
+        assert worker.reduced == 4 and worker.floor_hits == 3 and worker.fallbacks == 0
+        assert all(r.levelno == logging.WARNING for r in caplog.records if "floor" in r.getMessage())
+    finally:
+        await worker.close()
+
+
+async def test_a_deep_queue_is_logged_at_warning_once_per_interval(caplog: pytest.LogCaptureFixture) -> None:
+    view = _view()
+    clock = FakeClock()
+    worker = AiWorker(workers=1, search=SEARCH, queue_warning=3, warning_interval=60.0, clock=clock)
+    caplog.set_level(logging.WARNING, logger="bot.ai_worker")
+
+    def depth_warnings() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if r.getMessage().startswith("AI queue:")]
+
+    try:
+        await worker.start()
+        async with Holds() as holds:
+            first = asyncio.create_task(worker.decide(view, holds.player, seed=1, hard_cap_ms=CAP))
+            occupying = await holds.held()
+            waiting = [
+                asyncio.create_task(worker.decide(view, "contrary", seed=s, hard_cap_ms=CAP)) for s in (2, 3)
+            ]
+            await _queued(worker, 2)
+            assert depth_warnings() == []
+            clock.now += 5
+            waiting.append(asyncio.create_task(worker.decide(view, "contrary", seed=4, hard_cap_ms=CAP)))
+            await _queued(worker, 3)
+            [warning] = depth_warnings()
+            assert warning.levelno == logging.WARNING
+            assert warning.getMessage().startswith(
+                "AI queue: 3 searches waiting (3 for tables or hints) for 1 workers"
+            )
+            assert "oldest has waited 5.0 s" in warning.getMessage()
+            waiting.append(asyncio.create_task(worker.decide(view, "contrary", seed=5, hard_cap_ms=CAP)))
+            await _queued(worker, 4)
+            assert len(depth_warnings()) == 1  # within the interval: not again
+            await holds.release(occupying)
+            assert await asyncio.gather(first, *waiting) == [not_greedy(view)] * 5
+    finally:
+        await worker.close()
+
+
+HOG = """
+import sys, time
+sys.stdout.write("busy\\n")
+sys.stdout.flush()
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    pass
+"""
+
+
+async def test_a_decision_under_a_cpu_hog_gives_the_same_action_as_on_a_quiet_machine() -> None:
+    view = _view()
+    cores = os.sched_getaffinity(0)  # the AI workers inherit this CPU set
+    worker = AiWorker(workers=usable_cores())
+    hogs: list[subprocess.Popen[bytes]] = []
+    try:
+        await worker.start()
+        quiet = await worker.decide(view, "pimc", seed=11, budget_ms=40, hard_cap_ms=CAP)
+        for _ in cores:  # one busy process for every core of the set, each allowed only on that set
+            hog = subprocess.Popen(
+                [sys.executable, "-c", HOG, str(GUARD)],
+                stdout=subprocess.PIPE,
+                preexec_fn=lambda: os.sched_setaffinity(0, cores),
+            )
+            hogs.append(hog)
+            assert hog.stdout is not None
+            assert await asyncio.wait_for(asyncio.to_thread(hog.stdout.readline), GUARD) == b"busy\n"
+        loaded = await worker.decide(view, "pimc", seed=11, budget_ms=40, hard_cap_ms=CAP)
+        assert all(hog.poll() is None for hog in hogs), "a hog ended before the decision was made"
+        assert loaded == quiet == choose_action(view, "pimc", 11, 40)
+        assert worker.fallbacks == 0
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        await worker.close()

@@ -149,7 +149,8 @@ async def test_a_slow_review_never_holds_up_a_table(
 ) -> None:
     gate = tmp_path / "open"
     monkeypatch.setenv("COACH_GATE", str(gate))  # the coach's worker waits for this file before each answer
-    coach_settings(world, coach_search=GATE_SEARCH, review_seconds=120.0)
+    # Two AI workers whatever the machine: the held review may take one, never the last (bot/ai_worker.py).
+    coach_settings(world, coach_search=GATE_SEARCH, review_seconds=120.0, ai_workers=2)
     alice = world.add_player("alice")
     await world.start_bot()
     await world.no_ai_delay()

@@ -56,12 +56,14 @@ def _stored(text, hand):
 def test_a_lead_entry_is_what_the_search_gives_now(monkeypatch, hand):
     """Fails when pimc's card play, sampler or solver changed: then re-run tools/build_opening_book.py."""
     monkeypatch.setattr(pimc, "MAX_WORLDS", opening_book.LEAD_WORLDS)
+    monkeypatch.setattr(pimc, "EARLY_STOP", False)
     assert build.lead_line(hand) == _stored(opening_book.LEADS, hand)
 
 
 def test_a_trump_entry_is_what_the_search_gives_now(monkeypatch):
     """Fails when pimc's trump search, the bidder model or the solver changed: re-run the tool."""
     monkeypatch.setattr(pimc, "MAX_WORLDS", opening_book.LEAD_WORLDS)
+    monkeypatch.setattr(pimc, "EARLY_STOP", False)
     hand = "HA HT HK"
     assert build.trump_line(hand) == _stored(opening_book.TRUMPS, hand)
 

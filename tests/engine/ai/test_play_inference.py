@@ -21,6 +21,7 @@ from engine.ai.pimc import (
     _Budget,
     _play_likelihood,
     _rejection_control,
+    _Tally,
     _trump_likelihood,
     _with_noise,
     best_action,
@@ -106,15 +107,18 @@ def test_without_rejection_the_inference_weighs_the_same_worlds(monkeypatch: pyt
 def _solved_weights(monkeypatch: pytest.MonkeyPatch, view, rejection: int | None) -> list[float]:  # type: ignore[no-untyped-def]
     """The weights of the worlds one card-play decision solved."""
     monkeypatch.setattr("engine.ai.pimc.REJECTION_DRAWS", rejection)
-    seen: list[list[float]] = []
+    monkeypatch.setattr("engine.ai.pimc.EARLY_STOP", False)  # the worlds the whole budget buys
+    monkeypatch.setattr("engine.ai.pimc.LATER_TRICKS_PERCENT", 100)  # as many as when it was measured
+    seen: list[float] = []
+    add = _Tally.add
 
-    def with_noise(view, per_world, weights=None):  # type: ignore[no-untyped-def]
-        seen.append(list(weights or []))
-        return _with_noise(view, per_world, weights)
+    def counted(self, values, weight=1.0):  # type: ignore[no-untyped-def]
+        seen.append(weight)
+        add(self, values, weight)
 
-    monkeypatch.setattr("engine.ai.pimc._with_noise", with_noise)
+    monkeypatch.setattr(_Tally, "add", counted)
     evaluate_actions(view, "pimc", 4, 150, STANDARD)
-    return seen[0]
+    return seen
 
 
 def _effective_share(weights: list[float]) -> float:
