@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.client import SchnapsenBot
 from tests.bot.schnapsen.harness import CurrentTable, Table, current_button, ephemeral_reply, is_hand_message
 from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
@@ -50,13 +51,17 @@ async def play_from_the_channel(world: Table, fake: FakeDiscord, anna: FakeUser,
         await world.click_and_settle(anna, step[1], step[2]["custom_id"])
 
 
-async def test_a_dm_left_for_the_channel_mid_deal_still_says_so_when_the_deal_ends(
-    fake_discord: FakeDiscord, world: Table
-) -> None:
+async def anna_and_three_ai(world: Table) -> tuple[SchnapsenBot, FakeUser, CurrentTable]:
     anna = world.add_player("anna")
     bot = await world.start_bot()
     await world.no_ai_delay()
-    table = await world.open_table(anna, [None, None, None])
+    return bot, anna, await world.open_table(anna, [None, None, None])
+
+
+async def test_a_dm_left_for_the_channel_mid_deal_still_says_so_when_the_deal_ends(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    bot, anna, table = await anna_and_three_ai(world)
     dm = await world.latest_dm(anna, lambda m: table.seat_of(anna.id) is not None and bool(m.attachments))
 
     moved = await world.command(anna, "prefs", hand="channel")
@@ -79,10 +84,7 @@ async def test_a_dm_left_for_the_channel_mid_deal_still_says_so_when_the_deal_en
 async def test_switching_to_the_channel_on_her_turn_posts_no_turn_notice(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
-    anna = world.add_player("anna")
-    bot = await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(anna, [None, None, None])
+    bot, anna, table = await anna_and_three_ai(world)
     dm = await world.fake.wait_for(
         lambda: (dms := fake_discord.dm_messages(anna)) and current_button(dms[-1], table.version) and dms[-1],
         what="anna's turn in her DM",
