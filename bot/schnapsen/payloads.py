@@ -82,7 +82,7 @@ def _turn_png(scene: render.TurnScene) -> bytes:
     return render.render_turn(scene)
 
 
-@lru_cache(maxsize=32)  # a table picture is at most ~150 KB: a few MB at most
+@lru_cache(maxsize=128)  # a table picture is about 30 KB (at most 150): a few MB
 def _table_png(scene: render.TableScene) -> bytes:
     """A table's picture, drawn once per position: the table message shown again for a change the picture
     does not show (a log line, a retried edit) reuses it."""
