@@ -134,6 +134,7 @@ class ShellCosts:
     def __init__(self) -> None:
         self.marks: list[dict[str, float]] = []
         self.draws: list[tuple[str, float]] = []
+        self.bot: SchnapsenBot | None = None  # its AI queue's counters are noted with each mark
         self._drawn: set[int] = set()  # hashes of what was drawn: a repeat draws a picture drawn before
 
     def _seen(self, kind: str, args: tuple[Any, ...]) -> bool:
@@ -169,6 +170,10 @@ class ShellCosts:
             role = thread_role(thread)
             roles[role] = roles.get(role, 0.0) + seconds
         roles["process"] = sum(os.times()[:2])
+        worker = getattr(getattr(self.bot, "ai", None), "_worker", None)
+        for counter in ("fallbacks", "reduced"):  # decisions answered by greedy, searched with a lowered budget
+            if isinstance(value := getattr(worker, counter, None), int):
+                roles[f"ai:{counter}"] = value
         self.marks.append(roles)
 
 
@@ -201,6 +206,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         log_level="WARNING",
         shards=shards,
     )
+    COSTS.bot = bot
     ai_spans: list[tuple[int, float, float]] = []
     ai_turns: list[tuple[int, float, float]] = []
     # On the event loop (a plain signal handler could interrupt a thread start holding threading's lock).
