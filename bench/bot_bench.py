@@ -13,11 +13,12 @@ dispatching INTERACTION_CREATE to the bot's callback arriving), the time from a 
 player's buttons are shown, deals per second, refused clicks, and the bot process's peak memory.
 Targets: p95 <= 50 ms with 50 tables; peak memory <= 150 MB with 100 open tables.
 
-Human pace and capacity (issue 14):
+Human pace and capacity (issues 14 and 25):
 
     python bench/bot_bench.py --pace human --tables 40 --seconds 30
     python bench/bot_bench.py --pace human --find-capacity                       # one process, four people
-    python bench/bot_bench.py --pace human --find-capacity --ai-seats 3 --tables 1
+    python bench/bot_bench.py --pace human --find-capacity --ai-seats 3 --tables 1 --ai-delay-ms 1200
+    python bench/bot_bench.py --pace human --find-capacity --ai-seats 2 --tables 1   # two people, two AI
     python bench/bot_bench.py --pace human --find-capacity --processes 2 --database postgresql
     python bench/bot_bench.py --pace human --processes 2 --database postgresql --cpu-quota 0.5 \
         --tables 30 --paired-rounds 6        # 1 process at 30 tables against 2 at 54, alternating
@@ -26,22 +27,29 @@ Each person clicks the first enabled game button of their hand a random 1-4 s (-
 A step opens its tables, waits 12 s, then measures --seconds of play; its figure is the time from a
 person's click until the next buttons for any person of that table appear (a hand showing a new
 position's buttons, a turn notice, a rematch), as the fake Discord receives them. With --ai-seats 3
-(one person, three AI seats added in the lobby) the AI moves in between are part of that time; the AI's
-deliberate pause (the guild setting ai_delay_ms) is set to 0, and a second p95 leaves out the time spent
-in the AI's decisions (including waiting for a free AI worker), recorded by the bot process. A click
-still without next buttons 5 s after the window counts as slower than any. --find-capacity doubles the
-tables from --tables while a step keeps p95 < 300 ms with no click refused (with AI seats: the p95
-without the AI's decisions, and a second criterion: at most 5% of AI decisions fall back to greedy),
-then bisects. Each bot process is pinned to one core (--bot-cpus; its AI workers inherit it), the fake
-Discord and the people run on the other cores; or, with --cpu-quota F, each bot process and its AI
-workers may use F of a core (a cgroup quota, root only) and nothing is pinned: two processes at 0.4 of a
-core each, with the rest of a 2-core machine left to the fake Discord and PostgreSQL, show how two
-processes on a core each scale (a fraction F of a core does each click's work 1/F times slower, so the
-latency target becomes 300 ms / F). --processes 2 --database postgresql runs two sharded
-processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both shards; a DM
-click always reaches the process of shard 0, which hands a click for a shard-1 table on to its owner
-through the click inbox (--hands channel: people click hands shown in the channel instead). Per step also printed: cores busy (bot, parent, whole machine: the
-machine may be shared), and on PostgreSQL commits/s and how often a transaction waits for an advisory lock.
+(one person, three AI seats added in the lobby) or 2 (two people, two AI seats) the AI moves in between
+are part of that time; the AI's deliberate pause is the guild setting ai_delay_ms (--ai-delay-ms, default 0;
+the product ships 1200), and a second p95 leaves out the AI's turns: from the bot's driver taking an AI
+turn up (its pause, any wait for the AI and its decision) until the move is handed to storage, recorded by
+the bot process. A click still without next buttons 5 s after the window counts as slower than any.
+--find-capacity doubles the tables from --tables while a step keeps p95 < 300 ms with no click refused
+(with AI seats: the p95 without the AI's turns, and a second criterion: at most 1% of the window's AI decisions below
+full strength, i.e. answered by greedy or, with issue 25's scheduler, given a lowered budget, as the AI
+logs them at WARNING), then bisects. Each bot process is pinned to one core (--bot-cpus; its AI workers
+inherit it), the fake Discord and the people run on the other cores; or, with --cpu-quota F, each bot
+process and its AI workers may use F of a core (a cgroup quota, root only) and nothing is pinned: two
+processes at 0.4 of a core each, with the rest of a 2-core machine left to the fake Discord and
+PostgreSQL, show how two processes on a core each scale (a fraction F of a core does each click's work 1/F
+times slower, so the latency target becomes 300 ms / F). --processes 2 --database postgresql runs two
+sharded processes (shard 0 and 1 of 2) on a throwaway PostgreSQL cluster (fsync on), guilds on both
+shards; a DM click always reaches the process of shard 0, which hands a click for a shard-1 table on to
+its owner through the click inbox (--hands channel: people click hands shown in the channel instead).
+
+Per step also printed: cores busy (bot, parent, whole machine: the machine may be shared), on PostgreSQL
+commits/s and how often a transaction waits for an advisory lock, and per deal finished in the window:
+the bot process's own CPU (by thread: the event loop that applies, stores and sends; the render pool; the
+database thread; others) apart from its AI worker processes' CPU, the images it drew by kind, and the
+messages it sent or edited by where (DM, ephemeral, channel).
 """
 
 from __future__ import annotations
@@ -467,10 +475,15 @@ class PacedRun:
         self.table_of_channel: dict[int, PacedTable] = {}
         self.thinking: set[asyncio.Task[None]] = set()
         self.stopping = False
+        # When the bot sent or edited a message, by where: "dm" (hands), "ephemeral" (hands in the channel),
+        # "channel" (table messages, notices, results).
+        self.changes: dict[str, list[float]] = {"dm": [], "ephemeral": [], "channel": []}
         fake.watchers.append(self.watch)
 
     def watch(self, message: FakeMessage) -> None:
         channel = message.channel
+        where = "dm" if channel.is_dm else "ephemeral" if message.ephemeral else "channel"
+        self.changes[where].append(time.monotonic())
         if channel.is_dm:
             person = channel.recipient
         elif message.ephemeral and message.interaction is not None:
@@ -529,6 +542,7 @@ class PacedTable:
         self.positions_seen: set[str] = set()
         self.positions_clicked: set[str] = set()
         self.notices_seen: set[int] = set()
+        self.results: dict[int, float] = {}  # result message id -> when it was posted: a deal finished
         self.rematch_asked = False
         self.last_click: float | None = None
         self.turnarounds: list[tuple[float, float]] = []  # (click, next buttons shown), monotonic seconds
@@ -590,6 +604,8 @@ class PacedTable:
         self.run.think_then(self.play, person, message, custom_id)
 
     def channel_changed(self, message: FakeMessage) -> None:
+        if message.id not in self.results and "result.png" in message.filenames:
+            self.results[message.id] = time.monotonic()
         for button in message.buttons:
             if button.get("disabled"):
                 continue
@@ -624,16 +640,24 @@ class PacedTable:
 def cpu_seconds(pid: int) -> float:
     """User and system time of a process and all its descendants (the AI workers, which a thread of it
     starts), the reaped ones included, from /proc."""
+    own, descendants = process_cpu_seconds(pid)
+    return own + descendants
+
+
+def process_cpu_seconds(pid: int) -> tuple[float, float]:
+    """(the process's own user and system time, its descendants' including the reaped ones), from /proc: for a
+    bot process, the bot's own work and its AI workers'."""
     tick = os.sysconf("SC_CLK_TCK")
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
-    total = sum(int(field) for field in fields[11:15]) / tick  # utime, stime, cutime, cstime
+        return 0.0, 0.0
+    own = (int(fields[11]) + int(fields[12])) / tick  # utime, stime (all its threads)
+    descendants = (int(fields[13]) + int(fields[14])) / tick  # cutime, cstime: reaped children
     for task in Path(f"/proc/{pid}/task").glob("*"):
         with contextlib.suppress(OSError):
-            total += sum(cpu_seconds(int(child)) for child in (task / "children").read_text().split())
-    return total
+            descendants += sum(cpu_seconds(int(child)) for child in (task / "children").read_text().split())
+    return own, descendants
 
 
 def machine_busy_seconds() -> tuple[float, float]:
@@ -642,6 +666,39 @@ def machine_busy_seconds() -> tuple[float, float]:
     idle = fields[3] + fields[4]
     tick = os.sysconf("SC_CLK_TCK")
     return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def mark_threads(children: list[asyncio.subprocess.Process]) -> None:
+    """Each bot process notes its threads' CPU time by role (bench/bot_bench_child.py), at the window's start
+    and end."""
+    for child in children:
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signal.SIGUSR1)
+
+
+def thread_seconds(reports: list[dict[str, Any]]) -> dict[str, float]:
+    """CPU seconds the bot processes spent in the window by thread role (event loop, render, database, other),
+    from their first and last marks."""
+    found: dict[str, float] = {}
+    for report in reports:
+        marks = report.get("cpu_marks", [])
+        if len(marks) < 2:
+            continue
+        first, last = marks[0], marks[-1]
+        for role, seconds in last.items():
+            if role not in ("at", "process") and not role.startswith("ai:"):
+                found[role] = found.get(role, 0.0) + seconds - first.get(role, 0.0)
+    return found
+
+
+def draws_within(reports: list[dict[str, Any]], start: float, end: float) -> dict[str, int]:
+    """Images the bot processes drew in the window, by kind (table, turn, hand, result)."""
+    found: dict[str, int] = {}
+    for report in reports:
+        for kind, at in report.get("draws", []):
+            if start <= at < end:
+                found[kind] = found.get(kind, 0) + 1
+    return found
 
 
 def ai_seconds_within(spans: list[tuple[float, float]], start: float, end: float) -> float:
@@ -734,9 +791,11 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
                     cpu=args.bot_cpus[index], quota=quotas[index] if quotas else None,
                     time_ai=args.ai_seats > 0,
                 ))  # fmt: skip
-            for guild in guilds:  # no deliberate pause before an AI move: only the bot's own time is measured
+            for guild in guilds:  # the AI's deliberate pause before a move (0: only the bot's own time counts)
                 channel = next(iter(guild.channels.values()))
-                settings = await fake.slash(admin, channel, "schnapsen", "settings", ai_delay_ms=0)
+                settings = await fake.slash(
+                    admin, channel, "schnapsen", "settings", ai_delay_ms=args.ai_delay_ms
+                )
                 await settings.wait_response(timeout=WAIT)
             # Tables open a few at a time (people do not open dozens in one second), fewer on a part of a core.
             opening = asyncio.Semaphore(max(2, round(OPENING_AT_ONCE * (args.cpu_quota or 1.0) * args.processes)))
@@ -749,9 +808,10 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             await asyncio.gather(*(open_one(table) for table in tables))
             open_seconds = time.monotonic() - opened
             await asyncio.sleep(SETTLE_SECONDS)
+            mark_threads(children)
             start, cpu_start, busy_start = (
                 time.monotonic(),
-                [cpu_seconds(c.pid) for c in children],
+                [process_cpu_seconds(c.pid) for c in children],
                 machine_busy_seconds(),
             )
             periods_start = [quota.periods() for quota in quotas]
@@ -769,9 +829,10 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             ]
             end, cpu_end, busy_end = (
                 time.monotonic(),
-                [cpu_seconds(c.pid) for c in children],
+                [process_cpu_seconds(c.pid) for c in children],
                 machine_busy_seconds(),
             )
+            mark_threads(children)
             parent_end = sum(os.times()[:2])
             # Nobody clicks any more; a click of the window may still see its next buttons.
             run.stopping = True
@@ -788,9 +849,14 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
                     quota.remove(tries=50)
     window = end - start
     spans: dict[int, list[tuple[float, float]]] = {}
+    turns: dict[int, list[tuple[float, float]]] = {}  # the AI's turns: its pause, any wait, its decision
     for report in reports:
         for table_id, span_start, span_end in report.get("ai_spans", []):
             spans.setdefault(table_id, []).append((span_start, span_end))
+        for table_id, span_start, span_end in report.get("ai_turns", []):
+            turns.setdefault(table_id, []).append((span_start, span_end))
+    if not turns:
+        turns = spans
     full: list[float] = []
     without_ai: list[float] = []
     unanswered = 0
@@ -798,7 +864,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
         for clicked, shown in table.turnarounds:
             if start <= clicked < end:
                 full.append((shown - clicked) * 1000)
-                ai = ai_seconds_within(spans.get(table.bot_table_id, []), clicked, shown)
+                ai = ai_seconds_within(turns.get(table.bot_table_id, []), clicked, shown)
                 without_ai.append((shown - clicked - ai) * 1000)
         if table.last_click is not None and start <= table.last_click < end:
             unanswered += 1  # no next buttons within the grace: counted as slower than anything
@@ -808,6 +874,24 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     answers = [i.response_latency * 1000 for i in clicks if i.response_latency is not None]
     refused = sum(1 for i in clicks if i.response_type == 4 or i.followups)
     busy = (busy_end[0] - busy_start[0]) / (busy_end[1] - busy_start[1]) * (os.cpu_count() or 1)
+    deals = sum(1 for t in tables for at in t.results.values() if start <= at < end)
+    bot_cpu = sum(e[0] - s[0] for s, e in zip(cpu_start, cpu_end, strict=True))
+    ai_cpu = sum(e[1] - s[1] for s, e in zip(cpu_start, cpu_end, strict=True))
+    # The AI's criterion counts the window's decisions (the opening burst of a step is not what it serves),
+    # where the bot noted its AI queue's counters at the window's edges; else the whole run's.
+    windowed = all(len(r.get("cpu_marks", [])) >= 2 and "ai:fallbacks" in r["cpu_marks"][0] for r in reports)
+    if windowed:
+        fallbacks = sum(r["cpu_marks"][-1]["ai:fallbacks"] - r["cpu_marks"][0]["ai:fallbacks"] for r in reports)
+        lowered = sum(
+            r["cpu_marks"][-1].get("ai:reduced", 0) - r["cpu_marks"][0].get("ai:reduced", 0) for r in reports
+        )
+        decisions = sum(1 for one in spans.values() for span_start, _ in one if start <= span_start < end)
+    else:
+        fallbacks = sum(report.get("ai_fallbacks", 0) for report in reports)
+        lowered = sum(
+            report.get("ai_lowered", report.get("ai_warning_lines", {}).get("lowered", 0)) for report in reports
+        )
+        decisions = sum(len(one) for one in spans.values())
     return {
         "tables": table_count,
         "open_seconds": round(open_seconds, 1),
@@ -819,9 +903,28 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
         "next_p95_ms": percentile(full, 0.95) if full else math.nan,
         "next_p95_without_ai_ms": percentile(without_ai, 0.95) if without_ai else math.nan,
         "turnarounds": len(full),
-        "ai_decisions": sum(len(one) for one in spans.values()),
-        "ai_fallbacks": sum(report.get("ai_fallbacks", 0) for report in reports),
-        "bot_cores": [round((e - s) / window, 2) for s, e in zip(cpu_start, cpu_end, strict=True)],
+        "ai_decisions": decisions,
+        "ai_counted": "in the window" if windowed else "over the whole step",
+        "ai_fallbacks": fallbacks,
+        "ai_lowered": lowered,
+        "ai_below_full": fallbacks + lowered,
+        "ai_warning_samples": [line for report in reports for line in report.get("ai_warning_samples", [])],
+        "deals": deals,
+        "bot_cpu_per_deal": bot_cpu / deals if deals else math.nan,
+        "ai_cpu_per_deal": ai_cpu / deals if deals else math.nan,
+        "bot_threads_per_deal": {
+            role: seconds / deals if deals else math.nan for role, seconds in thread_seconds(reports).items()
+        },
+        "draws_per_deal": {
+            kind: count / deals if deals else math.nan for kind, count in draws_within(reports, start, end).items()
+        },
+        "messages_per_deal": {
+            where: sum(1 for at in times if start <= at < end) / deals if deals else math.nan
+            for where, times in run.changes.items()
+        },
+        "bot_cores": [round((sum(e) - sum(s)) / window, 2) for s, e in zip(cpu_start, cpu_end, strict=True)],
+        "bot_own_core": round(bot_cpu / window, 2),
+        "ai_core": round(ai_cpu / window, 2),
         "parent_core": round((parent_end - parent_start) / window, 2),
         "machine_cores": round(busy, 2),
         "throttled": throttled,
@@ -840,15 +943,17 @@ async def measured_step(args: argparse.Namespace, table_count: int, postgres: Po
 def failed_step(count: int, reason: str) -> dict[str, Any]:
     """A step that could not be played through: it keeps no criterion."""
     return {"tables": count, "failed": reason, "refused": 0, "next_p95_ms": math.inf,
-            "next_p95_without_ai_ms": math.inf, "ai_fallbacks": math.inf, "ai_decisions": 0}  # fmt: skip
+            "next_p95_without_ai_ms": math.inf, "ai_fallbacks": math.inf, "ai_below_full": math.inf,
+            "ai_decisions": 0}  # fmt: skip
 
 
 def step_line(step: dict[str, Any], ai_seats: int) -> str:
     if "failed" in step:
         return f"{step['tables']:5d} tables: not served: {step['failed']}"
     without = (
-        f" (AI decisions left out: p95 {step['next_p95_without_ai_ms']:.0f}; of the step's "
-        f"{step['ai_decisions']} AI decisions {step['ai_fallbacks']} fell back to greedy)"
+        f" (AI turns left out: p95 {step['next_p95_without_ai_ms']:.0f}; of the "
+        f"{step['ai_decisions']} AI decisions {step['ai_counted']} {step['ai_fallbacks']} fell back to greedy, "
+        f"{step['ai_lowered']} had their budget lowered)"
         if ai_seats
         else ""
     )
@@ -869,11 +974,29 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         f"{step['answer_p95_ms']:.0f} ms; refused {step['refused']}, no next buttons {step['unanswered']}; "
         f"cores busy: bot {'+'.join(str(c) for c in step['bot_cores'])}, parent {step['parent_core']}, "
         f"machine {step['machine_cores']} of {os.cpu_count()} (opened in {step['open_seconds']} s)"
-        f"{quota}{database}"
+        f"{quota}{database}\n        {cost_line(step)}"
     )
 
 
-MOST_AI_FALLBACKS = 0.05  # AI seats: at most this share of AI decisions may fall back to greedy
+def cost_line(step: dict[str, Any]) -> str:
+    """The step's CPU per finished deal: the bot's own (by thread role) and its AI workers', and what the bot
+    drew and sent per deal."""
+
+    def per_deal(figures: dict[str, float], unit: str = "") -> str:
+        return ", ".join(f"{name} {value:.3g}{unit}" for name, value in sorted(figures.items())) or "none"
+
+    threads = {role: seconds * 1000 for role, seconds in step.get("bot_threads_per_deal", {}).items()}
+    samples = step.get("ai_warning_samples") or []
+    return (
+        f"{step['deals']} deals finished in the window; per deal: bot CPU {step['bot_cpu_per_deal'] * 1000:.0f} ms "
+        f"({per_deal(threads, ' ms')}), AI CPU {step['ai_cpu_per_deal'] * 1000:.0f} ms; images drawn "
+        f"{per_deal(step['draws_per_deal'])}; messages sent or edited {per_deal(step['messages_per_deal'])}; "
+        f"cores: bot {step['bot_own_core']}, AI workers {step['ai_core']}"
+        + (f"; AI warnings e.g. {samples[0]!r}" if samples else "")
+    )
+
+
+MOST_BELOW_FULL = 0.01  # AI seats: at most this share of AI decisions may fall back to greedy or be cut short
 
 
 def target_p95_ms(cpu_quota: float | None) -> float:
@@ -894,8 +1017,10 @@ def criteria(ai_seats: int, cpu_quota: float | None = None) -> dict[str, Callabl
         "and no click refused": lambda step: bool(step[key] < target and step["refused"] == 0)
     }
     if ai_seats:
-        found[f"at most {MOST_AI_FALLBACKS:.0%} of AI decisions fall back to greedy"] = lambda step: bool(
-            step["ai_fallbacks"] <= MOST_AI_FALLBACKS * max(1, step["ai_decisions"])
+        found[
+            f"at most {MOST_BELOW_FULL:.0%} of AI decisions below full strength (greedy or a lowered budget)"
+        ] = lambda step: bool(
+            step["ai_below_full"] <= MOST_BELOW_FULL * max(1, step["ai_decisions"])
         )
     return found
 
@@ -1003,7 +1128,7 @@ def pin_parent(bot_cpus: list[int | None]) -> None:
 
 
 def describe_setup(args: argparse.Namespace) -> str:
-    seats = "one person and three AI seats" if args.ai_seats else "four people"
+    seats = {0: "four people", 2: "two people and two AI seats", 3: "one person and three AI seats"}[args.ai_seats]
     processes = (
         "one bot process" if args.processes == 1 else f"{args.processes} bot processes (shards i of n)"
     )
@@ -1020,7 +1145,7 @@ def describe_setup(args: argparse.Namespace) -> str:
         f"human pace: {seats} per table, each thinking {THINK_SECONDS[0]:g}-{THINK_SECONDS[1]:g} s (seed "
         f"{args.seed}); {processes} on {args.database}, {cores}; "
         f"hands by {'DM' if args.hands == 'dm' else 'ephemeral message in the channel'}; the AI's pause before "
-        f"a move (ai_delay_ms) 0; {args.seconds:g} s measured per step after every table started; edits of one "
+        f"a move (ai_delay_ms) {args.ai_delay_ms}; {args.seconds:g} s measured per step after every table started; edits of one "
         f"message coalesced to one per {args.edit_interval:g} s"
     )
 
@@ -1054,9 +1179,16 @@ def main() -> None:
     parser.add_argument(
         "--ai-seats",
         type=int,
-        choices=(0, 3),
+        choices=(0, 2, 3),
         default=0,
-        help="human pace: 3 = one person and three AI seats",
+        help="human pace: 3 = one person and three AI seats, 2 = two people and two AI seats",
+    )
+    parser.add_argument(
+        "--ai-delay-ms",
+        type=int,
+        default=0,
+        help="human pace: the guild's ai_delay_ms, the AI's deliberate pause before a move (default 0; the "
+        "product ships 1200); the pause is left out of the latency figure with the AI's decisions",
     )
     parser.add_argument(
         "--processes", type=int, choices=(1, 2), default=1, help="bot processes (2: shards 0, 1 of 2)"

@@ -1,7 +1,10 @@
 """The bot process of bench/bot_bench.py: the real SchnapsenBot on a temporary database, talking to the fake
 Discord of the parent process. Prints ``READY`` once connected and, on SIGTERM, one JSON line with its peak
-memory (and the profile file, with --profile), and with --time-ai every AI decision's table and span (the
-parent leaves the AI's search time out of a latency figure with it).
+memory (and the profile file, with --profile), and with --time-ai every AI decision's table and span, and every
+AI turn's span from the driver taking it up (its deliberate pause included) until the move is stored (the
+parent leaves those out of a latency figure). At each SIGUSR1 it notes the CPU time of its threads by role
+(event loop, render pool, database, other), and it counts the images it draws: the parent reads both for the
+window it measures.
 
     python bench/bot_bench_child.py --api http://127.0.0.1:PORT/api/v10 --gateway ws://127.0.0.1:PORT/ \
         --token TOKEN --database /tmp/x.sqlite3 [--profile out.prof] [--cold] \
@@ -19,16 +22,21 @@ import cProfile
 import json
 import logging
 import os
+import re
 import resource
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, run_until_sigterm
 from bot import render
 from bot.client import SchnapsenBot
+from bot.schnapsen import drivers
 from bot.shards import ShardRange
 
 # The drivers seed an AI decision with table id * SEED_STRIDE + version (bot/schnapsen/drivers.py).
@@ -55,25 +63,133 @@ def reset_peak_rss() -> bool:
     return True
 
 
-def time_ai_decisions(bot: SchnapsenBot, spans: list[tuple[int, float, float]]) -> None:
-    """Record (table id, start, end) of every AI decision, on the machine-wide monotonic clock the parent reads
-    too. Wrapped once the bot's setup has made its AI players."""
+def time_ai_decisions(
+    bot: SchnapsenBot, spans: list[tuple[int, float, float]], turns: list[tuple[int, float, float]]
+) -> None:
+    """Record (table id, start, end) of every AI decision, and of every AI turn (from the driver taking the
+    turn up, its deliberate pause and any wait for a search included, until the service is asked to store
+    the AI's move), on the machine-wide monotonic clock the parent reads too. Wrapped once the bot's setup
+    has made its AI players."""
     setup = bot.setup_hook
+    turn_started: dict[int, float] = {}
+    ai_move = drivers.Drivers._ai_move
+
+    async def timed_ai_move(self: drivers.Drivers, table: Any, *args: Any, **kwargs: Any) -> Any:
+        turn_started[table.id] = time.monotonic()
+        return await ai_move(self, table, *args, **kwargs)
+
+    drivers.Drivers._ai_move = timed_ai_move  # type: ignore[method-assign]
 
     async def setup_then_time() -> None:
         await setup()
         decide = bot.ai.decide
+        act = bot.service.act
 
-        async def timed(view: object, strength: str, seed: int) -> object:
+        async def timed(view: Any, strength: Any, seed: int, *args: Any, **kwargs: Any) -> Any:
             started = time.monotonic()
             try:
-                return await decide(view, strength, seed)  # type: ignore[arg-type]
+                return await decide(view, strength, seed, *args, **kwargs)
             finally:
                 spans.append((seed // SEED_STRIDE, started, time.monotonic()))
 
-        bot.ai.decide = timed  # type: ignore[assignment, method-assign]
+        async def timed_act(table_id: int, *args: Any, user_id: int | None, **kwargs: Any) -> Any:
+            if user_id is None and (started := turn_started.pop(table_id, None)) is not None:
+                turns.append((table_id, started, time.monotonic()))
+            return await act(table_id, *args, user_id=user_id, **kwargs)
+
+        bot.ai.decide = timed  # type: ignore[method-assign]
+        bot.service.act = timed_act  # type: ignore[method-assign]
 
     bot.setup_hook = setup_then_time  # type: ignore[method-assign]
+
+
+# The AI's WARNING lines: a decision answered by greedy, and (with the scheduler of issue 25) a search given
+# fewer worlds or less time than its budget under load.
+FELL_BACK = re.compile(r"greedy|random legal", re.IGNORECASE)
+LOWERED = re.compile(r"lower|floor|fewer|reduc|shrunk|below full", re.IGNORECASE)
+
+
+class AiWarnings(logging.Handler):
+    """Counts the AI's WARNING lines by what they say: a greedy answer, a lowered budget, anything else."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.counts = {"fell_back": 0, "lowered": 0, "other": 0}
+        self.samples: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith(("bot.ai", "bot.game.ai", "bot.game.sched")):
+            return
+        message = record.getMessage()
+        kind = "fell_back" if FELL_BACK.search(message) else "lowered" if LOWERED.search(message) else "other"
+        self.counts[kind] += 1
+        if kind != "fell_back" and len(self.samples) < 5:
+            self.samples.append(message[:200])
+
+
+class ShellCosts:
+    """What the bot process spends, for the window the parent measures: the CPU time of its threads by role
+    at each SIGUSR1, and every image it draws (kind, when; "table again" for a picture drawn before)."""
+
+    def __init__(self) -> None:
+        self.marks: list[dict[str, float]] = []
+        self.draws: list[tuple[str, float]] = []
+        self.bot: SchnapsenBot | None = None  # its AI queue's counters are noted with each mark
+        self._drawn: set[int] = set()  # hashes of what was drawn: a repeat draws a picture drawn before
+
+    def _seen(self, kind: str, args: tuple[Any, ...]) -> bool:
+        try:
+            key = hash((kind, args))
+        except TypeError:
+            return False
+        seen = key in self._drawn
+        self._drawn.add(key)
+        return seen
+
+    def wrap_renderers(self) -> None:
+        for kind in ("table", "turn", "hand", "result"):
+            name = f"render_{kind}"
+            original = getattr(render, name)
+
+            def counted(*args: Any, _original: Any = original, _kind: str = kind) -> Any:
+                repeat = self._seen(_kind, args)
+                self.draws.append((f"{_kind} again" if repeat else _kind, time.monotonic()))
+                return _original(*args)
+
+            setattr(render, name, counted)
+
+    def mark(self, *_: object) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        roles: dict[str, float] = {"at": time.monotonic()}
+        for thread in threading.enumerate():
+            try:
+                fields = Path(f"/proc/self/task/{thread.native_id}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            seconds = (int(fields[11]) + int(fields[12])) / tick
+            role = thread_role(thread)
+            roles[role] = roles.get(role, 0.0) + seconds
+        roles["process"] = sum(os.times()[:2])
+        worker = getattr(getattr(self.bot, "ai", None), "_worker", None)
+        for counter in ("fallbacks", "reduced"):  # decisions answered by greedy, searched with a lowered budget
+            if isinstance(value := getattr(worker, counter, None), int):
+                roles[f"ai:{counter}"] = value
+        self.marks.append(roles)
+
+
+COSTS = ShellCosts()
+
+
+def thread_role(thread: threading.Thread) -> str:
+    if thread is threading.main_thread():
+        return "event loop"
+    if thread.name.startswith("render"):
+        return "render"
+    if getattr(getattr(thread, "_target", None), "__module__", "").startswith("aiosqlite"):
+        return "database"
+    if thread.name.startswith("asyncio"):  # asyncio.to_thread: the AI worker pipes' polls, greedy
+        return "to_thread"
+    return "other threads"
 
 
 async def serve(args: argparse.Namespace) -> dict[str, object]:
@@ -90,9 +206,15 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         log_level="WARNING",
         shards=shards,
     )
+    COSTS.bot = bot
     ai_spans: list[tuple[int, float, float]] = []
+    ai_turns: list[tuple[int, float, float]] = []
+    # On the event loop (a plain signal handler could interrupt a thread start holding threading's lock).
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, COSTS.mark)
+    warnings = AiWarnings()
+    logging.getLogger().addHandler(warnings)
     if args.time_ai:
-        time_ai_decisions(bot, ai_spans)
+        time_ai_decisions(bot, ai_spans, ai_turns)
     rss_before_close = 0
 
     def measure_rss() -> None:
@@ -109,6 +231,16 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         # Decisions the search did not answer in time (no free worker, or past the hard cap): greedy played.
         report["ai_fallbacks"] = getattr(worker, "fallbacks", 0)
         report["ai_spans"] = [[table, round(start, 4), round(end, 4)] for table, start, end in ai_spans]
+        report["ai_turns"] = [[table, round(start, 4), round(end, 4)] for table, start, end in ai_turns]
+    report["ai_warning_lines"] = warnings.counts
+    report["ai_warning_samples"] = warnings.samples
+    # The AI queue's own count of decisions searched with less than their budget, where it keeps one (its
+    # WARNING lines come at most once a minute).
+    lowered = getattr(getattr(bot.ai, "_worker", None), "reduced", None)
+    if isinstance(lowered, int):
+        report["ai_lowered"] = lowered
+    report["cpu_marks"] = COSTS.marks
+    report["draws"] = [[kind, round(at, 4)] for kind, at in COSTS.draws]
     return report
 
 
@@ -131,6 +263,7 @@ def main() -> int:
         # measured on one core.
         os.sched_setaffinity(0, {args.cpu})
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    COSTS.wrap_renderers()
     started = time.perf_counter()
     if not args.cold:
         # The bench's tables use the default deck; a bot that has rendered once has built its palette, and

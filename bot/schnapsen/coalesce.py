@@ -1,7 +1,11 @@
 """Supervised, coalesced jobs: whatever keeps Discord in step with a table runs here.
 
 Many requests for one key in a burst become one run (the latest job wins), and one key runs at most once per
-interval, so a fast trick never runs into Discord's rate limits. A job that fails is logged at ERROR with its
+interval, so a fast trick never runs into Discord's rate limits: a burst of AI moves is drawn and sent once,
+showing the latest position. An urgent request (the change that gives a person their buttons) need not wait
+out the interval: it runs at once unless the key ran ``BURST`` times in the last ``BURST`` intervals (other
+requests leave the last of those runs to it), so a person's turn is not held back by the edits that showed
+the moves before it. A job that fails is logged at ERROR with its
 key (which names the table) and retried with a growing pause until it succeeds, is replaced by a newer
 request, or its key is dropped (the table closed). Nothing that moves a table is ever left to chance.
 """
@@ -9,12 +13,16 @@ request, or its key is dropped (the table closed). Nothing that moves a table is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 
 log = logging.getLogger(__name__)
 
 Job = Callable[[], Awaitable[None]]
+BURST = 5  # runs of one key within BURST intervals: about what Discord allows for edits in one channel
+PRUNE_AT = 4096  # keys with a remembered last run before the old ones are forgotten
 
 
 class Coalescer:
@@ -25,13 +33,25 @@ class Coalescer:
         self._pending: dict[Hashable, Job] = {}
         self._workers: dict[Hashable, asyncio.Task[None]] = {}
         self._dropped: set[Hashable] = set()
+        self._urgent: set[Hashable] = set()  # keys whose waiting job should not wait out the interval
+        self._runs: dict[Hashable, deque[float]] = {}  # key -> when its last BURST runs started
+        self._wakes: dict[Hashable, asyncio.Event] = {}  # set when a waiting key's request became urgent
         self._closing = False  # shutting down: a failure is not retried (what it owed is stored)
         self.failures = 0  # failed runs, retried (for logs and tests)
 
-    def request(self, key: Hashable, job: Job) -> None:
-        """Run ``job`` soon; a later request for the same key before it starts replaces it."""
+    def request(self, key: Hashable, job: Job, *, urgent: bool = False) -> None:
+        """Run ``job`` soon; a later request for the same key before it starts replaces it. ``urgent``: a
+        person waits for what it shows, so it skips the interval (not the burst limit)."""
         self._dropped.discard(key)
         self._pending[key] = job
+        if urgent:
+            self._urgent.add(key)
+            if (wake := self._wakes.get(key)) is not None:
+                wake.set()
+        else:
+            self._urgent.discard(key)
+        if len(self._runs) > PRUNE_AT:
+            self._forget_old_runs()
         if key not in self._workers:
             self._workers[key] = asyncio.create_task(self._work(key), name=f"job {key}")
 
@@ -42,18 +62,53 @@ class Coalescer:
     def drop(self, key: Hashable) -> None:
         """Forget the key's waiting job and stop retrying it (its table closed); a running job finishes."""
         self._pending.pop(key, None)
+        self._runs.pop(key, None)
         if key in self._workers:
             self._dropped.add(key)
+        if (wake := self._wakes.get(key)) is not None:  # a job waiting out the interval goes now
+            wake.set()
 
     async def _work(self, key: Hashable) -> None:
+        loop = asyncio.get_running_loop()
         try:
-            while (job := self._pending.pop(key, None)) is not None:
+            while key in self._pending:
+                pause = self._pause_before(key, loop.time())
+                if pause > 0:
+                    wake = self._wakes.setdefault(key, asyncio.Event())
+                    wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), pause)
+                    continue  # look again: the request may have become urgent, or been dropped
+                job = self._pending.pop(key)
+                self._urgent.discard(key)
+                if self.interval:
+                    self._runs.setdefault(key, deque(maxlen=BURST)).append(loop.time())
                 await self._run_until_done(key, job)
-                if self.interval and key in self._pending:
-                    await asyncio.sleep(self.interval)
         finally:
             del self._workers[key]
+            self._wakes.pop(key, None)
             self._dropped.discard(key)
+
+    def _pause_before(self, key: Hashable, now: float) -> float:
+        """How long the key's waiting job waits: an interval after its last run (not when urgent), and never a
+        run more than BURST times in BURST intervals."""
+        runs = self._runs.get(key)
+        if not runs or not self.interval:
+            return 0.0
+        urgent = key in self._urgent
+        pause = 0.0 if urgent else runs[-1] + self.interval - now
+        # The last run of a burst is kept for an urgent job: the moves before a person's turn must not use up
+        # what the turn itself needs.
+        limit = BURST if urgent else BURST - 1
+        if len(runs) >= limit:
+            pause = max(pause, runs[-limit] + BURST * self.interval - now)
+        return pause
+
+    def _forget_old_runs(self) -> None:
+        """Keys that last ran more than BURST intervals ago wait for nothing: forget them."""
+        horizon = asyncio.get_running_loop().time() - BURST * self.interval
+        for key in [key for key, runs in self._runs.items() if runs[-1] < horizon]:
+            del self._runs[key]
 
     async def _run_until_done(self, key: Hashable, job: Job) -> None:
         pause = self.first_retry
@@ -84,6 +139,7 @@ class Coalescer:
     def cancel(self, key: Hashable) -> None:
         """Stop the key's job now (shutdown, or a closed table's timer); what it owed is stored."""
         self._pending.pop(key, None)
+        self._runs.pop(key, None)
         worker = self._workers.get(key)
         if worker is not None and worker is not asyncio.current_task():
             worker.cancel()

@@ -385,14 +385,20 @@ class SchnapsenCog(
         table = self.service.table_of_user(user_id)
         if table is None or prefs == before:
             return
-        self.runtime.prefs_changed(table, user_id, before)
         if (
             table.status == "playing"
             and prefs.hand_place == "channel"
             and before.hand_place == "dm"
             and interaction.channel_id == table.row.channel_id
         ):
-            await show_hand(interaction, table, lang)
+            # The hand is shown before the change is applied: on her turn the change would otherwise post a
+            # turn notice (no hand open yet) that this hand takes down at once.
+            try:
+                await show_hand(interaction, table, lang)
+            finally:
+                self.runtime.prefs_changed(self.service.snapshot(table.id) or table, user_id, before)
+            return
+        self.runtime.prefs_changed(table, user_id, before)
 
     @app_commands.command(name="settings", description=_("Server defaults for new tables (Manage Server)"))
     @app_commands.choices(

@@ -170,7 +170,9 @@ class Messages:
                 # after this one shows, was published before the message existed.
                 self._posted_as_it_closed[now.id] = sent.id
 
-        self.edits.request(("table message", table.id), edit)
+        # The lobby's and a finished Bummerl's buttons are what people wait for; a running deal's moves may
+        # wait out the interval (only the latest is drawn).
+        self.edits.request(("table message", table.id), edit, urgent=table.status != "playing")
 
     def _shown(self, table: TableSnapshot) -> None:
         if table.status == "closed" and table.row.thread_parent_id is not None:  # its thread is archived next
@@ -234,7 +236,19 @@ class Messages:
             self._hand_images[message_id] = digest
             self._messages_of.setdefault(now.id, set()).add(message_id)
 
-        self.edits.request(("hand", table.id, message_id), edit)
+        self.edits.request(("hand", table.id, message_id), edit, urgent=self.turn_of(table, seat))
+
+    @staticmethod
+    def turn_of(table: TableSnapshot, seat: int) -> bool:
+        """Whether the table as given waits for the person in ``seat``: the edit that shows it is urgent."""
+        deal, occupant = table.deal, table.seats[seat]
+        return (
+            deal is not None
+            and deal.to_act == seat
+            and occupant is not None
+            and not occupant.is_ai
+            and not occupant.ai_takeover
+        )
 
     def refresh_hands(self, table: TableSnapshot) -> None:
         """Bring every person's hand up to date where it lives, once their choices are known (read once)."""
@@ -456,7 +470,7 @@ class Messages:
             if deal is not None and deal.to_act == seat and not there.ai_takeover:
                 await self._turn_notice(now, user_id)
 
-        self.edits.request(("channel hand", table.id, user_id), edit)
+        self.edits.request(("channel hand", table.id, user_id), edit, urgent=self.turn_of(table, seat))
 
     async def _turn_notice(self, table: TableSnapshot, user_id: int) -> None:
         key = (table.id, user_id)
@@ -490,7 +504,10 @@ class Messages:
         occupant = None if seat is None else table.seats[seat]
         if table.status != "playing" or occupant is None:
             return
-        self._channel_shown.pop((table.id, user_id), None)
+        hand = self._channel_hands.get(user_id)
+        if hand is None or hand.table_id != table.id or not hand.fresh(asyncio.get_running_loop().time()):
+            # No hand open in the channel that shows what it shows (the command may have just shown one).
+            self._channel_shown.pop((table.id, user_id), None)
         if occupant.dm_message_id is not None:
             self._hand_shown.pop(occupant.dm_message_id, None)
             if self.hand_in_channel(occupant) and before.hand_place == "dm" and occupant.dm_channel_id is not None:
@@ -549,6 +566,10 @@ class Messages:
                     **message.send_kwargs(),
                 )
             case "final_hand":
+                if (await self.service.player_prefs(payload["user_id"])).hand_place == "channel":
+                    # She moved her hand to the channel during the deal: the DM keeps saying so (no next
+                    # hand will come there).
+                    return
                 table = await self._deal_end(entry.table_id, payload["deal_no"])
                 seat, message_id = payload["seat"], payload["message_id"]
                 lang = self.user_lang(table, payload["user_id"])

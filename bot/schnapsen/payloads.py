@@ -90,6 +90,13 @@ def _turn_png(scene: render.TurnScene) -> bytes:
     return render.render_turn(scene)
 
 
+@lru_cache(maxsize=128)  # a table picture is about 30 KB (at most 150): a few MB
+def _table_png(scene: render.TableScene) -> bytes:
+    """A table's picture, drawn once per position: the table message shown again for a change the picture
+    does not show (a log line, a retried edit) reuses it."""
+    return render.render_table(scene)
+
+
 COLOUR_OF_PHASE = {"lobby": 0x2E7D32, "playing": 0x1565C0, "finished": 0xF9A825, "closed": 0x616161}
 
 
@@ -204,7 +211,7 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
     add_rules_field(embed, table.rules, lang)
     payload.view = table_view(table, lang)
     if scene is not None:
-        payload.images["table.png"] = await rendered(render.render_table, scene)
+        payload.images["table.png"] = await rendered(_table_png, scene)
         payload.alt["table.png"] = render.table_alt_text(scene)
     return payload
 

@@ -1,0 +1,119 @@
+"""The coalescer's pacing (issue 25): a burst of requests for one key runs once, showing the latest; a key runs
+at most once per interval unless a person waits for what it shows (urgent), and never more than BURST times
+in BURST intervals; the last request is always run."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot import render
+from bot.schnapsen import payloads
+from bot.schnapsen.coalesce import BURST, Coalescer
+
+LONG = 60.0  # an interval no test waits out: a job that had to wait for it would time the test out
+
+
+def recorder(runs: list[str], name: str, started: asyncio.Event | None = None, gate: asyncio.Event | None = None):  # type: ignore[no-untyped-def]
+    async def job() -> None:
+        if started is not None:
+            started.set()
+        if gate is not None:
+            await gate.wait()
+        runs.append(name)
+
+    return job
+
+
+async def test_a_burst_of_moves_runs_once_with_the_latest() -> None:
+    coalescer = Coalescer(0.0)
+    runs: list[str] = []
+    started, gate = asyncio.Event(), asyncio.Event()
+    coalescer.request("table", recorder(runs, "move 1", started, gate))
+    await started.wait()
+    for move in range(2, 6):  # AI moves while the first edit is on its way
+        coalescer.request("table", recorder(runs, f"move {move}"))
+    gate.set()
+    await coalescer.drain()
+    assert runs == ["move 1", "move 5"], "one more run, showing the last position"
+
+
+async def test_an_edit_soon_after_another_waits_out_the_interval_and_shows_the_latest() -> None:
+    coalescer = Coalescer(LONG)
+    runs: list[str] = []
+    coalescer.request("hand", recorder(runs, "click"))
+    await coalescer.drain()
+    coalescer.request("hand", recorder(runs, "AI move 1"))
+    coalescer.request("hand", recorder(runs, "AI move 2"))
+    await asyncio.sleep(0)
+    assert runs == ["click"] and coalescer.busy("hand"), "an AI move's edit waits out the interval"
+    # The person's turn comes: that edit goes out at once, and the AI moves' positions are never drawn.
+    coalescer.request("hand", recorder(runs, "your turn"), urgent=True)
+    await asyncio.wait_for(coalescer.drain(), 5)
+    assert runs == ["click", "your turn"]
+
+
+async def test_urgent_edits_keep_to_the_burst_limit_and_the_last_one_still_runs() -> None:
+    coalescer = Coalescer(0.05)
+    runs: list[str] = []
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for turn in range(BURST + 1):
+        coalescer.request("hand", recorder(runs, f"turn {turn}"), urgent=True)
+        await asyncio.wait_for(coalescer.drain(), 5)
+    # BURST runs at once; the next one waits until the first of them is BURST intervals old.
+    assert runs == [f"turn {turn}" for turn in range(BURST + 1)]
+    assert loop.time() - started >= BURST * 0.05 * 0.9
+
+
+async def test_a_waiting_edit_is_dropped_with_its_table() -> None:
+    coalescer = Coalescer(LONG)
+    runs: list[str] = []
+    coalescer.request("hand", recorder(runs, "first"))
+    await coalescer.drain()
+    coalescer.request("hand", recorder(runs, "second"))
+    await asyncio.sleep(0)
+    assert coalescer.busy("hand"), "waiting out the interval"
+    coalescer.drop("hand")
+    await asyncio.wait_for(coalescer.drain(), 5)
+    assert runs == ["first"]
+
+
+def test_a_position_drawn_before_is_not_drawn_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: list[render.TableScene] = []
+    draw = render.render_table
+
+    def counted(scene: render.TableScene) -> bytes:
+        drawn.append(scene)
+        return draw(scene)
+
+    monkeypatch.setattr(render, "render_table", counted)
+    payloads._table_png.cache_clear()
+    names = ("Anna", "Ferdl", "Resi", "Mitzi")
+    scene = render.TableScene(viewer_seat=None, seat_names=names, trick=((1, "HK"),), leader_seat=1, to_act_seat=2)
+    moved = render.TableScene(viewer_seat=None, seat_names=names, trick=((1, "HK"), (2, "HA")), leader_seat=1,
+                              to_act_seat=3)  # fmt: skip
+    first = payloads._table_png(scene)
+    assert payloads._table_png(scene) == first  # the table message shown again for a new log line
+    assert payloads._table_png(moved) != first
+    assert drawn == [scene, moved]
+
+
+async def test_the_moves_before_a_turn_leave_the_last_run_of_a_burst_to_the_turn() -> None:
+    coalescer = Coalescer(LONG)
+    runs: list[str] = []
+    for turn in range(BURST - 1):
+        coalescer.request("hand", recorder(runs, f"turn {turn}"), urgent=True)
+        await asyncio.wait_for(coalescer.drain(), 5)
+    coalescer.request("hand", recorder(runs, "an AI move"))
+    await asyncio.sleep(0)
+    assert coalescer.busy("hand") and "an AI move" not in runs
+    coalescer.request("hand", recorder(runs, "the next turn"), urgent=True)
+    await asyncio.wait_for(coalescer.drain(), 5)
+    assert runs[-1] == "the next turn" and "an AI move" not in runs
+    coalescer.request("hand", recorder(runs, "one turn too many"), urgent=True)
+    await asyncio.sleep(0)
+    assert coalescer.busy("hand"), "the burst is used up: even a turn waits"
+    coalescer.drop("hand")
+    await asyncio.wait_for(coalescer.drain(), 5)
