@@ -16,43 +16,21 @@ from engine import Ruleset
 from .texts import contract_name
 
 TARGET_KEY = "ruleset.target"
-# (setting, value as a command offers it) -> its text.
-STATE_KEYS: dict[tuple[str, Any], str] = {
-    ("score_display", "count_up"): "ruleset.score_display.count_up",
-    ("score_display", "count_down"): "ruleset.score_display.count_down",
-    ("schneider_bummerl", 1): "ruleset.schneider_bummerl.1",
-    ("schneider_bummerl", 2): "ruleset.schneider_bummerl.2",
-    ("retourschneider_bummerl", 0): "ruleset.retourschneider_bummerl.0",
-    ("retourschneider_bummerl", 2): "ruleset.retourschneider_bummerl.2",
-    ("retourschneider_bummerl", 4): "ruleset.retourschneider_bummerl.4",
-    ("show_all_tricks", True): "ruleset.show_all_tricks.true",
-    ("show_all_tricks", False): "ruleset.show_all_tricks.false",
-    ("bettler_value", 4): "ruleset.bettler_value.4",
-    ("bettler_value", 5): "ruleset.bettler_value.5",
-    ("ass_bettler", True): "ruleset.ass_bettler.true",
-    ("ass_bettler", False): "ruleset.ass_bettler.false",
-    ("partner_sits_out", "bettler"): "ruleset.partner_sits_out.bettler",
-    ("partner_sits_out", "bettler_gang_zehnerloch"): "ruleset.partner_sits_out.bettler_gang_zehnerloch",
-    ("bidding_turns", 1): "ruleset.bidding_turns.1",
-    ("bidding_turns", 2): "ruleset.bidding_turns.2",
-    ("schnapser_leader", "forehand"): "ruleset.schnapser_leader.forehand",
-    ("schnapser_leader", "declarer"): "ruleset.schnapser_leader.declarer",
-    ("schnapser_marriages", "claim"): "ruleset.schnapser_marriages.claim",
-    ("schnapser_marriages", "additive"): "ruleset.schnapser_marriages.additive",
-    ("schnapser_marriages", "none"): "ruleset.schnapser_marriages.none",
-    ("max_multiplier", 4): "ruleset.max_multiplier.4",
-    ("max_multiplier", 8): "ruleset.max_multiplier.8",
-    ("kontra_forbidden", "standard"): "ruleset.kontra_forbidden.standard",
-    ("kontra_forbidden", "none"): "ruleset.kontra_forbidden.none",
-    ("re_forbidden", "standard"): "ruleset.re_forbidden.standard",
-    ("re_forbidden", "none"): "ruleset.re_forbidden.none",
-    ("sitting_out_partner_may_double", True): "ruleset.sitting_out_partner_may_double.true",
-    ("sitting_out_partner_may_double", False): "ruleset.sitting_out_partner_may_double.false",
-    ("stichzwang_contracts", "all"): "ruleset.stichzwang_contracts.all",
-    ("stichzwang_contracts", "make_tricks"): "ruleset.stichzwang_contracts.make_tricks",
-    ("undertrump_required", True): "ruleset.undertrump_required.true",
-    ("undertrump_required", False): "ruleset.undertrump_required.false",
-}
+
+
+def offered_states(setting: str) -> tuple[Any, ...]:
+    """The values a command offers for ``setting`` (a set of contracts by its choice's name)."""
+    if setting in rulesettings.BOOL_SETTINGS:
+        return (True, False)
+    if setting in rulesettings.CONTRACT_SET_CHOICES:
+        return tuple(rulesettings.CONTRACT_SET_CHOICES[setting])
+    return rulesettings.VALUE_CHOICES.get(setting, ())
+
+
+def state_key(setting: str, state: Any) -> str:
+    """The text of ``setting`` at an offered value: ``ruleset.<setting>.<value>`` (booleans in lower case)."""
+    value = f"{setting}.{str(state).lower()}"
+    return f"ruleset.{value}"  # one f-string key prefix, which tests/bot/i18n/test_keys_in_code.py expands
 
 
 def setting_text(rules: Ruleset, setting: str, lang: str) -> str:
@@ -60,9 +38,8 @@ def setting_text(rules: Ruleset, setting: str, lang: str) -> str:
     if setting == "target":
         return t(lang, TARGET_KEY, points=rules.target)
     state = rulesettings.setting_state(rules, setting)
-    key = STATE_KEYS.get((setting, state))
-    if key is not None:
-        return t(lang, key)
+    if state in offered_states(setting):
+        return t(lang, state_key(setting, state))
     # A set of contracts no command offers (a hand-made record): named as it is.
     contracts = getattr(rules, setting)
     names = ", ".join(sorted(contract_name(lang, c) for c in contracts)) or "—"
@@ -84,11 +61,12 @@ def rules_summary(rules: Ruleset, lang: str) -> str:
 def rule_choices() -> dict[str, list[app_commands.Choice[Any]]]:
     """The choices of every setting offered by name (``app_commands.choices(**rule_choices())``); booleans
     and the target need none."""
-    found: dict[str, list[app_commands.Choice[Any]]] = {}
-    for (setting, value), key in STATE_KEYS.items():
-        if setting in rulesettings.BOOL_SETTINGS:
-            continue
-        found.setdefault(setting, []).append(
+    return {
+        setting: [
             app_commands.Choice(name=locale_str(t("en", key), key=key), value=value)
-        )
-    return found
+            for value in offered_states(setting)
+            for key in [state_key(setting, value)]
+        ]
+        for setting in rulesettings.RULE_SETTINGS
+        if setting not in rulesettings.BOOL_SETTINGS and offered_states(setting)
+    }

@@ -7,8 +7,10 @@ import re
 from pathlib import Path
 
 import engine
+from bot.game.rulesettings import RULE_SETTINGS
 from bot.i18n import catalogue, plural_keys
 from bot.render import DECK_STYLES
+from bot.schnapsen.ruletexts import offered_states
 from engine.actions import DOUBLING_WORDS
 from engine.match import BUMMERL, RETOURSCHNEIDER, SCHNEIDER
 
@@ -58,6 +60,10 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     "rules.": tuple(sorted(engine_rule_codes())),
     "coach.where.": ("trump", "auction", "doubling"),
     "team.": ("0", "1"),  # a card's decision names its trick (coach.where.play)
+    # ruletexts.state_key: a rule setting at each value a command offers
+    "ruleset.": tuple(
+        f"{setting}.{str(value).lower()}" for setting in RULE_SETTINGS for value in offered_states(setting)
+    ),
     # Choice names, also shown for stored settings; test_translator checks every choice of every command.
     "command.choice.": ("standard", "stargames", "en", "de", "nl", "tr", "pimc", "greedy"),
 }
