@@ -45,6 +45,12 @@ class Throttle:
             raise app_commands.CommandOnCooldown(bucket, retry_after)
 
 
+def require_manager(interaction: Interaction) -> None:
+    """Server-wide changes (settings, rules) are for people who may manage the server."""
+    if not (interaction.permissions and interaction.permissions.manage_guild):
+        raise UserError("error.manager_only")
+
+
 def may_manage(interaction: Interaction, table: TableSnapshot) -> bool:
     """The table's host, or someone who may manage the server."""
     permissions = interaction.permissions

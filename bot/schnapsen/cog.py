@@ -26,7 +26,7 @@ from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
 
 from . import payloads, ruletexts, threads
-from .checks import Throttle, may_manage
+from .checks import Throttle, may_manage, require_manager
 from .components import COMPONENTS, forget_me_view, leave_table, show_hand
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
@@ -431,8 +431,7 @@ class SchnapsenCog(
         deal_review: bool | None = None,
     ) -> None:
         lang = language_of(interaction)
-        if not (interaction.permissions and interaction.permissions.manage_guild):
-            raise UserError("error.manager_only")
+        require_manager(interaction)
         assert interaction.guild_id is not None
         await thinking(interaction)
         updated = await self.service.update_guild_settings(
@@ -525,8 +524,7 @@ class SchnapsenCog(
         """The rules every new table of the server starts with (tables already open keep theirs); with no
         option it shows them. The host can still change a lobby's rules with table-rules."""
         lang = language_of(interaction)
-        if not (interaction.permissions and interaction.permissions.manage_guild):
-            raise UserError("error.manager_only")
+        require_manager(interaction)
         assert interaction.guild_id is not None
         await thinking(interaction)
         updated = await self.service.update_guild_rules(
