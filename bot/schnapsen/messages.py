@@ -451,7 +451,8 @@ class Messages:
         async def edit() -> None:
             now = self.current(table)
             there = now.seats[seat]
-            if now.status != "playing" or there is None or there.user_id != user_id:
+            # A finished Bummerl's last deal is shown too: the move that ended it leaves no buttons behind.
+            if now.status not in ("playing", "finished") or there is None or there.user_id != user_id:
                 return
             hand = self._channel_hands.get(user_id)
             if hand is not None and hand.table_id == now.id and hand.fresh(asyncio.get_running_loop().time()):

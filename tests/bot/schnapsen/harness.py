@@ -93,6 +93,12 @@ def current_button(message: FakeMessage | None, version: int) -> dict[str, Any] 
     return None
 
 
+def first_deal_over(table: TableSnapshot | None) -> bool:
+    """The table's first deal is over: the next one is dealt, or it was the whole Bummerl (a Schnapser with
+    Kontra and Re is worth 24 points at once: the table then waits for a rematch at deal 0), or it closed."""
+    return table is None or table.deal_no >= 1 or table.status != "playing"
+
+
 RESULT_VERBS = ("review",)  # the buttons a deal's result message carries
 
 

@@ -16,7 +16,14 @@ import engine
 from bot.render import card_name
 from bot.schnapsen.ids import ButtonId, action_of
 from bot.schnapsen.texts import seat_name
-from tests.bot.schnapsen.harness import CurrentTable, Table, current_button, ephemeral_reply, is_hand_message
+from tests.bot.schnapsen.harness import (
+    CurrentTable,
+    Table,
+    current_button,
+    ephemeral_reply,
+    first_deal_over,
+    is_hand_message,
+)
 from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 SHOW_MY_CARDS = "Show my cards"
@@ -136,11 +143,11 @@ async def test_a_whole_deal_played_from_the_channel_alone(fake_discord: FakeDisc
                 return message if message.nonce == f"t{table.id}.{version}" else None
         return None
 
-    while table.deal_no == 0:
+    while not first_deal_over(table.now()):
 
         def next_step() -> tuple[Any, ...] | None:
             now = table.now()
-            if now is None or now.deal_no >= 1:
+            if first_deal_over(now):
                 return ("stop",)
             hands = [m for m in fake_discord.ephemeral_messages(anna) if is_hand_message(m)]
             if hands and (button := current_button(hands[-1], now.version)) is not None:
@@ -171,7 +178,7 @@ async def test_a_whole_deal_played_from_the_channel_alone(fake_discord: FakeDisc
                 if interaction.user is anna:
                     interaction.age(16 * 60)
 
-    assert table.deal_no >= 1, "the first deal was played to its end"
+    assert table.deal_no >= 1 or table.status == "finished", "the first deal was played to its end"
     assert fake_discord.dm_messages(anna) == [], "a hand in the channel is never sent by DM"
     assert all(i.channel is world.channel for i in fake_discord.interactions if i.user is anna)
     # Once when the deal began (no hand open yet), and once after the token ran out (if anna had a turn
