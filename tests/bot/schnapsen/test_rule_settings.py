@@ -4,9 +4,12 @@ player type, what they are answered, and what the table message and the storage 
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from types import SimpleNamespace
+from typing import Any
 
 import discord
+import pytest
 
 import engine
 from bot.db import REMOVED_NAME, BummerlRow, Player, PlayerDealStats, PlayerPrefs
@@ -14,7 +17,7 @@ from bot.game import rulesettings
 from bot.schnapsen.cog import SchnapsenCog
 from bot.settings import Settings
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
-from tests.fakediscord import FakeDiscord, FakeMessage
+from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 RULES_FIELD = ("Changes to the Standard rules", "Changes to the StarGames rules")
 COUNT_DOWN = "Score counts down: what each team still needs"
@@ -151,6 +154,25 @@ async def test_the_host_changes_the_lobbys_rules_until_the_start(
     ).row.rules_json == '{"preset": "stargames", "score_display": "count_down"}'
 
 
+async def close_and_store_a_bummerl(world: Table, anna: FakeUser, bert: FakeUser) -> int:
+    """Anna closes the table of this channel; a finished Bummerl of hers with Bert, their statistics and her
+    choices are stored. Returns the closed table's id."""
+    assert world.bot is not None
+    db, table_id = world.bot.db, world.live.id
+    stop = await world.command(anna, "stop")
+    closing = await world.fake.click(anna, stop.original, label="Yes, close the table")
+    await closing.wait_response()
+    await world.fake.wait_for(lambda: world.bot.service.snapshot(table_id) is None, what="the table to close")
+    people = Player(anna.id, "anna"), Player(bert.id, "bert")
+    robots = Player(None, "Sepp"), Player(None, "Resi")
+    await db.record_bummerl(BummerlRow(world.guild.id, table_id, people, robots, "bummerl", 1, 24, 3, 1))
+    await db.add_deal_stats(
+        world.guild.id, [PlayerDealStats(u.id, u.name, True, 3, True, True) for u in (anna, bert)]
+    )
+    await db.save_player_prefs(PlayerPrefs(anna.id, "channel", "dealt"), 1)
+    return table_id
+
+
 async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDiscord, world: Table) -> None:
     anna, bert = world.add_player("anna"), world.add_player("bert")
     await world.start_bot()
@@ -166,21 +188,7 @@ async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDis
     )
     assert (await world.stored(world.live.id)).seats[0].display_name == "anna"
 
-    # Anna closes the table; a finished Bummerl with Bert, her statistics and her choices are stored.
-    table_id = world.live.id
-    stop = await world.command(anna, "stop")
-    closing = await fake_discord.click(anna, stop.original, label="Yes, close the table")
-    await closing.wait_response()
-    await fake_discord.wait_for(
-        lambda: world.bot.service.snapshot(table_id) is None, what="the table to close"
-    )
-    people = Player(anna.id, "anna"), Player(bert.id, "bert")
-    robots = Player(None, "Sepp"), Player(None, "Resi")
-    await db.record_bummerl(BummerlRow(world.guild.id, table_id, people, robots, "bummerl", 1, 24, 3, 1))
-    await db.add_deal_stats(
-        world.guild.id, [PlayerDealStats(u.id, u.name, True, 3, True, True) for u in (anna, bert)]
-    )
-    await db.save_player_prefs(PlayerPrefs(anna.id, "channel", "dealt"), 1)
+    table_id = await close_and_store_a_bummerl(world, anna, bert)
 
     asked = await world.command(anna, "forget-me")
     question = asked.original
@@ -203,3 +211,58 @@ async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDis
     seats = (await world.stored(table_id)).seats
     assert [(s.user_id, s.display_name) for s in seats] == [(None, REMOVED_NAME), (bert.id, "bert")]
     assert (await world.stored(table_id)).row.host_id == 0
+
+
+async def test_forget_me_whose_storage_fails_midway_changes_nothing_and_can_be_asked_again(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The disk fails after her statistics, ratings and choices are deleted and before the past Bummerl lose
+    her name: the one transaction is rolled back, she is told it failed, and the same button works later."""
+    anna, bert = world.add_player("anna"), world.add_player("bert")
+    bot = await world.start_bot()
+    db = bot.db
+    await world.open_table(anna, [bert], start=False)
+    table_id = await close_and_store_a_bummerl(world, anna, bert)
+    stored_before = (
+        await db.get_player_stats(world.guild.id, anna.id),
+        await db.get_player_prefs(anna.id),
+        await db.bummerl_results_of_table(table_id),
+        (await world.stored(table_id)).seats,
+    )
+
+    real_execute = db._execute
+    ran: list[str] = []  # the writes before the fault
+    failed: list[str] = []
+
+    async def disk_fails_at_the_names(sql: str, params: Any = ()) -> int:
+        if not failed and sql.lstrip().startswith("UPDATE bummerl_results"):
+            failed.append(sql)
+            raise sqlite3.OperationalError("disk I/O error")
+        if not failed:
+            ran.append(sql.strip())
+        return await real_execute(sql, params)
+
+    monkeypatch.setattr(db, "_execute", disk_fails_at_the_names)
+    question = (await world.command(anna, "forget-me")).original
+    refused = await fake_discord.click(anna, question, label="Yes, delete my data")
+    assert (
+        await ephemeral_reply(refused)
+        == "Something went wrong on our side. The table is safe; please try again."
+    )
+    assert failed and any(sql.startswith("DELETE FROM player_stats") for sql in ran), "a fault midway"
+    assert any(
+        "unexpected error" in r.getMessage() and r.exc_info for r in caplog.records if r.levelname == "ERROR"
+    )
+    assert (
+        await db.get_player_stats(world.guild.id, anna.id),
+        await db.get_player_prefs(anna.id),
+        await db.bummerl_results_of_table(table_id),
+        (await world.stored(table_id)).seats,
+    ) == stored_before, "all or nothing: nothing was deleted or renamed"
+
+    again = await fake_discord.click(anna, question, label="Yes, delete my data")
+    assert (await ephemeral_reply(again)).startswith("Done: your statistics, ratings and choices are deleted")
+    assert await db.get_player_stats(world.guild.id, anna.id) is None
+    assert await db.get_player_prefs(anna.id) == PlayerPrefs(anna.id)
+    [result] = await db.bummerl_results_of_table(table_id)
+    assert [p.display_name for p in result.winners] == [REMOVED_NAME, "bert"]
