@@ -173,6 +173,20 @@ async def close_and_store_a_bummerl(world: Table, anna: FakeUser, bert: FakeUser
     return table_id
 
 
+async def confirm_forget_me(world: Table, anna: FakeUser, question: FakeMessage, table_id: int) -> BummerlRow:
+    """Anna confirms: she is told it is done, her statistics and choices are gone, and the Bummerl of the
+    closed table names her no more (returned)."""
+    assert world.bot is not None
+    db = world.bot.db
+    done = await world.fake.click(anna, question, label="Yes, delete my data")
+    assert (await ephemeral_reply(done)).startswith("Done: your statistics, ratings and choices are deleted")
+    assert await db.get_player_stats(world.guild.id, anna.id) is None
+    assert await db.get_player_prefs(anna.id) == PlayerPrefs(anna.id)
+    [result] = await db.bummerl_results_of_table(table_id)
+    assert [p.display_name for p in result.winners] == [REMOVED_NAME, "bert"]
+    return result
+
+
 async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDiscord, world: Table) -> None:
     anna, bert = world.add_player("anna"), world.add_player("bert")
     await world.start_bot()
@@ -200,12 +214,7 @@ async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDis
     assert await ephemeral_reply(forged) == "That button belongs to another player."
     assert await db.get_player_stats(world.guild.id, anna.id) is not None
 
-    done = await fake_discord.click(anna, question, label="Yes, delete my data")
-    assert (await ephemeral_reply(done)).startswith("Done: your statistics, ratings and choices are deleted")
-    assert await db.get_player_stats(world.guild.id, anna.id) is None
-    assert await db.get_player_prefs(anna.id) == PlayerPrefs(anna.id)
-    [result] = await db.bummerl_results_of_table(table_id)
-    assert [p.display_name for p in result.winners] == [REMOVED_NAME, "bert"]
+    result = await confirm_forget_me(world, anna, question, table_id)
     assert result.winners[0].user_id not in (anna.id, None)
     assert await db.get_player_stats(world.guild.id, bert.id) is not None, "Bert keeps his"
     seats = (await world.stored(table_id)).seats
@@ -260,9 +269,4 @@ async def test_forget_me_whose_storage_fails_midway_changes_nothing_and_can_be_a
         (await world.stored(table_id)).seats,
     ) == stored_before, "all or nothing: nothing was deleted or renamed"
 
-    again = await fake_discord.click(anna, question, label="Yes, delete my data")
-    assert (await ephemeral_reply(again)).startswith("Done: your statistics, ratings and choices are deleted")
-    assert await db.get_player_stats(world.guild.id, anna.id) is None
-    assert await db.get_player_prefs(anna.id) == PlayerPrefs(anna.id)
-    [result] = await db.bummerl_results_of_table(table_id)
-    assert [p.display_name for p in result.winners] == [REMOVED_NAME, "bert"]
+    await confirm_forget_me(world, anna, question, table_id)
