@@ -485,7 +485,9 @@ class FakeDiscord:
         return self.limits
 
     def advance_clock(self, seconds: float) -> None:
-        """Let ``seconds`` pass on the fake's clock: messages age, buckets and bans run out."""
+        """Let ``seconds`` pass on the fake's clock: messages age (their snowflakes and timestamps are made
+        on it), buckets and bans run out. A bot that judges a message's age by its own clock must be given
+        this one (``bot.service.clock = fake.clock``, as tests move the service's clock)."""
         if not isinstance(self.clock, FakeClock):
             raise TypeError("the fake was given a clock of its own; move that one")
         self.clock.advance(seconds)

@@ -191,7 +191,10 @@ async def test_edits_of_a_message_older_than_an_hour_meet_30046(fake_discord: Fa
     old = (await call("POST", f"/channels/{channel.id}/messages", {"content": "table"})).json()
     fake_discord.advance_clock(3601)
     fresh = (await call("POST", f"/channels/{channel.id}/messages", {"content": "notice"})).json()
-    assert fake_discord.messages[int(old["id"])].timestamp < fresh["timestamp"]  # the clock moved on an hour
+    # The clock moved on an hour for the message times and the snowflakes discord.py reads them from.
+    assert fake_discord.messages[int(old["id"])].timestamp < fresh["timestamp"]
+    made = [discord.utils.snowflake_time(int(message["id"])) for message in (old, fresh)]
+    assert (made[1] - made[0]).total_seconds() >= 3601
 
     edits = [await call("PATCH", f"/channels/{channel.id}/messages/{old['id']}", {"content": f"v{n}"})
              for n in range(4)]
