@@ -50,6 +50,20 @@ commits/s and how often a transaction waits for an advisory lock, and per deal f
 the bot process's own CPU (by thread: the event loop that applies, stores and sends; the render pool; the
 database thread; others) apart from its AI worker processes' CPU, the images it drew by kind, and the
 messages it sent or edited by where (DM, ephemeral, channel).
+
+Discord's rate limits (issue 28): with --discord-limits the fake Discord enforces them (the global 50
+requests/s per bot token, the per-channel message buckets, the 30046 rule, the invalid-request ban:
+tests/fakediscord/limits.py; the settings are printed) and answers 429s that discord.py must wait out:
+
+    python bench/bot_bench.py --pace human --tables 20 --discord-limits                  # the calls per click
+    python bench/bot_bench.py --pace human --tables 20 --hands channel --discord-limits
+    python bench/bot_bench.py --pace human --find-capacity --discord-limits              # tables per bot token
+
+Every run (both paces) prints the REST calls per accepted click, split into the bot token's (bound by the
+global limit) and the interaction tokens' (exempt), by route, with the 429s the fake answered (global,
+per-route, 30046) and, counted in the bot process, how many discord.py waited out and how many it raised to
+the bot; with --find-capacity a step then also must raise no 429 to the bot. Several processes share one bot
+token, and so one global bucket.
 """
 
 from __future__ import annotations
