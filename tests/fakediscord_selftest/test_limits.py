@@ -251,3 +251,15 @@ async def test_discord_py_waits_out_30046(fake_discord: FakeDiscord, client: dis
     edits = fake_discord.requests_to("PATCH", "/channels/*/messages/*")
     assert fake_discord.limiter.stats.refused["old message"] >= 1
     assert [r.status for r in edits].count(200) == 4
+
+
+async def test_discord_py_keeps_an_interaction_webhook_bucket(
+        fake_discord: FakeDiscord, client: discord.Client, person: FakeUser, tables: FakeChannel) -> None:
+    webhook = RouteBucket("interaction webhook", ("POST /webhooks/{application_id}/{token}",), limit=1, per=0.3)
+    fake_discord.enforce_limits(route_buckets=(webhook,))
+    command = await fake_discord.slash(person, tables, "anything")
+    await command.wait_followups(2)
+    followups = fake_discord.requests_to("POST", "/webhooks/{application_id}/{token}")
+    # The webhook adapter read "Remaining: 0" on the first and held the second back until the reset.
+    assert [r.status for r in followups] == [200, 200]
+    assert followups[1].at - followups[0].at >= 0.2
