@@ -470,6 +470,7 @@ def rest_calls(fake: FakeDiscord) -> dict[str, Any]:
     return {
         "hits": collections.Counter(fake.hits),
         "refused": collections.Counter(stats.refused),
+        "emptied": collections.Counter(stats.emptied),
         "invalid": stats.invalid,
         "banned": stats.banned_requests,
     }
@@ -492,6 +493,7 @@ def rest_figures(
         "global_calls": sum(routes["bot token"].values()),
         "interaction_calls": sum(routes["interaction token"].values()),
         "rate_limited": dict(after["refused"] - before["refused"]),
+        "emptied": dict(after["emptied"] - before["emptied"]),
         "invalid": after["invalid"] - before["invalid"],
         "banned": after["banned"] - before["banned"],
     }
@@ -507,13 +509,15 @@ def rest_line(rest: dict[str, Any], retried: int | None = None, surfaced: int | 
     refused = rest["rate_limited"]
     met = f"; discord.py waited out {retried}, raised to the bot {surfaced}" if retried is not None else ""
     banned = f"; {rest['banned']} refused by a ban" if rest["banned"] else ""
+    emptied = ", ".join(f"{name} {count}" for name, count in sorted(rest["emptied"].items())) or "none"
     return (
         f"REST calls per accepted click ({rest['accepted_clicks']} accepted): bot token (global limit) "
         f"{rest['global_calls'] / clicks:.2f} [{routes('bot token')}]; interaction token (exempt) "
         f"{rest['interaction_calls'] / clicks:.2f} [{routes('interaction token')}]; bot-token calls "
         f"{rest['global_calls'] / rest['seconds']:.1f}/s; 429s answered: global {refused.get('global', 0)}, "
-        f"route {refused.get('route', 0)}, 30046 {refused.get('old message', 0)}{met}; invalid answers "
-        f"(401/403/429) {rest['invalid']} ({rest['invalid'] / rest['seconds']:.2f}/s){banned}"
+        f"route {refused.get('route', 0)}, 30046 {refused.get('old message', 0)}{met}; route buckets left empty "
+        f"(discord.py then waits for their reset) {emptied}; invalid answers (401/403/429) {rest['invalid']} "
+        f"({rest['invalid'] / rest['seconds']:.2f}/s){banned}"
     )
 
 

@@ -172,10 +172,12 @@ class Window:
 
 @dataclass
 class LimitStats:
-    """What the limits did: 429s answered by kind and by route, invalid answers counted, requests refused
-    while banned, bans begun."""
+    """What the limits did: 429s answered by kind and by route, answers that left a route bucket empty (by
+    bucket name: discord.py then holds that bucket's next requests back until it resets, a wait no 429 shows),
+    invalid answers counted, requests refused while banned, bans begun."""
 
     refused: collections.Counter[str] = field(default_factory=collections.Counter)
+    emptied: collections.Counter[str] = field(default_factory=collections.Counter)
     refused_by_route: collections.Counter[str] = field(default_factory=collections.Counter)
     invalid: int = 0
     banned_requests: int = 0
@@ -236,6 +238,8 @@ class Limiter:
             headers = self._bucket_headers(bucket, window, now)
             return self._refuse(route, self._old_message_refusal(old, now, headers)), {}
         window.used += 1
+        if window.used >= bucket.limit:
+            self.stats.emptied[bucket.name] += 1
         if old is not None:
             old.used += 1
         return None, self._bucket_headers(bucket, window, now)

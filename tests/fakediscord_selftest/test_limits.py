@@ -131,7 +131,7 @@ async def test_a_route_bucket_answers_like_discord_per_channel(fake_discord: Fak
     refused = answers[5]
     assert refused.headers["X-RateLimit-Scope"] == "user" and "X-RateLimit-Global" not in refused.headers
     assert refused.json()["global"] is False and refused.headers["Via"]
-    assert len(channel.messages) == 5
+    assert len(channel.messages) == 5 and fake_discord.limiter.stats.emptied == {"message create": 1}
     # Another channel has a bucket of its own.
     assert (await call("POST", f"/channels/{other.id}/messages", {"content": "x"})).status == 200
 
