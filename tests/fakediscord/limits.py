@@ -227,21 +227,23 @@ class Limiter:
                 return self._refuse(route, self._global_refusal(retry_after)), {}
             window.used += 1
         bucket = self.bucket_for(method, template)
-        if bucket is None:
-            return None, {}
-        window = self._routes.setdefault((bucket.name, resource), Window()).current(now, bucket.per)
-        if window.used >= bucket.limit:
-            headers = self._bucket_headers(bucket, window, now)
-            return self._refuse(route, self._route_refusal(bucket, window, now, headers)), {}
+        window = None
+        if bucket is not None:
+            window = self._routes.setdefault((bucket.name, resource), Window()).current(now, bucket.per)
+            if window.used >= bucket.limit:
+                headers = self._bucket_headers(bucket, window, now)
+                return self._refuse(route, self._route_refusal(bucket, window, now, headers)), {}
         old = self._old_edit_window(resource, now, message_created)
         if old is not None and old.used >= self.limits.old_message_edits:
-            headers = self._bucket_headers(bucket, window, now)
+            headers = self._bucket_headers(bucket, window, now) if bucket and window else {}
             return self._refuse(route, self._old_message_refusal(old, now, headers)), {}
+        if old is not None:
+            old.used += 1
+        if bucket is None or window is None:
+            return None, {}
         window.used += 1
         if window.used >= bucket.limit:
             self.stats.emptied[bucket.name] += 1
-        if old is not None:
-            old.used += 1
         return None, self._bucket_headers(bucket, window, now)
 
     def _old_edit_window(self, resource: str, now: float, message_created: float | None) -> Window | None:

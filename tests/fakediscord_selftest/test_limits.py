@@ -211,6 +211,17 @@ async def test_edits_of_a_message_older_than_an_hour_meet_30046(fake_discord: Fa
     assert edit.status == 200
 
 
+async def test_the_old_message_limit_holds_without_an_edit_bucket(fake_discord: FakeDiscord, call: Caller) -> None:
+    channel = fake_discord.add_guild().add_text_channel("tables")
+    fake_discord.enforce_limits(route_buckets=(), old_message_edits=1, old_message_per=60.0)
+    old = (await call("POST", f"/channels/{channel.id}/messages", {"content": "table"})).json()
+    fake_discord.advance_clock(3600)
+    edits = [await call("PATCH", f"/channels/{channel.id}/messages/{old['id']}", {"content": f"v{n}"})
+             for n in range(2)]
+    assert [e.status for e in edits] == [200, 429] and edits[1].json()["code"] == OLD_MESSAGE_CODE
+    assert "X-RateLimit-Bucket" not in edits[1].headers
+
+
 async def test_discord_py_waits_out_global_429s(fake_discord: FakeDiscord, client: discord.Client,
                                                 tables: FakeChannel) -> None:
     channel = channel_of(client, tables)
