@@ -50,12 +50,27 @@ commits/s and how often a transaction waits for an advisory lock, and per deal f
 the bot process's own CPU (by thread: the event loop that applies, stores and sends; the render pool; the
 database thread; others) apart from its AI worker processes' CPU, the images it drew by kind, and the
 messages it sent or edited by where (DM, ephemeral, channel).
+
+Discord's rate limits (issue 28): with --discord-limits the fake Discord enforces them (the global 50
+requests/s per bot token, the per-channel message buckets, the 30046 rule, the invalid-request ban:
+tests/fakediscord/limits.py; the settings are printed) and answers 429s that discord.py must wait out:
+
+    python bench/bot_bench.py --pace human --tables 20 --discord-limits                  # the calls per click
+    python bench/bot_bench.py --pace human --tables 20 --hands channel --discord-limits
+    python bench/bot_bench.py --pace human --find-capacity --discord-limits              # tables per bot token
+
+Every run (both paces) prints the REST calls per accepted click, split into the bot token's (bound by the
+global limit) and the interaction tokens' (exempt), by route, with the 429s the fake answered (global,
+per-route, 30046) and, counted in the bot process, how many discord.py waited out and how many it raised to
+the bot; with --find-capacity a step then also must raise no 429 to the bot. Several processes share one bot
+token, and so one global bucket.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import math
@@ -346,6 +361,9 @@ def rss_kb(pid: int) -> int:
 
 async def run(args: argparse.Namespace) -> None:
     fake = FakeDiscord(record_requests=False, keep_history=False)
+    if args.discord_limits:
+        fake.enforce_limits()
+    print(fake.limits.describe(), flush=True)
     await fake.start()
     admin = fake.add_user("admin")
     guild = fake.add_guild("Bench", owner=admin)
@@ -364,6 +382,11 @@ async def run(args: argparse.Namespace) -> None:
     def mb(key: str) -> str:
         return f"{report[key] / 1024:.1f} MB" if key in report else "unknown"
 
+    if args.mode == "play":
+        print(
+            f"429s discord.py met over the whole run: waited out and retried {report.get('http_429_retried', 0)},"
+            f" raised to the bot {report.get('http_429_surfaced', 0)}"
+        )
     print(
         f"bot process peak memory: {mb('peak_rss_kb')} overall; {mb('serving_peak_rss_kb')} while serving"
         f" (after start-up, whose peak was {mb('startup_peak_rss_kb')}: card art preloaded in"
@@ -395,6 +418,7 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
     opened = time.monotonic()
     await asyncio.gather(*(t.open() for t in tables))
     started = time.monotonic()
+    calls_before = rest_calls(fake)
     clicked: set[str] = set()
     await asyncio.gather(*(t.play(deals, clicked) for t in tables))
     elapsed = time.monotonic() - started
@@ -404,6 +428,8 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
         timeout=WAIT,
         what="every click to be answered",
     )
+    accepted = sum(1 for c in clicks if c.response is not None and not c.followups and c.response.type != 4)
+    rest = rest_figures(fake, calls_before, rest_calls(fake), accepted, time.monotonic() - started)
 
     # Let the bot finish what the last clicks started (the next deal's DMs) before it is stopped.
     def settled() -> bool:
@@ -432,6 +458,67 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
         f" p95 {percentile(turnarounds, 0.95):.0f} ms"
     )
     print(f"deals finished: {finished} in {elapsed:.1f} s = {finished / elapsed:.2f} deals/s")
+    print(rest_line(rest))
+
+
+# --- REST calls by kind: what counts against the bot token's global limit, and what Discord refused ----------
+
+
+def rest_calls(fake: FakeDiscord) -> dict[str, Any]:
+    """The fake's counters now: requests by route, 429s by kind, invalid answers (401/403/429)."""
+    stats = fake.limiter.stats
+    return {
+        "hits": collections.Counter(fake.hits),
+        "refused": collections.Counter(stats.refused),
+        "emptied": collections.Counter(stats.emptied),
+        "invalid": stats.invalid,
+        "banned": stats.banned_requests,
+    }
+
+
+def rest_figures(
+    fake: FakeDiscord, before: dict[str, Any], after: dict[str, Any], accepted: int, seconds: float
+) -> dict[str, Any]:
+    """REST calls between two ``rest_calls`` per accepted click, split into the bot token's (bound by the global
+    limit) and the interaction tokens' (exempt), by route ("METHOD /template"); retries of a 429 count as calls."""
+    calls = after["hits"] - before["hits"]
+    routes: dict[str, dict[str, int]] = {"bot token": {}, "interaction token": {}}
+    for route, count in calls.items():
+        kind = "interaction token" if fake.uses_interaction_token(route.split(" ", 1)[1]) else "bot token"
+        routes[kind][route] = count
+    return {
+        "accepted_clicks": accepted,
+        "seconds": seconds,
+        "routes": routes,
+        "global_calls": sum(routes["bot token"].values()),
+        "interaction_calls": sum(routes["interaction token"].values()),
+        "rate_limited": dict(after["refused"] - before["refused"]),
+        "emptied": dict(after["emptied"] - before["emptied"]),
+        "invalid": after["invalid"] - before["invalid"],
+        "banned": after["banned"] - before["banned"],
+    }
+
+
+def rest_line(rest: dict[str, Any], retried: int | None = None, surfaced: int | None = None) -> str:
+    clicks = max(1, rest["accepted_clicks"])
+
+    def routes(kind: str) -> str:
+        ordered = sorted(rest["routes"][kind].items(), key=lambda item: -item[1])
+        return ", ".join(f"{route} {count / clicks:.2f}" for route, count in ordered) or "none"
+
+    refused = rest["rate_limited"]
+    met = f"; discord.py waited out {retried}, raised to the bot {surfaced}" if retried is not None else ""
+    banned = f"; {rest['banned']} refused by a ban" if rest["banned"] else ""
+    emptied = ", ".join(f"{name} {count}" for name, count in sorted(rest["emptied"].items())) or "none"
+    return (
+        f"REST calls per accepted click ({rest['accepted_clicks']} accepted): bot token (global limit) "
+        f"{rest['global_calls'] / clicks:.2f} [{routes('bot token')}]; interaction token (exempt) "
+        f"{rest['interaction_calls'] / clicks:.2f} [{routes('interaction token')}]; bot-token calls "
+        f"{rest['global_calls'] / rest['seconds']:.1f}/s; 429s answered: global {refused.get('global', 0)}, "
+        f"route {refused.get('route', 0)}, 30046 {refused.get('old message', 0)}{met}; route buckets left empty "
+        f"(discord.py then waits for their reset) {emptied}; invalid answers (401/403/429) {rest['invalid']} "
+        f"({rest['invalid'] / rest['seconds']:.2f}/s){banned}"
+    )
 
 
 # --- human pace: people who think, a fixed wall time per step, and the search for capacity ---------------------
@@ -686,7 +773,7 @@ def thread_seconds(reports: list[dict[str, Any]]) -> dict[str, float]:
             continue
         first, last = marks[0], marks[-1]
         for role, seconds in last.items():
-            if role not in ("at", "process") and not role.startswith("ai:"):
+            if role not in ("at", "process") and ":" not in role:  # "ai:...", "http:...": counters
                 found[role] = found.get(role, 0.0) + seconds - first.get(role, 0.0)
     return found
 
@@ -762,6 +849,8 @@ class Postgres:
 async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postgres | None) -> dict[str, Any]:
     """Open ``table_count`` tables, let their people play for ``args.seconds``; the step's figures."""
     fake = WatchedDiscord(record_requests=False, keep_history=False)
+    if args.discord_limits:
+        fake.enforce_limits()
     await fake.start()
     run = PacedRun(fake, args.seed)
     admin = fake.add_user("admin")
@@ -809,6 +898,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             open_seconds = time.monotonic() - opened
             await asyncio.sleep(SETTLE_SECONDS)
             mark_threads(children)
+            calls_start = rest_calls(fake)
             start, cpu_start, busy_start = (
                 time.monotonic(),
                 [process_cpu_seconds(c.pid) for c in children],
@@ -833,6 +923,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
                 machine_busy_seconds(),
             )
             mark_threads(children)
+            calls_end = rest_calls(fake)
             parent_end = sum(os.times()[:2])
             # Nobody clicks any more; a click of the window may still see its next buttons.
             run.stopping = True
@@ -873,6 +964,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     clicks = [i for t in tables for at, i in t.clicks if start <= at < end]
     answers = [i.response_latency * 1000 for i in clicks if i.response_latency is not None]
     refused = sum(1 for i in clicks if i.response_type == 4 or i.followups)
+    rest = rest_figures(fake, calls_start, calls_end, len(clicks) - refused, window)
     busy = (busy_end[0] - busy_start[0]) / (busy_end[1] - busy_start[1]) * (os.cpu_count() or 1)
     deals = sum(1 for t in tables for at in t.results.values() if start <= at < end)
     bot_cpu = sum(e[0] - s[0] for s, e in zip(cpu_start, cpu_end, strict=True))
@@ -928,8 +1020,20 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
         "parent_core": round((parent_end - parent_start) / window, 2),
         "machine_cores": round(busy, 2),
         "throttled": throttled,
+        "rest": rest,
+        "http_429_retried": marked_between(reports, "http:429 retried"),
+        "http_429_surfaced": marked_between(reports, "http:429 surfaced"),
         **database_figures,
     }
+
+
+def marked_between(reports: list[dict[str, Any]], key: str) -> int:
+    """How much a counter the bot processes note with each mark grew in the window (first to last mark)."""
+    return sum(
+        int(r["cpu_marks"][-1].get(key, 0) - r["cpu_marks"][0].get(key, 0))
+        for r in reports
+        if len(r.get("cpu_marks", [])) >= 2
+    )
 
 
 async def measured_step(args: argparse.Namespace, table_count: int, postgres: Postgres | None) -> dict[str, Any]:
@@ -944,7 +1048,7 @@ def failed_step(count: int, reason: str) -> dict[str, Any]:
     """A step that could not be played through: it keeps no criterion."""
     return {"tables": count, "failed": reason, "refused": 0, "next_p95_ms": math.inf,
             "next_p95_without_ai_ms": math.inf, "ai_fallbacks": math.inf, "ai_below_full": math.inf,
-            "ai_decisions": 0}  # fmt: skip
+            "ai_decisions": 0, "http_429_surfaced": math.inf}  # fmt: skip
 
 
 def step_line(step: dict[str, Any], ai_seats: int) -> str:
@@ -975,6 +1079,7 @@ def step_line(step: dict[str, Any], ai_seats: int) -> str:
         f"cores busy: bot {'+'.join(str(c) for c in step['bot_cores'])}, parent {step['parent_core']}, "
         f"machine {step['machine_cores']} of {os.cpu_count()} (opened in {step['open_seconds']} s)"
         f"{quota}{database}\n        {cost_line(step)}"
+        f"\n        {rest_line(step['rest'], step['http_429_retried'], step['http_429_surfaced'])}"
     )
 
 
@@ -1006,7 +1111,9 @@ def target_p95_ms(cpu_quota: float | None) -> float:
     return TARGET_P95_MS / (cpu_quota or 1.0)
 
 
-def criteria(ai_seats: int, cpu_quota: float | None = None) -> dict[str, Callable[[dict[str, Any]], bool]]:
+def criteria(
+    ai_seats: int, cpu_quota: float | None = None, discord_limits: bool = False
+) -> dict[str, Callable[[dict[str, Any]], bool]]:
     """What a step must keep to count as served: the latency of the people's turns (with AI seats, the AI's
     decisions left out: they take their own time, budget and hard cap, under any load), no refused click, and
     with AI seats, the AI itself (few decisions answered by greedy for want of a free worker or of time)."""
@@ -1014,7 +1121,12 @@ def criteria(ai_seats: int, cpu_quota: float | None = None) -> dict[str, Callabl
     target = target_p95_ms(cpu_quota)
     found: dict[str, Callable[[dict[str, Any]], bool]] = {
         f"click -> next buttons p95{', AI decisions left out,' if ai_seats else ''} under {target:.0f} ms "
-        "and no click refused": lambda step: bool(step[key] < target and step["refused"] == 0)
+        "and no click refused"
+        + (", no 429 that discord.py raised to the bot" if discord_limits else ""): lambda step: bool(
+            step[key] < target
+            and step["refused"] == 0
+            and (not discord_limits or step["http_429_surfaced"] == 0)
+        )
     }
     if ai_seats:
         found[
@@ -1050,7 +1162,7 @@ async def find_capacity(args: argparse.Namespace, postgres: Postgres | None) -> 
     """Double the tables from ``--tables`` while any criterion holds, then bisect ``--bisect`` times for each
     criterion between the most tables that kept it and the fewest that did not."""
     steps: dict[int, dict[str, Any]] = {}
-    held = criteria(args.ai_seats, args.cpu_quota)
+    held = criteria(args.ai_seats, args.cpu_quota, args.discord_limits)
 
     async def step_of(count: int) -> dict[str, Any]:
         if count not in steps:
@@ -1146,8 +1258,16 @@ def describe_setup(args: argparse.Namespace) -> str:
         f"{args.seed}); {processes} on {args.database}, {cores}; "
         f"hands by {'DM' if args.hands == 'dm' else 'ephemeral message in the channel'}; the AI's pause before "
         f"a move (ai_delay_ms) {args.ai_delay_ms}; {args.seconds:g} s measured per step after every table started; edits of one "
-        f"message coalesced to one per {args.edit_interval:g} s"
+        f"message coalesced to one per {args.edit_interval:g} s\n{limits_description(args)}"
     )
+
+
+def limits_description(args: argparse.Namespace) -> str:
+    """The fake Discord's rate-limit settings as this run uses them."""
+    fake = FakeDiscord()
+    if args.discord_limits:
+        fake.enforce_limits()
+    return fake.limits.describe()
 
 
 def main() -> None:
@@ -1236,6 +1356,13 @@ def main() -> None:
         " N processes at --pair-ratio times the tables, back to back",
     )
     parser.add_argument("--pair-ratio", type=float, default=1.8, help="the tables of N processes per table of one")
+    parser.add_argument(
+        "--discord-limits",
+        action="store_true",
+        help="the fake Discord enforces Discord's rate limits (global 50/s per bot token, per-channel message "
+        "buckets, the 30046 rule, the invalid-request ban), answering 429s discord.py must wait out; with "
+        "--find-capacity a step must also raise no 429 to the bot",
+    )
     args = parser.parse_args()
     if args.pace == "instant":
         if args.tables is None:

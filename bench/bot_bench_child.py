@@ -4,7 +4,7 @@ memory (and the profile file, with --profile), and with --time-ai every AI decis
 AI turn's span from the driver taking it up (its deliberate pause included) until the move is stored (the
 parent leaves those out of a latency figure). At each SIGUSR1 it notes the CPU time of its threads by role
 (event loop, render pool, database, other), and it counts the images it draws: the parent reads both for the
-window it measures.
+window it measures; and the 429s discord.py waited out or raised to the bot.
 
     python bench/bot_bench_child.py --api http://127.0.0.1:PORT/api/v10 --gateway ws://127.0.0.1:PORT/ \
         --token TOKEN --database /tmp/x.sqlite3 [--profile out.prof] [--cold] \
@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import discord
+import discord.webhook.async_
 
 from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, run_until_sigterm
 from bot import render
@@ -127,6 +130,40 @@ class AiWarnings(logging.Handler):
             self.samples.append(message[:200])
 
 
+class RateLimits(logging.Handler):
+    """The 429s discord.py met in this process: the ones it waited out and retried (its WARNING "rate
+    limited" lines, from the bot token's client and the interaction webhooks alike) and the ones it gave up
+    on, raised to the bot as HTTPException 429 (five in a row, or a ban's answer without Via)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.retried = 0
+        self.surfaced = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if record.name.startswith("discord.") and "rate limited" in message and "Retrying in" in message:
+            self.retried += 1
+
+    def count_surfaced(self) -> None:
+        """Wrap discord.py's two request functions: a 429 that leaves them reached the bot."""
+        for owner in (discord.http.HTTPClient, discord.webhook.async_.AsyncWebhookAdapter):
+            original = owner.request
+
+            async def counted(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+                try:
+                    return await _original(*args, **kwargs)
+                except discord.HTTPException as error:
+                    if error.status == 429:
+                        self.surfaced += 1
+                    raise
+
+            owner.request = counted  # type: ignore[method-assign]
+
+
+RATE_LIMITS = RateLimits()
+
+
 class ShellCosts:
     """What the bot process spends, for the window the parent measures: the CPU time of its threads by role
     at each SIGUSR1, and every image it draws (kind, when; "table again" for a picture drawn before)."""
@@ -170,6 +207,8 @@ class ShellCosts:
             role = thread_role(thread)
             roles[role] = roles.get(role, 0.0) + seconds
         roles["process"] = sum(os.times()[:2])
+        roles["http:429 retried"] = RATE_LIMITS.retried
+        roles["http:429 surfaced"] = RATE_LIMITS.surfaced
         worker = getattr(getattr(self.bot, "ai", None), "_worker", None)
         for counter in ("fallbacks", "reduced"):  # decisions answered by greedy, searched with a lowered budget
             if isinstance(value := getattr(worker, counter, None), int):
@@ -213,6 +252,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, COSTS.mark)
     warnings = AiWarnings()
     logging.getLogger().addHandler(warnings)
+    logging.getLogger().addHandler(RATE_LIMITS)
     if args.time_ai:
         time_ai_decisions(bot, ai_spans, ai_turns)
     rss_before_close = 0
@@ -240,6 +280,8 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
     if isinstance(lowered, int):
         report["ai_lowered"] = lowered
     report["cpu_marks"] = COSTS.marks
+    report["http_429_retried"] = RATE_LIMITS.retried
+    report["http_429_surfaced"] = RATE_LIMITS.surfaced
     report["draws"] = [[kind, round(at, 4)] for kind, at in COSTS.draws]
     return report
 
@@ -264,6 +306,7 @@ def main() -> int:
         os.sched_setaffinity(0, {args.cpu})
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     COSTS.wrap_renderers()
+    RATE_LIMITS.count_surfaced()
     started = time.perf_counter()
     if not args.cold:
         # The bench's tables use the default deck; a bot that has rendered once has built its palette, and

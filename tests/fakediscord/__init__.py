@@ -27,9 +27,16 @@ Faults: ``fail_next`` (the next requests fail), ``rate_limit`` (a Discord-like b
 (429s and 5xx at random, some 5xx after the request took effect), ``close_dms(user)`` (403 50007 from then on),
 ``drop_gateway(code, resumable=...)``, ``invalidate_session(resumable=...)`` (op 9), ``request_reconnect``
 (op 7). A message create with ``enforce_nonce`` returns the message made earlier with the same nonce.
+
+Discord's rate limits (``limits.py``): ``fake.enforce_limits(**settings)`` turns on the global limit per bot
+token (interaction routes exempt), the per-channel and per-webhook route buckets, the 30046 limit on edits of
+messages older than an hour and the invalid-request ban, each answering 429 with Discord's headers and body;
+off by default. ``fake.advance_clock(seconds)`` moves the fake's clock (messages age, windows and bans pass);
+``fake.limiter.stats`` counts the 429s by kind and route.
 """
 
 from tests.fakediscord.components import describe_buttons, find_button, iter_components
+from tests.fakediscord.limits import DiscordLimits, FakeClock, RouteBucket
 from tests.fakediscord.server import (
     DiscordError,
     FakeDiscord,
@@ -53,8 +60,10 @@ from tests.fakediscord.state import (
 
 __all__ = [
     "DiscordError",
+    "DiscordLimits",
     "FakeAttachment",
     "FakeChannel",
+    "FakeClock",
     "FakeDiscord",
     "FakeGuild",
     "FakeInteraction",
@@ -68,6 +77,7 @@ __all__ = [
     "RandomFaultRule",
     "RateLimitRule",
     "RecordedRequest",
+    "RouteBucket",
     "describe_buttons",
     "find_button",
     "iter_components",

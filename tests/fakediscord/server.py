@@ -28,6 +28,7 @@ from aiohttp import WSMsgType, web
 
 from tests.fakediscord import clients
 from tests.fakediscord.components import find_component
+from tests.fakediscord.limits import DiscordLimits, FakeClock, Limiter, Refusal, uses_interaction_token
 from tests.fakediscord.state import (
     ADMINISTRATOR,
     DEFAULT_ATTACHMENT_SIZE_LIMIT,
@@ -71,6 +72,12 @@ class DiscordError(Exception):
         if self.errors is not None:
             body["errors"] = self.errors
         return json_response(body, status=self.status)
+
+
+def refusal_response(refusal: Refusal) -> web.Response:
+    if refusal.body is None:
+        return web.Response(status=429, text=refusal.text, content_type="text/html", headers=refusal.headers)
+    return json_response(refusal.body, status=429, headers=refusal.headers)
 
 
 def json_response(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -277,8 +284,14 @@ class FakeDiscord:
 
     def __init__(self, *, bot_name: str = "Schnapsbot", interaction_deadline: float = 3.0,
                  guild_ready_timeout: float = 0.1, record_requests: bool = True,
-                 keep_history: bool = True) -> None:
-        self.ids = SnowflakeFactory()
+                 keep_history: bool = True, limits: DiscordLimits | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        # Unix seconds for snowflakes, message times and the rate limits; a test moves a FakeClock on
+        # (``advance_clock``) instead of sleeping. Interaction deadlines run on real elapsed time.
+        self.clock: Callable[[], float] = clock if clock is not None else FakeClock()
+        # Discord's rate limits (limits.py): off unless ``limits.enforce``.
+        self.limiter = Limiter(limits if limits is not None else DiscordLimits(), self.clock)
+        self.ids = SnowflakeFactory(self.clock)
         # What GET /gateway/bot recommends (a client without a shard count of its own launches that many).
         self.recommended_shards = 1
         self.token = "fake-bot-token.for-tests"
@@ -454,6 +467,36 @@ class FakeDiscord:
         """Every ephemeral message shown to ``user``, oldest first."""
         return [m for m in self.messages.values()
                 if m.ephemeral and not m.deleted and m.interaction is not None and m.interaction.user is user]
+
+    # ----------------------------------------------------------------- rate limits and the clock
+
+    @property
+    def limits(self) -> DiscordLimits:
+        """The rate limits' settings; ``fake.limits.enforce = True`` turns them on."""
+        return self.limiter.limits
+
+    def enforce_limits(self, **settings: Any) -> DiscordLimits:
+        """Enforce Discord's rate limits from now on, with any setting of ``DiscordLimits`` changed."""
+        for name, value in settings.items():
+            if not hasattr(self.limits, name):
+                raise AttributeError(f"DiscordLimits has no setting {name!r}")
+            setattr(self.limits, name, value)
+        self.limits.enforce = True
+        return self.limits
+
+    def advance_clock(self, seconds: float) -> None:
+        """Let ``seconds`` pass on the fake's clock: messages age (their snowflakes and timestamps are made
+        on it), buckets and bans run out. A bot that judges a message's age by its own clock must be given
+        this one (``bot.service.clock = fake.clock``, as tests move the service's clock)."""
+        if not isinstance(self.clock, FakeClock):
+            raise TypeError("the fake was given a clock of its own; move that one")
+        self.clock.advance(seconds)
+
+    @staticmethod
+    def uses_interaction_token(template: str) -> bool:
+        """Whether a route template (as in ``hits``) is called with an interaction's token, which Discord
+        does not count against the bot's global limit."""
+        return uses_interaction_token(template)
 
     # ----------------------------------------------------------------- faults and counters
 
@@ -841,12 +884,21 @@ class FakeDiscord:
         self.hits[f"{request.method} {template}"] += 1
         if self.record_requests:
             self.requests.append(record)
+        limit_headers: dict[str, str] = {}
         try:
-            response, after = self._injected_fault(record)
-            if response is None or after:
-                self._check_auth(request, template)
-                answer = await handler(request)
-                response = response if after else answer
+            refusal = None
+            if self.limits.enforce:
+                refusal, limit_headers = self.limiter.admit(
+                    request.method, template, self._limited_resource(request), self._token_of(request, template),
+                    self._edited_message_created(request, template))
+            if refusal is not None:
+                response = refusal_response(refusal)
+            else:
+                response, after = self._injected_fault(record)
+                if response is None or after:
+                    self._check_auth(request, template)
+                    answer = await handler(request)
+                    response = response if after else answer
         except DiscordError as error:
             response = error.response()
         except ConnectionResetError:
@@ -858,8 +910,39 @@ class FakeDiscord:
             response = json_response({"message": "fake Discord crashed; see internal_errors", "code": 0},
                                      status=500)
         record.status = response.status
+        if self.limits.enforce:
+            response.headers.update(limit_headers)
+            self.limiter.answered(response.status, response.headers.get("X-RateLimit-Scope"))
         await self.changed()
         return response
+
+    @staticmethod
+    def _limited_resource(request: web.Request) -> str:
+        """The top-level resource Discord keys a route's bucket by: the channel, or the webhook and token."""
+        info = request.match_info
+        if "channel_id" in info:
+            return f"channel {info['channel_id']}"
+        if "application_id" in info and "token" in info:
+            return f"webhook {info['application_id']}/{info['token']}"
+        return ""
+
+    @staticmethod
+    def _token_of(request: web.Request, template: str) -> str | None:
+        """Whose global bucket a request counts against: the bot token it carries (without one, the IP's, as
+        Discord does); None for interaction routes, which are exempt."""
+        if uses_interaction_token(template):
+            return None
+        return request.headers.get("Authorization") or "no token: the IP"
+
+    def _edited_message_created(self, request: web.Request, template: str) -> float | None:
+        """When the channel message a PATCH edits was made (the old-message rule), else None."""
+        if request.method != "PATCH" or template != "/channels/{channel_id}/messages/{message_id}":
+            return None
+        with contextlib.suppress(ValueError):
+            message = self.messages.get(int(request.match_info["message_id"]))
+            if message is not None:
+                return message.created_at
+        return None
 
     def _injected_fault(self, record: RecordedRequest) -> tuple[web.Response | None, bool]:
         """The injected failure for this request, if any, and whether the request takes effect anyway."""
@@ -1329,7 +1412,7 @@ class FakeDiscord:
         message.content, message.embeds, message.components = content, embeds, components
         message.attachments, message.flags = attachments, flags
         if editing:
-            message.edited_timestamp = iso_now()
+            message.edited_timestamp = iso_now(self.clock)
         message.record_version()
 
     def _attachments_after(self, message: FakeMessage, payload: dict[str, Any], files: dict[int, Upload], *,

@@ -11,6 +11,7 @@ import itertools
 import mimetypes
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -61,11 +62,12 @@ ADMINISTRATOR = discord.Permissions(administrator=True).value
 class SnowflakeFactory:
     """Strictly increasing snowflakes whose timestamp part is the current time, like Discord's."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._last = 0
+        self.clock = clock  # unix seconds
 
     def next(self) -> int:
-        now_ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        now_ms = int(self.clock() * 1000) - DISCORD_EPOCH_MS
         candidate = now_ms << 22
         self._last = max(candidate, self._last + 1)
         return self._last
@@ -79,8 +81,11 @@ class SnowflakeFactory:
         return self._last
 
 
-def iso_now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat()
+def iso_now(clock: Callable[[], float] | None = None) -> str:
+    """Now as Discord writes a timestamp; by ``clock`` (unix seconds) when given, e.g. the fake's."""
+    if clock is None:
+        return datetime.datetime.now(datetime.UTC).isoformat()
+    return datetime.datetime.fromtimestamp(clock(), datetime.UTC).isoformat()
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
@@ -475,7 +480,9 @@ class FakeMessage:
         self.components: list[dict[str, Any]] = []
         self.attachments: list[FakeAttachment] = []
         self.flags = 0
-        self.timestamp = iso_now()
+        # When it was made, on the fake's clock (unix seconds): an edit an hour later meets the 30046 rule.
+        self.created_at = fake.clock()
+        self.timestamp = iso_now(fake.clock)
         self.edited_timestamp: str | None = None
         self.deleted = False
         self.history: list[MessageSnapshot] = []
