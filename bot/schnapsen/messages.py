@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.cache import Lru
 from bot.db import OutboxEntry, PlayerPrefs, SeatRow
 from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
@@ -70,11 +70,11 @@ class Messages:
         retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
         self.edits = Coalescer(bot.settings.edit_interval, **retry)  # message edits, rate limited per message
         self.sends = Coalescer(0.0, **retry)  # hand sends and deliveries of the outbox
-        self.user_langs: OrderedDict[int, str] = OrderedDict()
+        self.user_langs = Lru[int, str](REMEMBERED_LANGUAGES)
         self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
         self._hand_shown: dict[int, tuple[object, ...]] = {}  # DM message id -> what it shows (signature)
         self._messages_of: dict[int, set[int]] = {}  # table id -> its hand message ids in the caches above
-        self._deal_ends: OrderedDict[tuple[int, int], TableSnapshot] = OrderedDict()
+        self._deal_ends = Lru[tuple[int, int], TableSnapshot](REMEMBERED_DEAL_ENDS)
         self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
         self._posted_as_it_closed: dict[int, int] = {}  # table id -> table message no snapshot knows yet
         # Hands in the channel (the person chose so, or their DMs are closed), keyed by user id / (table, user).
@@ -95,9 +95,6 @@ class Messages:
 
     def remember_lang(self, user_id: int, lang: str) -> None:
         self.user_langs[user_id] = lang
-        self.user_langs.move_to_end(user_id)
-        while len(self.user_langs) > REMEMBERED_LANGUAGES:
-            self.user_langs.popitem(last=False)
 
     # --- after a change --------------------------------------------------------------------------------
 
@@ -121,8 +118,7 @@ class Messages:
         """A closed table's caches and retries go (what it still owes is delivered)."""
         for message_id in self._messages_of.pop(table_id, set()):
             self._forget_hand(message_id)
-        for key in [key for key in self._deal_ends if key[0] == table_id]:
-            del self._deal_ends[key]
+        self._deal_ends.forget_where(lambda key: key[0] == table_id)
         self._sends_tried = {attempt for attempt in self._sends_tried if attempt[0] != table_id}
         for user_id in [u for u, hand in self._channel_hands.items() if hand.table_id == table_id]:
             del self._channel_hands[user_id]
@@ -619,5 +615,3 @@ class Messages:
 
     def _remember_deal_end(self, table_id: int, deal_no: int, table: TableSnapshot) -> None:
         self._deal_ends[(table_id, deal_no)] = table
-        while len(self._deal_ends) > REMEMBERED_DEAL_ENDS:
-            self._deal_ends.popitem(last=False)

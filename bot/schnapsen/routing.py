@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.cache import Lru
 from bot.db.inbox import InboxClick
 from bot.game.service import HandedClick
 
@@ -60,7 +61,7 @@ class ClickRouter:
         self.bot = bot
         self.service = bot.service
         # Clicks the router could not hand on, by interaction id, until discord.py's run of them reaches route.
-        self._not_handed: dict[int, NotHanded] = {}
+        self._not_handed = Lru[int, NotHanded](KEPT_NOT_HANDED)
         self._handing: set[asyncio.Task[None]] = set()
         self._parser: Callable[[Any], None] | None = None
         if self.service.sharded:
@@ -95,9 +96,8 @@ class ClickRouter:
             not_handed = NotHanded(acknowledged, None)  # ours after all, closed or unknown: the usual checks answer
         except Exception as error:
             not_handed = NotHanded(acknowledged, error)
+        # Bounded: discord.py drops a click whose button is not on its message, so route may never see it.
         self._not_handed[int(data["id"])] = not_handed
-        while len(self._not_handed) > KEPT_NOT_HANDED:  # discord.py drops a click whose button is not on its message
-            del self._not_handed[next(iter(self._not_handed))]
         parse(data)
 
     def close(self) -> None:
