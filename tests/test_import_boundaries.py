@@ -59,3 +59,30 @@ def test_each_layer_imports_only_the_standard_library_and_the_layers_beneath_it(
         if module.split(".")[0] not in sys.stdlib_module_names and not any(within(module, p) for p in allowed)
     )
     assert not offenders, f"{source} imports beyond its layer: {offenders}"
+
+
+def python_files(*sources: str) -> list[Path]:
+    return sorted(path for source in sources for path in (ROOT / source).rglob("*.py"))
+
+
+def test_nothing_under_bot_imports_from_the_tests() -> None:
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files("bot")
+        for module in imported_modules(path)
+        if within(module, "tests")
+    )
+    assert not offenders, f"bot/ imports from tests/: {offenders}"
+
+
+def test_the_shell_reads_tables_through_the_snapshot_not_their_storage_rows() -> None:
+    """The Discord shell (bot/schnapsen, bot/render) reads what a table shows through the snapshot's
+    properties (``table.deck``, ``table.channel_id``); a storage row's field (``table.row.deck``) is the
+    storage layer's business, free to change without the shell noticing."""
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in python_files("bot/schnapsen", "bot/render")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "row" and isinstance(node.ctx, ast.Load)
+    )
+    assert not offenders, f"the shell reads storage rows at {offenders}"

@@ -232,7 +232,7 @@ class SchnapsenCog(
             # Inside a thread (or where no thread can be opened) the table opens right there instead.
             assert isinstance(interaction.channel, discord.TextChannel)
             table = await threads.open_in_thread(self.bot, interaction, interaction.channel, **options)
-            reply = t(lang, "reply.table_opened_in_thread", channel=table.row.channel_id)
+            reply = t(lang, "reply.table_opened_in_thread", channel=table.channel_id)
             await interaction.followup.send(reply, ephemeral=True)
             return
         table = await self.service.open_table(channel_id=interaction.channel_id, **options)
@@ -294,10 +294,10 @@ class SchnapsenCog(
         table = self.service.table_in_channel(interaction.channel_id or 0)
         wins, tallies = None, None
         if table is not None and table.status != "lobby" and all(table.seats):
-            wins = await self.service.tally_between(table.row.guild_id, table.team_key(0), table.team_key(1))
+            wins = await self.service.tally_between(table.guild_id, table.team_key(0), table.team_key(1))
         caller_seat = table.seat_of(interaction.user.id) if table is not None else None
         if table is not None and caller_seat is not None:
-            tallies = await self.service.tallies_of_pair(table.row.guild_id, table.team_key(caller_seat % 2))
+            tallies = await self.service.tallies_of_pair(table.guild_id, table.team_key(caller_seat % 2))
         await answer(interaction, embed=payloads.score_embed(table, lang, wins, tallies))
 
     @app_commands.command(name="rules", description=_("The contracts and who may bid them"))
@@ -389,7 +389,7 @@ class SchnapsenCog(
             table.status == "playing"
             and prefs.hand_place == "channel"
             and before.hand_place == "dm"
-            and interaction.channel_id == table.row.channel_id
+            and interaction.channel_id == table.channel_id
         ):
             # The hand is shown before the change is applied: on her turn the change would otherwise post a
             # turn notice (no hand open yet) that this hand takes down at once.

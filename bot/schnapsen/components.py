@@ -289,7 +289,7 @@ class CoachButton(TableButton, template=template(COACH_VERBS)):
         seat = table.seat_of(user_id)
         if seat is None:
             raise UserError("error.not_a_player")
-        if not table.row.practice:
+        if not table.practice:
             raise UserError("coach.not_practice")
         if self.button.version != table.version:
             raise UserError("error.stale")

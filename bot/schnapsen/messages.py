@@ -91,7 +91,7 @@ class Messages:
     # --- languages -----------------------------------------------------------------------------------
 
     def user_lang(self, table: TableSnapshot, user_id: int | None) -> str:
-        return self.user_langs.get(user_id or 0, table.row.language)
+        return self.user_langs.get(user_id or 0, table.language)
 
     def remember_lang(self, user_id: int, lang: str) -> None:
         self.user_langs[user_id] = lang
@@ -136,19 +136,19 @@ class Messages:
         return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     def where(self, table: TableSnapshot) -> str:
-        guild = self.bot.get_guild(table.row.guild_id)
-        channel = guild.get_channel_or_thread(table.row.channel_id) if guild else None
-        return f"{guild.name if guild else table.row.guild_id} · #{channel.name if channel else table.row.channel_id}"
+        guild = self.bot.get_guild(table.guild_id)
+        channel = guild.get_channel_or_thread(table.channel_id) if guild else None
+        return f"{guild.name if guild else table.guild_id} · #{channel.name if channel else table.channel_id}"
 
     def refresh_table_message(self, table: TableSnapshot) -> None:
         """Show the table as it stands now (posting the table message when it has none or it was deleted)."""
 
         async def edit() -> None:
             now = self.current(table)
-            payload = await payloads.table_payload(now, now.row.language)
-            message_id = now.row.table_message_id or self._posted_as_it_closed.get(now.id)
+            payload = await payloads.table_payload(now, now.language)
+            message_id = now.table_message_id or self._posted_as_it_closed.get(now.id)
             if message_id is not None:
-                message = self.channel(now.row.channel_id).get_partial_message(message_id)
+                message = self.channel(now.channel_id).get_partial_message(message_id)
                 try:
                     await threads.edit_in_thread(self.bot, now, message, payload)
                     self._posted_as_it_closed.pop(now.id, None)
@@ -156,7 +156,7 @@ class Messages:
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
                     pass
-            sent = await self.channel(now.row.channel_id).send(
+            sent = await self.channel(now.channel_id).send(
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
             self._shown(now)
@@ -171,7 +171,7 @@ class Messages:
         self.edits.request(("table message", table.id), edit, urgent=table.status != "playing")
 
     def _shown(self, table: TableSnapshot) -> None:
-        if table.status == "closed" and table.row.thread_parent_id is not None:  # its thread is archived next
+        if table.status == "closed" and table.thread_parent_id is not None:  # its thread is archived next
             self._closed_event(table.id).set()
 
     def _closed_event(self, table_id: int) -> asyncio.Event:
@@ -473,8 +473,8 @@ class Messages:
         earlier = self._turn_notices.get(key)
         if earlier is not None and earlier[0] == table.version:
             return
-        lang = table.row.language
-        sent = await self.channel(table.row.channel_id).send(
+        lang = table.language
+        sent = await self.channel(table.channel_id).send(
             t(lang, "hand.turn_notice", mention=f"<@{user_id}>", id=table.id),
             view=payloads.turn_notice_view(table, lang),
             nonce=f"t{table.id}.{table.version}",
@@ -489,7 +489,7 @@ class Messages:
 
         async def delete() -> None:
             with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                await self.channel(table.row.channel_id).get_partial_message(message_id).delete()
+                await self.channel(table.channel_id).get_partial_message(message_id).delete()
 
         self.edits.request(("delete", table.id, message_id), delete)
 
@@ -552,7 +552,7 @@ class Messages:
                 deal = table.deal
                 assert deal is not None
                 tally = tuple(payload["tally"]) if payload.get("tally") else None
-                review = (await self.service.guild_settings(table.row.guild_id)).deal_review
+                review = (await self.service.guild_settings(table.guild_id)).deal_review
                 message = await payloads.result_payload(
                     table, payload["lang"], deal, table.last_bummerl, tally, payload.get("ratings"), review=review
                 )

@@ -159,7 +159,7 @@ def table_scene(table: TableSnapshot, lang: str, view: PlayerView, viewer: int |
         team_tricks=view.team_tricks,
         first_tricks=(first[0], first[1]),
         sitting_out_seat=view.sitting_out,
-        deck=table.row.deck,
+        deck=table.deck,
         lang=lang,
     )
 
@@ -173,7 +173,7 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
         description=status_line(table, lang),
         colour=COLOUR_OF_PHASE.get(table.status, 0x1565C0),
     )
-    if table.row.practice:
+    if table.practice:
         embed.description = f"{embed.description}\n{t(lang, 'table.practice')}"
     payload = Payload([embed])
     if table.status == "lobby":
@@ -189,8 +189,8 @@ async def table_payload(table: TableSnapshot, lang: str) -> Payload:
                 lang,
                 "table.lobby_footer",
                 preset=t(lang, f"command.choice.{table.rules.preset}"),
-                deck=t(lang, f"deck.{table.row.deck}"),
-                seconds=table.row.turn_seconds,
+                deck=t(lang, f"deck.{table.deck}"),
+                seconds=table.turn_seconds,
             )
         )
         payload.view = lobby_view(table, lang)
@@ -249,7 +249,7 @@ def lobby_view(table: TableSnapshot, lang: str) -> discord.ui.View:
 
 def practice_toggle(table: TableSnapshot, lang: str) -> discord.ui.Item[Any]:
     """The host's lobby switch between a practice table (hints; no statistic or rating) and a normal one."""
-    practice = table.row.practice
+    practice = table.practice
     toggle = ButtonId(table.id, 0, "practice", "0" if practice else "1")
     label = t(lang, "button.practice_on" if practice else "button.practice_off")
     style = discord.ButtonStyle.success if practice else discord.ButtonStyle.secondary
@@ -333,7 +333,7 @@ async def hand_payload(
     # The buttons carry the version of the position they were made for: build them before the render
     # awaits, or an action meanwhile would stamp the old position's buttons with the new version.
     buttons = hand_view(table, seat, lang, view, my_turn, cards)
-    if my_turn and table.row.practice and buttons is not None:
+    if my_turn and table.practice and buttons is not None:
         buttons.add_item(hint_button(table, lang))
     if playable is not None:
         scene = turn_scene(table, lang, view, cards, playable, trump)
@@ -341,9 +341,9 @@ async def hand_payload(
         payload.alt = {"hand.png": render.turn_alt_text(scene)}
     else:
         contract = None if view.contract is None else contract_name(lang, view.contract)
-        hand_png = await rendered(_hand_png, cards, playable, trump, table.row.deck, lang, contract)
+        hand_png = await rendered(_hand_png, cards, playable, trump, table.deck, lang, contract)
         payload.images = {"hand.png": hand_png}
-        payload.alt = {"hand.png": render.hand_alt_text(cards, playable, trump, table.row.deck, lang)}
+        payload.alt = {"hand.png": render.hand_alt_text(cards, playable, trump, table.deck, lang)}
     embed.set_image(url="attachment://hand.png")
     payload.view = buttons
     return payload
@@ -383,7 +383,7 @@ def turn_scene(
         trump=trump,
         contract_label=None if view.contract is None else contract_name(lang, view.contract),
         multiplier=view.multiplier,
-        deck=table.row.deck,
+        deck=table.deck,
         lang=lang,
     )
 
@@ -536,7 +536,7 @@ async def result_payload(
         detail=t(lang, f"result.kind.{bummerl.kind}") if bummerl is not None else None,
         card_points=deal.team_cards if table.rules.show_all_tricks else None,
         trump=deal.trump if deal.contract in engine.contracts.TRUMP_CONTRACTS else None,
-        deck=table.row.deck,
+        deck=table.deck,
         lang=lang,
     )
     png = await rendered(render.render_result, scene)
@@ -577,7 +577,7 @@ def deal_review_scene(table: TableSnapshot, lang: str) -> render.DealReviewScene
         multiplier=deal.multiplier,
         sitting_out_seat=deal.sitting_out,
         marriages=tuple((m.seat, m.suit, m.value, m.trick_no) for m in deal.marriages),
-        deck=table.row.deck,
+        deck=table.deck,
         lang=lang,
     )
 
@@ -618,7 +618,7 @@ def review_embed(subject: ReviewSubject, lang: str, decisions: list[Judged]) -> 
 def hint_embed(table: TableSnapshot, lang: str, hint: Hint) -> discord.Embed:
     """The answer to "Hint": the AI's choice and the value of every alternative."""
     embed = discord.Embed(title=t(lang, "coach.hint_title"), colour=0x00897B)
-    embed.description = "\n".join(hint_lines(table.row.deck, lang, hint.best, hint.evaluations))
+    embed.description = "\n".join(hint_lines(table.deck, lang, hint.best, hint.evaluations))
     embed.set_footer(text=t(lang, "coach.values_note"))
     return embed
 

@@ -31,7 +31,7 @@ def contract_name(lang: str, contract: Contract | str) -> str:
 
 
 def suit_label(table: TableSnapshot, lang: str, suit: str) -> str:
-    return suit_name(suit, table.row.deck, lang)
+    return suit_name(suit, table.deck, lang)
 
 
 def seat_name(table: TableSnapshot, seat: int) -> str:
@@ -85,7 +85,7 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
     if values.get("suit"):
         shown["suit"] = suit_label(table, lang, str(values["suit"]))
     if values.get("card"):
-        shown["card"] = card_name(str(values["card"]), table.row.deck, lang)
+        shown["card"] = card_name(str(values["card"]), table.deck, lang)
     if values.get("contract"):
         shown["contract"] = contract_name(lang, str(values["contract"]))
     if values.get("word"):
@@ -100,7 +100,7 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
 
 
 def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
-    return action_name(table.row.deck, lang, action)
+    return action_name(table.deck, lang, action)
 
 
 def action_name(deck: str, lang: str, action: engine.Action) -> str:
@@ -124,7 +124,7 @@ def action_name(deck: str, lang: str, action: engine.Action) -> str:
 
 
 def action_emoji(table: TableSnapshot, action: engine.Action) -> str | None:
-    emoji = SUIT_EMOJI[table.row.deck]
+    emoji = SUIT_EMOJI[table.deck]
     match action:
         case engine.ChooseTrump(suit):
             return emoji[suit]
@@ -172,7 +172,7 @@ def contract_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
 def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     if view.trump is None:
         return t(lang, "table.no_trump_yet")
-    text = f"{SUIT_EMOJI[table.row.deck][view.trump]} {suit_label(table, lang, view.trump)}"
+    text = f"{SUIT_EMOJI[table.deck][view.trump]} {suit_label(table, lang, view.trump)}"
     if view.contract is not None and view.contract not in (
         Contract.NORMAL,
         Contract.SCHNAPSER,
@@ -183,7 +183,7 @@ def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
         text = t(lang, "table.no_trumps_in_contract")
     if view.aufschlag_card:
         text += "\n" + t(
-            lang, "table.aufschlag", card=card_name(view.aufschlag_card, table.row.deck, lang)
+            lang, "table.aufschlag", card=card_name(view.aufschlag_card, table.deck, lang)
         )
     return text
 
@@ -238,9 +238,9 @@ def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool)
         plays = view.last_trick.plays
     else:
         return None
-    emoji = SUIT_EMOJI[table.row.deck]
+    emoji = SUIT_EMOJI[table.deck]
     lines = [
-        f"{seat_name(table, who)}: {emoji[card[0]]} {card_name(card, table.row.deck, lang)}"
+        f"{seat_name(table, who)}: {emoji[card[0]]} {card_name(card, table.deck, lang)}"
         for who, card in plays
     ]
     return title, "\n".join(lines)
