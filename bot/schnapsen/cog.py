@@ -26,7 +26,7 @@ from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
 
 from . import payloads, ruletexts, threads
-from .checks import Throttle, may_manage, require_manager
+from .checks import may_manage, require_manager
 from .components import COMPONENTS, forget_me_view, leave_table, show_hand
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
@@ -110,8 +110,6 @@ class SchnapsenCog(
         """Register the buttons, show every restored table as it stands and pick up where it stopped, then
         start the watchdog and the sweeper."""
         bot, settings = self.bot, self.bot.settings
-        bot.runtime = Runtime(bot)
-        bot.throttle = Throttle()
         bot.add_dynamic_items(*COMPONENTS)
         restored = await self.service.restore_all()
         for table in restored.tables:
@@ -136,7 +134,6 @@ class SchnapsenCog(
         self.watchdog.cancel()
         self.sweeper.cancel()
         self.bot.remove_dynamic_items(*COMPONENTS)
-        await self.runtime.shutdown()
 
     @tasks.loop(seconds=15)  # every settings.watchdog_interval (set in cog_load)
     async def watchdog(self) -> None:
