@@ -86,3 +86,23 @@ def test_the_shell_reads_tables_through_the_snapshot_not_their_storage_rows() ->
         if isinstance(node, ast.Attribute) and node.attr == "row" and isinstance(node.ctx, ast.Load)
     )
     assert not offenders, f"the shell reads storage rows at {offenders}"
+
+
+def relative_imports(path: Path) -> set[str]:
+    """The sibling modules a file imports relatively (``from . import x``, ``from .x import y``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found.update([node.module] if node.module else [alias.name for alias in node.names])
+    return found
+
+
+def test_the_buttons_and_the_messages_built_of_them_do_not_import_each_other() -> None:
+    """``payloads.py`` builds views of the families' buttons; the families (``components.py``) answer with
+    texts of their own and reach a hand through the runtime, so neither module is half of a cycle."""
+    shell = ROOT / "bot" / "schnapsen"
+    assert "payloads" not in relative_imports(shell / "components.py")
+    assert "answers" not in relative_imports(shell / "payloads.py") or "payloads" not in relative_imports(
+        shell / "answers.py"
+    )
+    assert "components" not in relative_imports(shell / "answers.py")

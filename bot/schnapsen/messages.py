@@ -23,7 +23,7 @@ from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import HandOrder
 
-from . import payloads, texts, threads
+from . import answers, payloads, texts, threads
 from .coalesce import Coalescer
 
 if TYPE_CHECKING:
@@ -399,6 +399,9 @@ class Messages:
 
     # --- hands in the channel (ephemeral) and people's own choices ------------------------------------
 
+    async def hand_payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> payloads.Payload:
+        return await payloads.hand_payload(table, seat, lang, self.where(table), order=self.hand_order(user_id))
+
     def hand_order(self, user_id: int) -> HandOrder:
         prefs = self.service.cached_prefs(user_id)
         return "sorted" if prefs is None else prefs.hand_order
@@ -596,7 +599,7 @@ class Messages:
                     log.error("table %s: its record cannot be exported", entry.table_id, exc_info=True)
                     files = []
                 else:
-                    files = [payloads.record_file(entry.table_id, record)]
+                    files = [answers.record_file(entry.table_id, record)]
                 await self.channel(payload["channel_id"]).send(
                     t(payload["lang"], "notice.set_aside", id=entry.table_id),
                     files=files,

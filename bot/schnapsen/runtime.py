@@ -18,6 +18,7 @@ from bot.db import PlayerPrefs
 from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 
+from .content import Payload
 from .drivers import Drivers
 from .messages import Messages
 from .routing import ClickInbox, ClickRouter
@@ -76,6 +77,10 @@ class Runtime:
 
     def where(self, table: TableSnapshot) -> str:
         return self.messages.where(table)
+
+    async def hand_payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> Payload:
+        """The seat's hand as ``user_id`` sees it (in ``lang``, their order), for an answer to their click."""
+        return await self.messages.hand_payload(table, seat, lang, user_id)
 
     def remember_lang(self, user_id: int, lang: str) -> None:
         self.messages.remember_lang(user_id, lang)
