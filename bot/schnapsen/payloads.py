@@ -21,9 +21,8 @@ from engine import PlayerView
 from .answers import add_rules_field
 from .components import CoachButton, DealReviewButton, GameActionButton, HandButton, HostButton, SeatButton
 from .content import Payload, rendered
+from .handmodel import HandModel, hand_model
 from .texts import (
-    action_emoji,
-    action_label,
     contract_name,
     contract_text,
     log_line,
@@ -33,7 +32,6 @@ from .texts import (
     seat_name,
     status_line,
     team_names,
-    trick_text,
     tricks_text,
     trump_text,
     why_text,
@@ -205,168 +203,53 @@ async def hand_payload(
     deal: engine.DealState | None = None,
     order: HandOrder = "sorted",
 ) -> Payload:
-    """The seat's private message: their hand as an image, the trick and the contract as text, and their
-    buttons when it is their turn. ``deal`` defaults to the running deal (a finished one for its last word).
-    On a card play of theirs the image shows the cards on the table above the hand (one screen is enough);
-    ``order`` is the player's choice of how their cards are arranged, in the image and the buttons alike."""
-    deal = deal or table.deal
-    occupant = table.seats[seat]
-    embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=where), colour=0x6A1B9A)
+    """The seat's private message as ``handmodel.hand_model`` describes it (see there)."""
+    return await hand_message(hand_model(table, seat, lang, where, deal, order))
+
+
+async def hand_message(model: HandModel) -> Payload:
+    """A hand message showing exactly ``model``: its texts, its image (drawn off the event loop) and buttons."""
+    embed = discord.Embed(title=model.title, description=model.description, colour=0x6A1B9A)
+    for name, value, inline in model.fields:
+        embed.add_field(name=name, value=value, inline=inline)
     payload = Payload([embed])
-    if deal is None or occupant is None:
-        embed.description = t(lang, "hand.no_deal")
+    if model.image is None:
         return payload
-    view = engine.view_for(deal, seat)
-    my_turn = view.to_act == seat and not occupant.ai_takeover
-    if deal.finished:
-        embed.description = t(lang, "hand.deal_over")
-    elif my_turn:
-        embed.description = t(lang, f"hand.prompt.{deal.phase}")
+    # Everything is in the model, made before the render awaits: the buttons carry the position's version.
+    payload.view = hand_buttons(model)
+    if isinstance(model.image, render.TurnScene):
+        payload.images = {"hand.png": await rendered(_turn_png, model.image)}
+        payload.alt = {"hand.png": render.turn_alt_text(model.image)}
     else:
-        embed.description = t(lang, "hand.waiting")
-    if occupant.ai_takeover:
-        embed.description += "\n" + t(lang, "hand.taken_over")
-    embed.add_field(name=t(lang, "table.trump"), value=trump_text(table, lang, view), inline=True)
-    embed.add_field(name=t(lang, "table.contract"), value=contract_text(table, lang, view), inline=True)
-    embed.add_field(name=t(lang, "table.score"), value=score_text(table, lang), inline=True)
-    trick_field = trick_text(table, lang, view, my_turn)
-    if trick_field:
-        embed.add_field(name=trick_field[0], value=trick_field[1], inline=False)
-    playable = None
-    if my_turn and deal.phase == engine.PLAY:
-        playable = tuple(a.card for a in view.legal if isinstance(a, engine.PlayCard))
-    trump = view.trump if view.contract is None or view.contract in engine.contracts.TRUMP_CONTRACTS else None
-    cards = engine.display_order(view.hand, view.trump, view.contract) if order == "sorted" else view.hand
-    # The buttons carry the version of the position they were made for: build them before the render
-    # awaits, or an action meanwhile would stamp the old position's buttons with the new version.
-    buttons = hand_view(table, seat, lang, view, my_turn, cards)
-    if my_turn and table.practice and buttons is not None:
-        buttons.add_item(hint_button(table, lang))
-    if playable is not None:
-        scene = turn_scene(table, lang, view, cards, playable, trump)
-        payload.images = {"hand.png": await rendered(_turn_png, scene)}
-        payload.alt = {"hand.png": render.turn_alt_text(scene)}
-    else:
-        contract = None if view.contract is None else contract_name(lang, view.contract)
-        hand_png = await rendered(_hand_png, cards, playable, trump, table.deck, lang, contract)
-        payload.images = {"hand.png": hand_png}
-        payload.alt = {"hand.png": render.hand_alt_text(cards, playable, trump, table.deck, lang)}
+        hand = model.image
+        png = await rendered(_hand_png, hand.cards, None, hand.trump, hand.deck, hand.lang, hand.contract)
+        payload.images = {"hand.png": png}
+        payload.alt = {"hand.png": render.hand_alt_text(hand.cards, None, hand.trump, hand.deck, hand.lang)}
     embed.set_image(url="attachment://hand.png")
-    payload.view = buttons
     return payload
 
 
-def turn_scene(
-    table: TableSnapshot,
-    lang: str,
-    view: PlayerView,
-    cards: tuple[str, ...],
-    playable: tuple[str, ...],
-    trump: str | None,
-) -> render.TurnScene:
-    """The one-screen image of the viewer's card play: the trick so far (or, when they lead, the trick just
-    taken) in playing order, every seat that plays this deal named, above their hand."""
-    assert view.seat is not None
-    if view.trick:
-        plays, caption = view.trick, t(lang, "hand.caption.led", name=seat_name(table, view.trick[0][0]))
-    elif view.last_trick is not None and view.last_trick.plays is not None:
-        plays = view.last_trick.plays
-        caption = t(lang, "hand.caption.last", name=seat_name(table, view.last_trick.winner))
-    else:
-        plays, caption = (), t(lang, "hand.caption.lead")
-    leader = plays[0][0] if plays else view.seat
-    in_play = [s for s in range(4) if s != view.sitting_out]
-    start = in_play.index(leader)
-    played = dict(plays)
-    places = tuple(
-        (seat_name(table, s), played.get(s), s == view.seat)
-        for s in in_play[start:] + in_play[:start]
-    )
-    return render.TurnScene(
-        cards=cards,
-        playable=playable,
-        places=places,
-        caption=caption,
-        trump=trump,
-        contract_label=None if view.contract is None else contract_name(lang, view.contract),
-        multiplier=view.multiplier,
-        deck=table.deck,
-        lang=lang,
-    )
-
-
-def hand_view(
-    table: TableSnapshot,
-    seat: int,
-    lang: str,
-    view: PlayerView,
-    my_turn: bool,
-    cards: tuple[str, ...] | None = None,
-) -> discord.ui.View | None:
-    """The seat's buttons: on their card play one per card in ``cards`` (the order the image shows; the
-    order dealt if not given), illegal ones disabled, then the marriages in the same order."""
-    cards = view.hand if cards is None else cards
-    buttons = discord.ui.View(timeout=None)
-    occupant = table.seats[seat]
-    if occupant is not None and occupant.ai_takeover:
-        buttons.add_item(HandButton.back(table.id, t(lang, "button.back")))
-        return buttons
-    if not my_turn:
-        return buttons
-    if view.phase == engine.PLAY:
-        # Every card is shown; the illegal ones disabled, so a player sees why nothing else is allowed.
-        legal = set(view.legal)
-        for card in cards:
-            play = engine.PlayCard(card)
-            buttons.add_item(
-                GameActionButton.of_action(
-                    table.id,
-                    table.version,
-                    play,
-                    action_label(table, lang, play),
-                    discord.ButtonStyle.primary,
-                    disabled=play not in legal,
-                    emoji=action_emoji(table, play),
-                    row=0,
-                )
-            )
-        marriages = [a for a in view.legal if isinstance(a, engine.PlayCard) and a.marriage]
-        for marriage in sorted(marriages, key=lambda a: cards.index(a.card)):
-            buttons.add_item(
-                GameActionButton.of_action(
-                    table.id,
-                    table.version,
-                    marriage,
-                    action_label(table, lang, marriage),
-                    discord.ButtonStyle.success,
-                    emoji=action_emoji(table, marriage),
-                    row=1,
-                )
-            )
-        return buttons
-    for index, action in enumerate(view.legal):
-        style = (
-            discord.ButtonStyle.secondary if isinstance(action, engine.Pass) else discord.ButtonStyle.primary
-        )
-        if isinstance(action, engine.Double):
-            style = discord.ButtonStyle.danger
-        buttons.add_item(
+def hand_buttons(model: HandModel) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if model.back is not None:
+        view.add_item(HandButton.back(model.table_id, model.back))
+    for move in model.moves:
+        assert model.version is not None
+        view.add_item(
             GameActionButton.of_action(
-                table.id,
-                table.version,
-                action,
-                action_label(table, lang, action),
-                style,
-                emoji=action_emoji(table, action),
-                row=index // 5,
+                model.table_id,
+                model.version,
+                move.action,
+                move.label,
+                discord.ButtonStyle[move.style],
+                disabled=move.disabled,
+                emoji=move.emoji,
+                row=move.row,
             )
         )
-    return buttons
-
-
-def hint_button(table: TableSnapshot, lang: str) -> discord.ui.Item[Any]:
-    """A practice table's "Hint", for the position it is shown at."""
-    return CoachButton.hint(table.id, table.version, t(lang, "button.hint"))
+    if model.hint is not None and model.version is not None:
+        view.add_item(CoachButton.hint(model.table_id, model.version, model.hint))
+    return view
 
 
 # --- results -----------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """What the messages say, in the reader's language: names, the status line, contract, trump, score and trick
-texts, why a deal ended, and the signature of what a hand message shows. Discord-free: built from the tables
-and the engine's views only, so nothing hidden can leak into a text (``payloads.py`` makes messages of them)."""
+texts, and why a deal ended. Discord-free: built from the tables and the engine's views only, so nothing
+hidden can leak into a text (``payloads.py`` makes messages of them)."""
 
 from __future__ import annotations
 
@@ -205,32 +205,9 @@ def tricks_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     return text
 
 
-def hand_signature(table: TableSnapshot, seat: int) -> tuple[object, ...]:
-    """Everything a seat's DM shows, so that it is edited only when one of these changed: every edit of
-    every DM on every click would cost four requests a click and run into Discord's global rate limit."""
-    deal, occupant = table.deal, table.seats[seat]
-    if deal is None or occupant is None:
-        return ()
-    my_turn = deal.to_act == seat and not occupant.ai_takeover
-    return (
-        table.version if my_turn else None,  # the buttons carry the version
-        deal.phase,
-        my_turn,
-        deal.hands[seat],
-        deal.trick if my_turn else None,
-        len(deal.tricks),
-        deal.trump,
-        deal.aufschlag_card,
-        deal.contract,
-        deal.multiplier,
-        occupant.ai_takeover,
-        occupant.display_name,
-    )
-
-
 def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
     """The trick in words: the one to play to on your turn, else the last one completed. The table message
-    shows every card live; a DM changes only when something of its owner's changes (see ``hand_signature``)."""
+    shows every card live; a DM changes only when something of its owner's changes (``handmodel.py``)."""
     if view.trick and my_turn:
         title, plays = t(lang, "hand.trick"), view.trick
     elif view.last_trick is not None and view.last_trick.plays is not None:
