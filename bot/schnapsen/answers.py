@@ -44,6 +44,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def add_tally_field(
+    embed: discord.Embed, table: TableSnapshot, lang: str, first: int, tally: tuple[int, int]
+) -> None:
+    """The tally between the table's two pairs, team ``first`` named first with its count ``tally[0]``."""
+    value = t(
+        lang, "result.tally", a=team_names(table, first), b=team_names(table, 1 - first), x=tally[0], y=tally[1]
+    )
+    embed.add_field(name=t(lang, "result.tally_title"), value=value, inline=False)
+
+
 def add_rules_field(embed: discord.Embed, rules: engine.Ruleset, lang: str) -> None:
     """The settings a table changed from its preset, for everyone to see before and during play."""
     changed = changed_rules_text(rules, lang)
@@ -132,18 +142,7 @@ def score_embed(
     if table is not None and table.status != "lobby":
         embed.add_field(name=t(lang, "table.score"), value=score_text(table, lang), inline=False)
         if wins is not None:
-            embed.add_field(
-                name=t(lang, "result.tally_title"),
-                value=t(
-                    lang,
-                    "result.tally",
-                    a=team_names(table, 0),
-                    b=team_names(table, 1),
-                    x=wins[0],
-                    y=wins[1],
-                ),
-                inline=False,
-            )
+            add_tally_field(embed, table, lang, 0, wins)
     lines = [
         t(
             lang,

@@ -18,7 +18,7 @@ from bot.i18n import t
 from bot.vocabulary import HandOrder
 from engine import PlayerView
 
-from .answers import add_rules_field
+from .answers import add_rules_field, add_tally_field
 from .components import CoachButton, DealReviewButton, GameActionButton, HandButton, HostButton, SeatButton
 from .content import Payload, rendered
 from .handmodel import HandModel, hand_model
@@ -298,18 +298,7 @@ async def result_payload(
             inline=False,
         )
         if tally is not None:
-            embed.add_field(
-                name=t(lang, "result.tally_title"),
-                value=t(
-                    lang,
-                    "result.tally",
-                    a=team_names(table, bummerl.winner),
-                    b=team_names(table, 1 - bummerl.winner),
-                    x=tally[0],
-                    y=tally[1],
-                ),
-                inline=False,
-            )
+            add_tally_field(embed, table, lang, bummerl.winner, tally)
         if rating_changes:
             embed.add_field(
                 name=t(lang, "result.rating_title"), value=rating_changes_text(lang, rating_changes), inline=False
