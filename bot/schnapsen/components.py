@@ -146,17 +146,9 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
 
     @classmethod
     def of_action(
-        cls,
-        table_id: int,
-        version: int,
-        action: engine.Action,
-        label: str,
-        style: discord.ButtonStyle,
-        *,
-        disabled: bool = False,
-        emoji: str | None = None,
-        row: int | None = None,
-    ) -> Self:
+        cls, table_id: int, version: int, action: engine.Action, label: str, style: discord.ButtonStyle,
+        *, disabled: bool = False, emoji: str | None = None, row: int | None = None,
+    ) -> Self:  # fmt: skip
         return cls(cls.id_of(table_id, version, action), label, style, disabled=disabled, emoji=emoji, row=row)
 
     @staticmethod
