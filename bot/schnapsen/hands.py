@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 import engine
+from bot.cache import Lru
 from bot.db import PlayerPrefs, SeatRow
 from bot.game.table import TableSnapshot
 from bot.i18n import t
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DMS_CLOSED = 50007
 NO_MENTIONS = discord.AllowedMentions.none()
+REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
 CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
 
@@ -41,6 +43,25 @@ class Hands:
         self.messages = messages
         self.bot, self.service = messages.bot, messages.service
         self.edits, self.sends = messages.edits, messages.sends
+        self.user_langs = Lru[int, str](REMEMBERED_LANGUAGES)
+
+    # --- whose hand, where, in which language ----------------------------------------------------------
+
+    def user_lang(self, table: TableSnapshot, user_id: int | None) -> str:
+        """The language of what only this person sees: their Discord client's when known, else the table's."""
+        return self.user_langs.get(user_id or 0, table.language)
+
+    def remember_lang(self, user_id: int, lang: str) -> None:
+        self.user_langs[user_id] = lang
+
+    def where(self, table: TableSnapshot) -> str:
+        """The table's place as a hand's title names it: server · #channel."""
+        guild = self.bot.get_guild(table.guild_id)
+        channel = guild.get_channel_or_thread(table.channel_id) if guild else None
+        return f"{guild.name if guild else table.guild_id} · #{channel.name if channel else table.channel_id}"
+
+    def dm_channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     # --- what a hand shows ---------------------------------------------------------------------------
 
@@ -48,12 +69,12 @@ class Hands:
         self, table: TableSnapshot, seat: int, user_id: int, deal: engine.DealState | None = None
     ) -> HandModel:
         """The seat's hand as ``user_id`` sees it: in their language and order (``deal``: a finished one)."""
-        lang, where = self.messages.user_lang(table, user_id), self.messages.where(table)
+        lang, where = self.user_lang(table, user_id), self.where(table)
         return hand_model(table, seat, lang, where, deal, self.hand_order(user_id))
 
     async def payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> Payload:
         """The seat's hand in ``lang`` (the language of a click's answer), in ``user_id``'s order."""
-        where = self.messages.where(table)
+        where = self.where(table)
         return await payloads.hand_message(hand_model(table, seat, lang, where, order=self.hand_order(user_id)))
 
     def hand_order(self, user_id: int) -> HandOrder:
@@ -162,7 +183,7 @@ class Hands:
         digest = hash(payload.images.get("hand.png"))
         unchanged = memory.dm_images.get(message_id) == digest
         await (
-            self.messages.dm_channel(channel_id)
+            self.dm_channel(channel_id)
             .get_partial_message(message_id)
             .edit(**payload.edit_kwargs(keep_attachments=unchanged))
         )
@@ -175,12 +196,12 @@ class Hands:
         channel_id, message_id = message
 
         async def edit() -> None:
-            lang = self.messages.user_lang(table, user_id)
-            embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.messages.where(table)))
+            lang = self.user_lang(table, user_id)
+            embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.where(table)))
             embed.description = t(lang, why)
             with contextlib.suppress(discord.NotFound, discord.Forbidden):  # gone or blocked: nothing to take back
                 await (
-                    self.messages.dm_channel(channel_id)
+                    self.dm_channel(channel_id)
                     .get_partial_message(message_id)
                     .edit(embeds=[embed], attachments=[], view=None)
                 )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.cache import Lru
 from bot.db import OutboxEntry, SeatRow
 from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 NO_MENTIONS = discord.AllowedMentions.none()
-REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
 # How long a closing table's thread waits for its message to show the table closed before it is archived
 # anyway (an edit that keeps failing must not keep the thread open).
 CLOSED_MESSAGE_WAIT = 30.0
@@ -45,7 +43,6 @@ class Messages:
         retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
         self.edits = Coalescer(bot.settings.edit_interval, **retry)  # message edits, rate limited per message
         self.sends = Coalescer(0.0, **retry)  # hand sends and deliveries of the outbox
-        self.user_langs = Lru[int, str](REMEMBERED_LANGUAGES)
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
         self.hands = Hands(self)
         # Two facts about a table's closing, which outlive its memory (the close is what forgets it): a table
@@ -67,14 +64,6 @@ class Messages:
             if self.service.snapshot(table_id) is not None:
                 self._tables[table_id] = memory
         return memory
-
-    # --- languages -----------------------------------------------------------------------------------
-
-    def user_lang(self, table: TableSnapshot, user_id: int | None) -> str:
-        return self.user_langs.get(user_id or 0, table.language)
-
-    def remember_lang(self, user_id: int, lang: str) -> None:
-        self.user_langs[user_id] = lang
 
     # --- after a change --------------------------------------------------------------------------------
 
@@ -105,14 +94,6 @@ class Messages:
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id)
-
-    def dm_channel(self, channel_id: int) -> discord.PartialMessageable:
-        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
-
-    def where(self, table: TableSnapshot) -> str:
-        guild = self.bot.get_guild(table.guild_id)
-        channel = guild.get_channel_or_thread(table.channel_id) if guild else None
-        return f"{guild.name if guild else table.guild_id} · #{channel.name if channel else table.channel_id}"
 
     def refresh_table_message(self, table: TableSnapshot) -> None:
         """Show the table as it stands now (posting the table message when it has none or it was deleted)."""

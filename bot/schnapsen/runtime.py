@@ -76,14 +76,14 @@ class Runtime:
         self.messages.hands.prefs_changed(table, user_id, before)
 
     def where(self, table: TableSnapshot) -> str:
-        return self.messages.where(table)
+        return self.messages.hands.where(table)
 
     async def hand_payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> Payload:
         """The seat's hand as ``user_id`` sees it (in ``lang``, their order), for an answer to their click."""
         return await self.messages.hands.payload(table, seat, lang, user_id)
 
     def remember_lang(self, user_id: int, lang: str) -> None:
-        self.messages.remember_lang(user_id, lang)
+        self.messages.hands.remember_lang(user_id, lang)
 
     def turn_clock_reset(self, table: TableSnapshot) -> None:
         self.drivers.turn_clock_reset(table.id)
