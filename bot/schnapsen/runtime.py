@@ -1,6 +1,7 @@
 """Keeping Discord in step with the tables, after the service has stored a change: ``Runtime`` owns the
-messages (`messages.py`: the table message, the hands, the outbox, languages) and the drivers (`drivers.py`:
-AI moves, idle timers, the watchdog, the sweeper), and is what the cog and the client call.
+messages (`messages.py`: the table message and the outbox; `hands.py`: the hands and people's languages) and
+the drivers (`drivers.py`: AI moves, idle timers, the watchdog, the sweeper), and is what the cog and the
+client call. The client builds it in ``setup_hook``, before any extension loads.
 
 Everything runs as supervised jobs (`coalesce.py`) that read the table's snapshot when they run: a failing
 Discord call, write or AI decision is logged at ERROR with the table id and retried with a growing pause
