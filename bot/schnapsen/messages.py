@@ -1,6 +1,6 @@
 """Keeping Discord's messages in step with the tables: the table message, each player's private hand
-(``hands.py``: a DM, or ephemeral in the channel), delivery of what a stored change owes (results, last words
-of finished hands, notices) and the languages people were last seen using. What they remember of a table is
+(``hands.py``: a DM, or ephemeral in the channel, in the language they were last seen using) and delivery of
+what a stored change owes (results, last words of finished hands, notices). What they remember of a table is
 one ``TableMemory`` (``tablememory.py``), dropped as a whole when the table closes.
 
 Every job here runs after the service stored the change, as a supervised job (`coalesce.py`), and reads the
