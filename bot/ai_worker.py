@@ -20,9 +20,10 @@ is killed, the hard cap passed, no worker that can be started, arguments that ca
 ``greedy`` computed in a thread, and if greedy fails too by a random legal action. Every fallback is logged at
 WARNING with its reason.
 
-Each worker is a separate process (``multiprocessing`` with the "spawn" start method) with a pipe of its own,
-so a worker that overruns its hard cap is terminated alone: the searches of other workers go on. A worker that
-is terminated or dies is replaced at once in the background. ``start`` brings every worker up (engine imported,
+Each worker is a separate process (``multiprocessing`` with the "spawn" start method; its loop and the bot's
+handle on it are in ``ai_processes.py``) with a pipe of its own, so a worker that overruns its hard cap is
+terminated alone: the searches of other workers go on. A worker that is terminated or dies is replaced at
+once in the background. ``start`` brings every worker up (engine imported,
 one tiny decision made) before the first table needs one.
 
 This module may import the engine but never discord.
@@ -34,22 +35,19 @@ import asyncio
 import contextlib
 import enum
 import heapq
-import importlib
 import itertools
 import logging
 import math
 import multiprocessing
-import os
 import pickle
 import random
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
+from bot.ai_processes import WorkerProcess, exit_reason, serve, usable_cores  # usable_cores: re-exported
 from engine import Action, PlayerView, Ruleset
 from engine.ai import Evaluation, choose_action
 
@@ -86,144 +84,6 @@ class _Fallback(Exception):
 
 class AnalysisFailed(Exception):
     """An evaluation (``AiWorker.evaluate``) got no answer: the message says why."""
-
-
-# ----------------------------------------------------------------------------------------------------------
-# The worker process
-
-
-def _load(search: str) -> Callable[..., Any]:
-    module, _, name = search.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def _warm_up(search: Callable[..., Any]) -> None:
-    """One tiny decision, so that every module and code path of a search is loaded before the first table."""
-    from engine import STANDARD, deal_hands, new_deal, view_for
-
-    state = new_deal(STANDARD, 0, deal_hands(0, 0))
-    search(view_for(state, state.to_act), "pimc", 0, 1, None)
-
-
-def _serve(conn: Connection, search_path: str) -> None:
-    """A worker's main loop: one pickled request ``(search, (view, player, seed, budget_ms, rules))``, one reply.
-
-    ``search_path`` is loaded and warmed up at once (a worker that cannot load it never starts); any other
-    search a request names is loaded at its first request and kept."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is for the bot, which stops us
-    searches: dict[str, Callable[..., Any]] = {}
-    try:
-        searches[search_path] = _load(search_path)
-    except BaseException as err:
-        conn.send(("failed", f"cannot load {search_path}: {err!r}"))
-        return
-    try:
-        _warm_up(searches[search_path])
-        conn.send(("ready", ""))
-    except Exception as err:  # a worker that cannot warm up may still search
-        conn.send(("ready", f"warm-up failed: {err!r}"))
-    while True:
-        try:
-            path, args = pickle.loads(conn.recv_bytes())
-        except (EOFError, OSError):  # the bot closed the pipe or is gone
-            return
-        try:
-            search = searches.get(path)
-            if search is None:
-                search = searches[path] = _load(path)
-            reply = pickle.dumps(("ok", search(*args)), pickle.HIGHEST_PROTOCOL)
-        except Exception as err:
-            reply = pickle.dumps(("error", f"{type(err).__name__}: {err}"), pickle.HIGHEST_PROTOCOL)
-        try:
-            conn.send_bytes(reply)
-        except OSError:  # the bot is gone
-            return
-
-
-# ----------------------------------------------------------------------------------------------------------
-# The bot's side
-
-
-class _Worker:
-    """One worker process and the bot's end of its pipe.
-
-    At any moment exactly one party owns a worker and must either hand it on or retire it: the task starting
-    it, the idle list, or the task running a request on it.
-    """
-
-    def __init__(self, process: BaseProcess, conn: Connection) -> None:
-        self.process = process
-        self.conn = conn
-        self.reaping: asyncio.Future[int | None] | None = None  # set once retired
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid
-
-    def alive(self) -> bool:
-        return self.process.pid is not None and self.process.is_alive()
-
-    def stop(self) -> None:
-        """Terminate the process (no wait); its pipe then reads as closed."""
-        if self.alive():
-            with contextlib.suppress(OSError):  # already gone
-                self.process.terminate()
-
-    async def receive(self, timeout: float) -> Any:
-        """The next message from the worker, waited for without blocking the event loop.
-
-        Raises TimeoutError when none arrives in time, EOFError or OSError when the worker is gone.
-        """
-        if not self.conn.poll():
-            await self._readable(timeout)
-        return pickle.loads(self.conn.recv_bytes())  # a whole message (or the end of the pipe) is there
-
-    async def _readable(self, timeout: float) -> None:
-        loop = asyncio.get_running_loop()
-        readable = loop.create_future()
-        fd = self.conn.fileno()
-
-        def wake() -> None:
-            if not readable.done():
-                readable.set_result(None)
-
-        try:
-            loop.add_reader(fd, wake)
-        except NotImplementedError:  # an event loop without add_reader: wait in a thread instead
-            if not await asyncio.to_thread(self.conn.poll, max(timeout, 0)):
-                raise TimeoutError from None
-            return
-        try:
-            async with asyncio.timeout(max(timeout, 0)):
-                await readable
-        finally:
-            loop.remove_reader(fd)
-
-    def kill(self) -> None:
-        if self.alive():
-            with contextlib.suppress(OSError):
-                self.process.kill()
-
-    def reap(self, grace: float = 2.0) -> int | None:
-        """Wait (in a thread) for the stopped process to end; kill it if it does not. Returns its exit code."""
-        if self.process.pid is None:
-            return None
-        self.process.join(grace)
-        if self.process.is_alive():
-            self.kill()
-            self.process.join()
-        return self.process.exitcode
-
-
-def _exit_reason(code: int | None) -> str:
-    if code is None:
-        return "ended"
-    if code < 0:
-        try:
-            return f"was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"was killed by signal {-code}"
-    return f"exited with code {code}"
 
 
 def _greedy_or_random(view: PlayerView, rules: Ruleset | None, seed: int) -> Action:
@@ -302,9 +162,9 @@ class AiWorker:
         self.fallbacks = 0  # decisions not answered by the search
         self.reduced = 0  # decisions searched with less than their budget (overload)
         self.floor_hits = 0  # ... of them, those cut down to the floor
-        self._workers: set[_Worker] = set()  # every worker not yet retired: starting, idle or busy
-        self._idle: list[_Worker] = []
-        self._running: dict[_Worker, _Request] = {}
+        self._workers: set[WorkerProcess] = set()  # every worker not yet retired: starting, idle or busy
+        self._idle: list[WorkerProcess] = []
+        self._running: dict[WorkerProcess, _Request] = {}
         self._queue: list[tuple[int, int, _Request]] = []  # a heap: (priority, arrival number, request)
         self._arrivals = itertools.count()
         self._starting: set[asyncio.Task[bool]] = set()
@@ -486,7 +346,7 @@ class AiWorker:
                 log.warning(
                     "AI worker %s %s while idle; replacing it",
                     worker.pid,
-                    _exit_reason(worker.process.exitcode),
+                    exit_reason(worker.process.exitcode),
                 )
                 self._retire(worker)
                 continue
@@ -514,7 +374,7 @@ class AiWorker:
             )  # fmt: skip
         return budget
 
-    async def _run(self, worker: _Worker, request: _Request) -> None:
+    async def _run(self, worker: WorkerProcess, request: _Request) -> None:
         """Run one request on ``worker`` (which it owns until it releases or retires it) and settle its answer."""
         loop = asyncio.get_running_loop()
         outcome: Any
@@ -543,7 +403,7 @@ class AiWorker:
         except (EOFError, OSError, pickle.UnpicklingError) as err:
             self._running.pop(worker, None)
             code = await asyncio.shield(self._retire(worker))
-            outcome = _Fallback(f"worker {worker.pid} {_exit_reason(code)} ({err!r})")
+            outcome = _Fallback(f"worker {worker.pid} {exit_reason(code)} ({err!r})")
         except BaseException:  # cancelled (the event loop is ending): the worker's state is unknown
             self._running.pop(worker, None)
             self._retire(worker)
@@ -580,7 +440,7 @@ class AiWorker:
 
     # -- the workers ---------------------------------------------------------------------------------------
 
-    def _release(self, worker: _Worker) -> None:
+    def _release(self, worker: WorkerProcess) -> None:
         """A worker that is free again: to the first request of the queue, else idle."""
         if self._closed:
             self._retire(worker)
@@ -588,7 +448,7 @@ class AiWorker:
         self._idle.append(worker)
         self._dispatch()
 
-    def _retire(self, worker: _Worker) -> asyncio.Future[int | None]:
+    def _retire(self, worker: WorkerProcess) -> asyncio.Future[int | None]:
         """Stop a worker for good and start a replacement; the result is the process's exit code, once reaped."""
         if worker.reaping is not None:  # retired already
             return worker.reaping
@@ -613,15 +473,15 @@ class AiWorker:
         for _ in range(self.workers - len(self._workers)):
             parent, child = self._context.Pipe()
             process = self._context.Process(
-                target=_serve, args=(child, self.search), name="ai-worker", daemon=True
+                target=serve, args=(child, self.search), name="ai-worker", daemon=True
             )
-            worker = _Worker(process, parent)
+            worker = WorkerProcess(process, parent)
             self._workers.add(worker)
             task = asyncio.create_task(self._start_worker(worker, child), name="start AI worker")
             self._starting.add(task)
             task.add_done_callback(self._starting.discard)
 
-    async def _start_worker(self, worker: _Worker, child: Connection) -> bool:
+    async def _start_worker(self, worker: WorkerProcess, child: Connection) -> bool:
         """Start the process and wait for it to be ready; True when it joined the idle workers."""
         try:
             try:
@@ -660,14 +520,6 @@ class AiWorker:
         task.add_done_callback(self._background.discard)
         task.add_done_callback(_log_failure)
         return task
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # no affinity on this platform
-        return max(1, os.cpu_count() or 1)
 
 
 def _settle(request: _Request, outcome: Any) -> None:

@@ -13,7 +13,7 @@ import hashlib
 import json
 import logging
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 import discord
@@ -24,11 +24,9 @@ from bot.db import Database
 from bot.game.ai import AiPlayers
 from bot.game.coach import Coach
 from bot.game.service import TableService
+from bot.schnapsen.checks import Throttle
+from bot.schnapsen.runtime import Runtime
 from bot.settings import Settings
-
-if TYPE_CHECKING:
-    from bot.schnapsen.checks import Throttle
-    from bot.schnapsen.runtime import Runtime
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("bot.schnapsen.cog",)
@@ -76,7 +74,8 @@ class SchnapsenBot(commands.Bot):
             evaluate=settings.coach_search,
         )
         self.coach: Coach
-        # Set by the schnapsen extension while it is loaded (bot/schnapsen/cog.py, cog_load).
+        # Bot-wide, made in setup_hook before any extension loads (so none depends on another's load order):
+        # what keeps Discord in step with the tables, and the per-user flood check of commands and buttons.
         self.runtime: Runtime
         self.throttle: Throttle
 
@@ -98,6 +97,8 @@ class SchnapsenBot(commands.Bot):
             reviews_per_window=settings.reviews_per_window,
             review_window=settings.review_window,
         )
+        self.runtime = Runtime(self)
+        self.throttle = Throttle()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands_if_changed()
@@ -151,7 +152,16 @@ class SchnapsenBot(commands.Bot):
         log.info("connected to Discord as %s: %d server(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
-        await super().close()  # unloads the extensions first: their loops stop and their messages drain
+        # The extensions first (their loops stop), then the runtime's queued messages drain while the HTTP
+        # session is still open; discord.py's close unloads nothing more, then closes the connection.
+        for extension in tuple(self.extensions):
+            try:
+                await self.unload_extension(extension)
+            except Exception:
+                log.exception("unloading %s failed", extension)
+        if hasattr(self, "runtime"):
+            await self.runtime.shutdown()
+        await super().close()
         if hasattr(self, "ai"):
             await self.ai.close()
         if hasattr(self, "coach"):

@@ -20,7 +20,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/render": ("PIL", "bot.vocabulary"),
     "bot/i18n": ("bot.vocabulary",),
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
-    "bot/ai_worker.py": ("engine",),
+    "bot/ai_worker.py": ("engine", "bot.ai_processes"),
+    "bot/ai_processes.py": ("engine",),
     "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.ai_worker", "openskill"),
     # The admin commands and what opens their database: storage and settings, never discord.
     "bot/connect.py": ("bot.db", "bot.settings"),
@@ -28,6 +29,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/copydata.py": ("bot.db", "bot.settings", "bot.connect"),
     # The shell's texts are Discord-free: the embeds and views are built from them in payloads.py.
     "bot/schnapsen/texts.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
+    # What a hand message shows, as a value compared for changes: Discord-free like the texts it is made of.
+    "bot/schnapsen/handmodel.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
 }
 
 
@@ -59,3 +62,50 @@ def test_each_layer_imports_only_the_standard_library_and_the_layers_beneath_it(
         if module.split(".")[0] not in sys.stdlib_module_names and not any(within(module, p) for p in allowed)
     )
     assert not offenders, f"{source} imports beyond its layer: {offenders}"
+
+
+def python_files(*sources: str) -> list[Path]:
+    return sorted(path for source in sources for path in (ROOT / source).rglob("*.py"))
+
+
+def test_nothing_under_bot_imports_from_the_tests() -> None:
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files("bot")
+        for module in imported_modules(path)
+        if within(module, "tests")
+    )
+    assert not offenders, f"bot/ imports from tests/: {offenders}"
+
+
+def test_the_shell_reads_tables_through_the_snapshot_not_their_storage_rows() -> None:
+    """The Discord shell (bot/schnapsen, bot/render) reads what a table shows through the snapshot's
+    properties (``table.deck``, ``table.channel_id``); a storage row's field (``table.row.deck``) is the
+    storage layer's business, free to change without the shell noticing."""
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in python_files("bot/schnapsen", "bot/render")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "row"
+    )
+    assert not offenders, f"the shell reads storage rows at {offenders}"
+
+
+def relative_imports(path: Path) -> set[str]:
+    """The sibling modules a file imports relatively (``from . import x``, ``from .x import y``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found.update([node.module] if node.module else [alias.name for alias in node.names])
+    return found
+
+
+def test_the_buttons_and_the_messages_built_of_them_do_not_import_each_other() -> None:
+    """``payloads.py`` builds views of the families' buttons; the families (``components.py``) answer with
+    texts of their own and reach a hand through the runtime, so neither module is half of a cycle."""
+    shell = ROOT / "bot" / "schnapsen"
+    assert "payloads" not in relative_imports(shell / "components.py")
+    assert "answers" not in relative_imports(shell / "payloads.py") or "payloads" not in relative_imports(
+        shell / "answers.py"
+    )
+    assert "components" not in relative_imports(shell / "answers.py")

@@ -2,9 +2,9 @@
 
 Run from anywhere:  python tools/sample_images.py [--out DIR] [--new-record SEED]
 
-Every image is drawn by the bot's own message builders (``bot.schnapsen.payloads``) from a position of the
-record ``docs/images/sample-game.json`` (a Bummerl the AI played against itself), so every figure a sample
-shows is one the rules produce. ``--new-record SEED`` first plays a new Bummerl with the ``pimc`` AI and
+Every image is drawn by the bot's own message builders (``bot.schnapsen.payloads`` and ``answers``) from a
+position of the record ``docs/images/sample-game.json`` (a Bummerl the AI played against itself), so every
+figure a sample shows is one the rules produce. ``--new-record SEED`` first plays a new Bummerl with the ``pimc`` AI and
 writes it over the committed record.
 
 To add an image, write a function that takes the ``Game`` and returns PNG bytes (pick a position with
@@ -31,7 +31,7 @@ from bot.db import Database  # noqa: E402
 from bot.game.profile import BestPartner, FamilyRecord, PlayerProfile, ShownRating  # noqa: E402
 from bot.game.service import TableService  # noqa: E402
 from bot.game.table import LogLine, TableSnapshot, log_events, logged  # noqa: E402
-from bot.schnapsen import payloads  # noqa: E402
+from bot.schnapsen import answers, payloads  # noqa: E402
 from engine.ai import choose_action  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
@@ -145,7 +145,7 @@ async def result_png(game: Game) -> bytes:
 
 async def review_png(game: Game) -> bytes:
     table = game.snapshot(game.deal_end(reviewed_deal(game)))
-    return (await payloads.deal_review_payload(table, LANG)).images["deal.png"]
+    return (await answers.deal_review_payload(table, LANG)).images["deal.png"]
 
 
 # One recorded Bummerl gives a profile without a history, so the profile card shows a regular player's
@@ -160,7 +160,7 @@ VETERAN = PlayerProfile(
 
 
 async def profile_png(game: Game) -> bytes:
-    payload = await payloads.profile_payload(VETERAN, "Ελένη", LANG, attach=True)
+    payload = await answers.profile_payload(VETERAN, "Ελένη", LANG, attach=True)
     return payload.images["profile.png"]
 
 

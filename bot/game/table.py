@@ -45,6 +45,58 @@ class TableSnapshot:
     def status(self) -> str:
         return self.row.status
 
+    # What the Discord shell shows and where: read through these, never through the storage row.
+
+    @property
+    def guild_id(self) -> int:
+        """The guild the table is in."""
+        return self.row.guild_id
+
+    @property
+    def channel_id(self) -> int:
+        """The channel (or thread) its message is in."""
+        return self.row.channel_id
+
+    @property
+    def host_id(self) -> int:
+        """Who opened it."""
+        return self.row.host_id
+
+    @property
+    def deck(self) -> str:
+        """Its card style (``french`` or ``doppeldeutsch``)."""
+        return self.row.deck
+
+    @property
+    def turn_seconds(self) -> int:
+        """How long a person's turn lasts before the AI takes it over."""
+        return self.row.turn_seconds
+
+    @property
+    def language(self) -> str:
+        """The language of its public messages."""
+        return self.row.language
+
+    @property
+    def table_message_id(self) -> int | None:
+        """Its table message, once posted."""
+        return self.row.table_message_id
+
+    @property
+    def thread_parent_id(self) -> int | None:
+        """The channel whose thread the bot opened for it, if it lives in one."""
+        return self.row.thread_parent_id
+
+    @property
+    def practice(self) -> bool:
+        """A practice table: hints, and its deals count for no statistic or rating."""
+        return self.row.practice
+
+    @property
+    def updated_at(self) -> int:
+        """When it last changed (Unix seconds)."""
+        return self.row.updated_at
+
     def seat_of(self, user_id: int) -> int | None:
         for seat in self.seats:
             if seat is not None and seat.user_id == user_id:

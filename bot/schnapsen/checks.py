@@ -54,7 +54,7 @@ def require_manager(interaction: Interaction) -> None:
 def may_manage(interaction: Interaction, table: TableSnapshot) -> bool:
     """The table's host, or someone who may manage the server."""
     permissions = interaction.permissions
-    return interaction.user.id == table.row.host_id or bool(permissions and permissions.manage_guild)
+    return interaction.user.id == table.host_id or bool(permissions and permissions.manage_guild)
 
 
 def check_place(interaction: Interaction, table: TableSnapshot, *, works_in_dm: bool) -> None:
@@ -63,5 +63,5 @@ def check_place(interaction: Interaction, table: TableSnapshot, *, works_in_dm: 
     if interaction.guild_id is None:
         if not works_in_dm:
             raise UserError("error.wrong_channel")
-    elif interaction.guild_id != table.row.guild_id or interaction.channel_id != table.row.channel_id:
+    elif interaction.guild_id != table.guild_id or interaction.channel_id != table.channel_id:
         raise UserError("error.wrong_channel")

@@ -25,9 +25,9 @@ from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
 
-from . import payloads, ruletexts, threads
-from .checks import Throttle, may_manage, require_manager
-from .components import COMPONENTS, forget_me_view, leave_table, show_hand
+from . import answers, payloads, ruletexts, threads
+from .checks import may_manage, require_manager
+from .components import COMPONENTS, forget_me_view, leaderboard_page, leave_table, show_hand
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
 from .translator import CHOICE_KEYS, CatalogueTranslator
@@ -110,8 +110,6 @@ class SchnapsenCog(
         """Register the buttons, show every restored table as it stands and pick up where it stopped, then
         start the watchdog and the sweeper."""
         bot, settings = self.bot, self.bot.settings
-        bot.runtime = Runtime(bot)
-        bot.throttle = Throttle()
         bot.add_dynamic_items(*COMPONENTS)
         restored = await self.service.restore_all()
         for table in restored.tables:
@@ -136,7 +134,6 @@ class SchnapsenCog(
         self.watchdog.cancel()
         self.sweeper.cancel()
         self.bot.remove_dynamic_items(*COMPONENTS)
-        await self.runtime.shutdown()
 
     @tasks.loop(seconds=15)  # every settings.watchdog_interval (set in cog_load)
     async def watchdog(self) -> None:
@@ -232,7 +229,7 @@ class SchnapsenCog(
             # Inside a thread (or where no thread can be opened) the table opens right there instead.
             assert isinstance(interaction.channel, discord.TextChannel)
             table = await threads.open_in_thread(self.bot, interaction, interaction.channel, **options)
-            reply = t(lang, "reply.table_opened_in_thread", channel=table.row.channel_id)
+            reply = t(lang, "reply.table_opened_in_thread", channel=table.channel_id)
             await interaction.followup.send(reply, ephemeral=True)
             return
         table = await self.service.open_table(channel_id=interaction.channel_id, **options)
@@ -294,16 +291,16 @@ class SchnapsenCog(
         table = self.service.table_in_channel(interaction.channel_id or 0)
         wins, tallies = None, None
         if table is not None and table.status != "lobby" and all(table.seats):
-            wins = await self.service.tally_between(table.row.guild_id, table.team_key(0), table.team_key(1))
+            wins = await self.service.tally_between(table.guild_id, table.team_key(0), table.team_key(1))
         caller_seat = table.seat_of(interaction.user.id) if table is not None else None
         if table is not None and caller_seat is not None:
-            tallies = await self.service.tallies_of_pair(table.row.guild_id, table.team_key(caller_seat % 2))
-        await answer(interaction, embed=payloads.score_embed(table, lang, wins, tallies))
+            tallies = await self.service.tallies_of_pair(table.guild_id, table.team_key(caller_seat % 2))
+        await answer(interaction, embed=answers.score_embed(table, lang, wins, tallies))
 
     @app_commands.command(name="rules", description=_("The contracts and who may bid them"))
     async def rules(self, interaction: Interaction) -> None:
         table = self.service.table_in_channel(interaction.channel_id or 0)
-        embed = payloads.rules_embed(table.rules if table else engine.STANDARD, language_of(interaction))
+        embed = answers.rules_embed(table.rules if table else engine.STANDARD, language_of(interaction))
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="leaderboard", description=_("This server's best players"))
@@ -319,7 +316,7 @@ class SchnapsenCog(
             if sort is None
             else one_of(sort, LEADERBOARD_SORTS)
         )
-        embed, view = await payloads.leaderboard_page(interaction, lang, chosen, 0)
+        embed, view = await leaderboard_page(interaction, lang, chosen, 0)
         await answer(interaction, embed=embed, view=view)
 
     @app_commands.command(
@@ -336,7 +333,7 @@ class SchnapsenCog(
         who = player or interaction.user
         profile = await self.service.player_profile(interaction.guild_id, who.id)
         attach = interaction.app_permissions.attach_files
-        payload = await payloads.profile_payload(profile, who.display_name, lang, attach=attach)
+        payload = await answers.profile_payload(profile, who.display_name, lang, attach=attach)
         await answer(interaction, **payload.send_kwargs())
 
     @app_commands.command(
@@ -360,7 +357,7 @@ class SchnapsenCog(
         table = self.table_here(interaction)
         await thinking(interaction)
         record = await self.service.export_record(table.id, include_unfinished=False)
-        file = payloads.record_file(table.id, record)
+        file = answers.record_file(table.id, record)
         await answer(interaction, t(lang, "reply.export", count=len(record.deals)), file=file)
 
     @app_commands.command(
@@ -389,7 +386,7 @@ class SchnapsenCog(
             table.status == "playing"
             and prefs.hand_place == "channel"
             and before.hand_place == "dm"
-            and interaction.channel_id == table.row.channel_id
+            and interaction.channel_id == table.channel_id
         ):
             # The hand is shown before the change is applied: on her turn the change would otherwise post a
             # turn notice (no hand open yet) that this hand takes down at once.

@@ -1,5 +1,7 @@
 """The buttons: one DynamicItem class per family, each with its own template, so that every button keeps
-working on messages sent before a restart (discord.py builds the item from its custom id's match).
+working on messages sent before a restart (discord.py builds the item from its custom id's match). A family
+owns its verbs: it builds its buttons (the payloads call its constructors, never spell an id) and parses
+them back; no verb is spelled outside its family.
 
 A click is a straight line: the family's template matches the custom id and ``from_custom_id`` builds the item
 from the match; ``interaction_check`` throttles the user, finds the table and checks that this button may be
@@ -19,26 +21,11 @@ from bot.game.errors import UserError, one_of
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
+from engine.actions import DOUBLING_WORDS
 
-from . import payloads  # payloads builds its views from these buttons: both import the module, not names
+from . import answers
 from .checks import check_place, may_manage
-from .ids import (
-    COACH_VERBS,
-    DEAL_REVIEW_PATTERN,
-    FORGET_ME_PATTERN,
-    GAME_VERBS,
-    HAND_VERBS,
-    HOST_VERBS,
-    LEADERBOARD_PATTERN,
-    PATTERN,
-    SEAT_VERBS,
-    UNKNOWN_VERB_PATTERN,
-    ButtonId,
-    action_of,
-    deal_review_id,
-    forget_me_id,
-    template,
-)
+from .ids import PATTERN, ButtonId, template, unknown_verb_template
 from .replies import acknowledge, answer, language_of, report_error, thinking
 
 if TYPE_CHECKING:
@@ -96,8 +83,10 @@ class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
 
 
 class TableButton(ShellButton, template=PATTERN):
-    """A button of one table, ``bs:<table>:<version>:<verb>:<arg>``: it acts only where its table is."""
+    """A button of one table, ``bs:<table>:<version>:<verb>:<arg>`` (``ids.py``): it acts only where its table
+    is. Each subclass is one family, with its ``VERBS``; its class methods build its buttons."""
 
+    VERBS: tuple[str, ...] = ()
     table: TableSnapshot  # found by the check
 
     def __init__(
@@ -143,12 +132,67 @@ class TableButton(ShellButton, template=PATTERN):
         check_place(interaction, self.table, works_in_dm=self.works_in_dm)
 
 
+GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
+
+
 class GameActionButton(TableButton, template=template(GAME_VERBS)):
     """A move (trump, Aufschlagen, bid, pass, double, card, marriage) on the player's hand: in their DM, or
-    ephemeral in the channel. The version in its id is the position it was made for."""
+    ephemeral in the channel. The version in its id is the position it was made for; the verb and ``arg`` say
+    the engine action (``id_of`` and ``action_of``, one the inverse of the other)."""
 
+    VERBS = GAME_VERBS
     action: engine.Action
     seat: int
+
+    @classmethod
+    def of_action(
+        cls, table_id: int, version: int, action: engine.Action, label: str, style: discord.ButtonStyle,
+        *, disabled: bool = False, emoji: str | None = None, row: int | None = None,
+    ) -> Self:  # fmt: skip
+        return cls(cls.id_of(table_id, version, action), label, style, disabled=disabled, emoji=emoji, row=row)
+
+    @staticmethod
+    def id_of(table_id: int, version: int, action: engine.Action) -> ButtonId:
+        match action:
+            case engine.ChooseTrump(suit):
+                return ButtonId(table_id, version, "trump", suit)
+            case engine.Aufschlagen():
+                return ButtonId(table_id, version, "auf")
+            case engine.Bid(contract):
+                return ButtonId(table_id, version, "bid", contract.id)
+            case engine.Pass():
+                return ButtonId(table_id, version, "pass")
+            case engine.Double(word):
+                return ButtonId(table_id, version, "dbl", word)
+            case engine.PlayCard(card, None):
+                return ButtonId(table_id, version, "play", card)
+            case engine.PlayCard(card, value):
+                return ButtonId(table_id, version, "mar", f"{card}{value}")
+        raise TypeError(action)
+
+    @staticmethod
+    def action_of(button: ButtonId) -> engine.Action | None:
+        """The engine action a game button asks for; None when the id is malformed (forged)."""
+        try:
+            match button.verb:
+                case "trump":
+                    return engine.ChooseTrump(button.arg) if button.arg in engine.SUITS else None
+                case "auf":
+                    return engine.AUFSCHLAGEN
+                case "bid":
+                    return engine.Bid(engine.Contract.from_id(button.arg))
+                case "pass":
+                    return engine.PASS
+                case "dbl":
+                    return engine.Double(button.arg) if button.arg in DOUBLING_WORDS else None
+                case "play":
+                    return engine.PlayCard(engine.parse_card(button.arg))
+                case "mar":
+                    value = int(button.arg[2:]) if button.arg[2:] in ("20", "40") else None
+                    return engine.PlayCard(engine.parse_card(button.arg[:2]), value) if value else None
+        except engine.RulesError:
+            return None
+        return None
 
     @property
     def works_in_dm(self) -> bool:
@@ -156,7 +200,7 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
 
     def check(self, interaction: Interaction) -> None:
         super().check(interaction)
-        action = action_of(self.button)
+        action = self.action_of(self.button)
         if action is None:
             raise UserError("error.bad_button")
         seat = self.table.seat_of(interaction.user.id)
@@ -177,21 +221,46 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         runtime.after_change(outcome.table, outcome)
         if from_ephemeral and not runtime.hand_in_channel(outcome.table, self.seat):
             # A hand shown on request to someone whose hand lives in their DMs: brought up to date once.
-            order = runtime.messages.hand_order(user_id)
-            payload = await payloads.hand_payload(
-                outcome.table, self.seat, self.lang, runtime.where(outcome.table), order=order
-            )
+            payload = await runtime.hand_payload(outcome.table, self.seat, self.lang, user_id)
             await interaction.edit_original_response(**payload.edit_kwargs())
 
 
+SIT, ADD_AI, LEAVE, START, PRACTICE = "sit", "ai", "leave", "start", "practice"
+SEAT_VERBS = (SIT, ADD_AI, LEAVE, START, PRACTICE)
+
+
 class SeatButton(TableButton, template=template(SEAT_VERBS)):
-    """The lobby's Sit (``arg`` the seat), Add AI, Leave and Start."""
+    """The lobby's Sit (``arg`` the seat), Add AI, Leave and Start, and the host's practice toggle (``arg`` 1:
+    make it a practice table, 0: a normal one)."""
+
+    VERBS = SEAT_VERBS
+
+    @classmethod
+    def sit(cls, table_id: int, seat: int, label: str, *, taken: bool) -> Self:
+        return cls(ButtonId(table_id, 0, SIT, str(seat)), label, discord.ButtonStyle.primary, disabled=taken, row=0)
+
+    @classmethod
+    def add_ai(cls, table_id: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, ADD_AI), label, row=1)
+
+    @classmethod
+    def leave(cls, table_id: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, LEAVE), label, discord.ButtonStyle.danger, row=1)
+
+    @classmethod
+    def start(cls, table_id: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, START), label, discord.ButtonStyle.success, row=1)
+
+    @classmethod
+    def practice_toggle(cls, table_id: int, practice_now: bool, label: str) -> Self:
+        style = discord.ButtonStyle.success if practice_now else discord.ButtonStyle.secondary
+        return cls(ButtonId(table_id, 0, PRACTICE, "0" if practice_now else "1"), label, style, row=2)
 
     def check(self, interaction: Interaction) -> None:
         super().check(interaction)
-        if self.button.verb == "sit" and self.button.arg not in ("0", "1", "2", "3"):
+        if self.button.verb == SIT and self.button.arg not in ("0", "1", "2", "3"):
             raise UserError("error.bad_button")
-        if self.button.verb == "practice" and self.button.arg not in ("0", "1"):
+        if self.button.verb == PRACTICE and self.button.arg not in ("0", "1"):
             raise UserError("error.bad_button")
 
     async def clicked(self, interaction: Interaction) -> None:
@@ -219,9 +288,26 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
                 client.runtime.refresh_table_message(changed)
 
 
+HOST_VERBS = ("rematch", "close", "stop")
+
+
 class HostButton(TableButton, template=template(HOST_VERBS)):
     """After a Bummerl: Rematch, and Close (by a player or a manager, only while it is over, at the position
     the button was made for); and the confirmation of ``/schnapsen stop`` (host or manager, at any time)."""
+
+    VERBS = HOST_VERBS
+
+    @classmethod
+    def rematch(cls, table_id: int, version: int, label: str) -> Self:
+        return cls(ButtonId(table_id, version, "rematch"), label, discord.ButtonStyle.success)
+
+    @classmethod
+    def close(cls, table_id: int, version: int, label: str) -> Self:
+        return cls(ButtonId(table_id, version, "close"), label, discord.ButtonStyle.danger)
+
+    @classmethod
+    def stop(cls, table_id: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, "stop"), label, discord.ButtonStyle.danger)
 
     def check(self, interaction: Interaction) -> None:
         super().check(interaction)
@@ -248,8 +334,22 @@ class HostButton(TableButton, template=template(HOST_VERBS)):
         interaction.client.runtime.after_change(changed)
 
 
+HAND_VERBS = ("hand", "back")
+
+
 class HandButton(TableButton, template=template(HAND_VERBS)):
-    """ "My hand" on the table message (the hand, ephemerally) and "I'm back" on a hand the AI plays for."""
+    """ "My hand" on the table message or a turn notice (the hand, ephemerally) and "I'm back" on a hand the AI
+    plays for."""
+
+    VERBS = HAND_VERBS
+
+    @classmethod
+    def my_hand(cls, table_id: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, "hand"), label, discord.ButtonStyle.primary)
+
+    @classmethod
+    def back(cls, table_id: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, "back"), label, discord.ButtonStyle.success)
 
     @property
     def works_in_dm(self) -> bool:
@@ -268,12 +368,24 @@ class HandButton(TableButton, template=template(HAND_VERBS)):
             client.runtime.after_change(current)
 
 
+COACH_VERBS = ("review", "hint")
+
+
 class CoachButton(TableButton, template=template(COACH_VERBS)):
     """ "Review my play" on a deal's result (``arg`` the deal number; its table may be closed since) and a
     practice table's "Hint" on a player's hand at one position (in their DM, or ephemeral). Both answer only
     the one who asked; the AI's work runs in the coach's own low-priority worker, never a table's."""
 
+    VERBS = COACH_VERBS
     seat: int
+
+    @classmethod
+    def review(cls, table_id: int, deal_no: int, label: str) -> Self:
+        return cls(ButtonId(table_id, 0, "review", str(deal_no)), label, emoji="🎓")
+
+    @classmethod
+    def hint(cls, table_id: int, version: int, label: str) -> Self:
+        return cls(ButtonId(table_id, version, "hint"), label, emoji="💡", row=4)
 
     @property
     def works_in_dm(self) -> bool:
@@ -289,7 +401,7 @@ class CoachButton(TableButton, template=template(COACH_VERBS)):
         seat = table.seat_of(user_id)
         if seat is None:
             raise UserError("error.not_a_player")
-        if not table.row.practice:
+        if not table.practice:
             raise UserError("coach.not_practice")
         if self.button.version != table.version:
             raise UserError("error.stale")
@@ -300,11 +412,11 @@ class CoachButton(TableButton, template=template(COACH_VERBS)):
 
     async def clicked(self, interaction: Interaction) -> None:
         if self.button.verb == "review":
-            await self.review(interaction)
+            await self.show_review(interaction)
         else:
-            await self.hint(interaction)
+            await self.show_hint(interaction)
 
-    async def review(self, interaction: Interaction) -> None:
+    async def show_review(self, interaction: Interaction) -> None:
         client, user_id = interaction.client, interaction.user.id
         await thinking(interaction)
         subject = await client.service.review_subject(
@@ -316,18 +428,21 @@ class CoachButton(TableButton, template=template(COACH_VERBS)):
         )
         client.coach.admit_review(user_id)
         decisions = await client.coach.review(user_id, subject)
-        await answer(interaction, embed=payloads.review_embed(subject, self.lang, decisions))
+        await answer(interaction, embed=answers.review_embed(subject, self.lang, decisions))
 
-    async def hint(self, interaction: Interaction) -> None:
+    async def show_hint(self, interaction: Interaction) -> None:
         table, seat = self.table, self.seat
         assert table.deal is not None
         await thinking(interaction)
         view = engine.view_for(table.deal, seat)
         found = await interaction.client.coach.hint(table.id, table.version, view, table.rules)
-        await answer(interaction, embed=payloads.hint_embed(table, self.lang, found))
+        await answer(interaction, embed=answers.hint_embed(table, self.lang, found))
 
 
-class UnknownVerbButton(TableButton, template=UNKNOWN_VERB_PATTERN):
+KNOWN_VERBS = (*GAME_VERBS, *SEAT_VERBS, *HOST_VERBS, *HAND_VERBS, *COACH_VERBS)
+
+
+class UnknownVerbButton(TableButton, template=unknown_verb_template(KNOWN_VERBS)):
     """A table button whose verb no family knows (forged): refused once its table is found."""
 
     def check(self, interaction: Interaction) -> None:
@@ -335,7 +450,7 @@ class UnknownVerbButton(TableButton, template=UNKNOWN_VERB_PATTERN):
         raise UserError("error.bad_button")
 
 
-class LeaderboardButton(ShellButton, template=LEADERBOARD_PATTERN):
+class LeaderboardButton(ShellButton, template=rf"bslb:(?P<sort>{'|'.join(LEADERBOARD_SORTS)}):(?P<page>[0-9]{{1,6}})"):
     """A page of the leaderboard, ``bslb:<sort>:<page>``: turning pages edits the message it is on."""
 
     def __init__(self, sort: LeaderboardSort, page: int, label: str = "·", disabled: bool = False) -> None:
@@ -350,17 +465,42 @@ class LeaderboardButton(ShellButton, template=LEADERBOARD_PATTERN):
 
     async def clicked(self, interaction: Interaction) -> None:
         await acknowledge(interaction)  # the page is read from storage: acknowledge first
-        embed, view = await payloads.leaderboard_page(interaction, self.lang, self.sort, self.page)
+        embed, view = await leaderboard_page(interaction, self.lang, self.sort, self.page)
         await interaction.edit_original_response(embed=embed, view=view)
 
+    @classmethod
+    def page_view(cls, sort: LeaderboardSort, page: int, pages: int, lang: str) -> discord.ui.View:
+        """The buttons under page ``page`` (of ``pages``) of the board sorted by ``sort``: back, on, and the
+        other sorts' first pages."""
+        view = discord.ui.View(timeout=None)
+        view.add_item(cls(sort, max(page - 1, 0), "◀", disabled=page == 0))
+        view.add_item(cls(sort, page + 1, "▶", disabled=page + 1 >= pages))
+        for other in LEADERBOARD_SORTS:
+            if other != sort:
+                view.add_item(cls(other, 0, t(lang, f"leaderboard.sort.{other}")))
+        return view
 
-class DealReviewButton(ShellButton, template=DEAL_REVIEW_PATTERN):
+
+async def leaderboard_page(
+    interaction: Interaction, lang: str, sort: LeaderboardSort, page: int
+) -> tuple[discord.Embed, discord.ui.View]:
+    """One page of the server's leaderboard, with the caller's own rank, and the buttons to turn pages."""
+    assert interaction.guild_id is not None
+    embed, pages = await answers.leaderboard_embed(
+        interaction.client.service, interaction.guild_id, interaction.user.id, lang, sort, page
+    )
+    return embed, LeaderboardButton.page_view(sort, page, pages, lang)
+
+
+# "Show the deal" on a result message: a finished deal of a table, open or closed (so not a ``bs:`` id, whose
+# family acts only on open tables).
+class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"):
     """ "Show the deal" on a result message, ``bsdeal:<table>:<deal>``: the four hands as dealt and every trick,
     ephemerally. The service refuses (showing nothing) a deal that is not finished, another guild's table, and
     a guild that turned deal review off; it reads the stored record, so old results and restarts are fine."""
 
     def __init__(self, table_id: int, deal_no: int, label: str = "·") -> None:
-        super().__init__(discord.ui.Button(label=label[:80], custom_id=deal_review_id(table_id, deal_no)))
+        super().__init__(discord.ui.Button(label=label[:80], custom_id=f"bsdeal:{table_id}:{deal_no}"))
         self.table_id, self.deal_no = table_id, deal_no
 
     @classmethod
@@ -377,17 +517,17 @@ class DealReviewButton(ShellButton, template=DEAL_REVIEW_PATTERN):
         assert interaction.guild_id is not None
         await thinking(interaction)  # the record is read from storage: acknowledge first
         table = await interaction.client.service.finished_deal(interaction.guild_id, self.table_id, self.deal_no)
-        payload = await payloads.deal_review_payload(table, self.lang)
+        payload = await answers.deal_review_payload(table, self.lang)
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
 
 
-class ForgetMeButton(ShellButton, template=FORGET_ME_PATTERN):
+class ForgetMeButton(ShellButton, template=r"bsforget:(?P<user>[0-9]{1,20})"):
     """The confirmation of ``/schnapsen forget-me``, ``bsforget:<user>``: only that person's click deletes
     that person's data (the id is untrusted: another user's click, or a forged id, is refused)."""
 
     def __init__(self, user_id: int, label: str = "·") -> None:
         super().__init__(
-            discord.ui.Button(label=label[:80], custom_id=forget_me_id(user_id), style=discord.ButtonStyle.danger)
+            discord.ui.Button(label=label[:80], custom_id=f"bsforget:{user_id}", style=discord.ButtonStyle.danger)
         )
         self.user_id = user_id
 
@@ -438,8 +578,7 @@ async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -
         await thinking(interaction)
     runtime, user_id = interaction.client.runtime, interaction.user.id
     table = interaction.client.service.snapshot(table.id) or table  # as it stands after the acknowledgement
-    order = runtime.messages.hand_order(user_id)
-    payload = await payloads.hand_payload(table, seat, lang, runtime.where(table), order=order)
+    payload = await runtime.hand_payload(table, seat, lang, user_id)
     message = await interaction.followup.send(ephemeral=True, wait=True, **payload.send_kwargs())
     # Kept up to date through this interaction while its token lasts (hands in the channel).
     runtime.remember_channel_hand(table, user_id, interaction, message.id, shows_now=True)

@@ -52,7 +52,7 @@ class Drivers:
 
     def serves(self, table: TableSnapshot) -> bool:
         """Only the process holding the table's guild's shard moves it (bot/shards.py)."""
-        return self.service.owns_guild(table.row.guild_id)
+        return self.service.owns_guild(table.guild_id)
 
     def turn_clock_reset(self, table_id: int) -> None:
         """A player took their seat back: their turn time starts afresh."""
@@ -100,7 +100,7 @@ class Drivers:
         version, deal = table.version, table.deal
         assert deal is not None and deal.to_act is not None
         seat = deal.to_act
-        guild = await self.service.guild_settings(table.row.guild_id)
+        guild = await self.service.guild_settings(table.guild_id)
         view = engine.view_for(deal, seat)
         # Asked at once, shown when both the pause and the decision are done: the pause hides the decision's
         # time in the AI queue and its search instead of adding to them.
@@ -131,7 +131,7 @@ class Drivers:
         clock = self._turn_clock.get(table.id)
         if clock is None or clock[0] != version:
             clock = self._turn_clock[table.id] = (version, loop.time())
-        began, turn = clock[1], table.row.turn_seconds
+        began, turn = clock[1], table.turn_seconds
         occupant = table.seats[seat]
         if occupant is None:
             return
@@ -185,7 +185,7 @@ class Drivers:
         for table in self.service.open_tables():
             if not self.serves(table):
                 continue
-            idle_for = now - table.row.updated_at
+            idle_for = now - table.updated_at
             reason = None
             if table.status in ("lobby", "finished") and idle_for >= self.settings.lobby_timeout:
                 reason = "notice.closed_idle_lobby" if table.status == "lobby" else "notice.closed_finished"

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.webhook.async_ import async_context, interaction_response_params
 
 from bot.game.errors import UserError
 from bot.i18n import language_for_locale, t
+
+from . import discord_internals
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -52,16 +53,8 @@ async def acknowledge_raw(bot: SchnapsenBot, data: dict[str, Any]) -> None:
     """A deferred update for a click known only by Discord's payload (``routing.py`` hands such a click on
     without discord.py building an interaction for it), sent as discord.py's ``defer`` sends it; an
     acknowledgement that took effect already counts as done."""
-    http = bot.http
     try:
-        await async_context.get().create_interaction_response(
-            int(data["id"]),
-            str(data["token"]),
-            session=http._HTTPClient__session,  # type: ignore[attr-defined]  # discord.py's own session
-            proxy=http.proxy,
-            proxy_auth=http.proxy_auth,
-            params=interaction_response_params(discord.InteractionResponseType.deferred_message_update.value),
-        )
+        await discord_internals.send_deferred_update(bot, int(data["id"]), str(data["token"]))
     except discord.HTTPException as err:
         if err.code != ALREADY_ACKNOWLEDGED:
             raise

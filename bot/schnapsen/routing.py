@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.cache import Lru
 from bot.db.inbox import InboxClick
 from bot.game.service import HandedClick
 
+from . import discord_internals
 from .components import COMPONENTS
 from .ids import ButtonId
 from .replies import acknowledge_raw
@@ -60,16 +62,14 @@ class ClickRouter:
         self.bot = bot
         self.service = bot.service
         # Clicks the router could not hand on, by interaction id, until discord.py's run of them reaches route.
-        self._not_handed: dict[int, NotHanded] = {}
+        self._not_handed = Lru[int, NotHanded](KEPT_NOT_HANDED)
         self._handing: set[asyncio.Task[None]] = set()
         self._parser: Callable[[Any], None] | None = None
         if self.service.sharded:
             self._hand_on_before_parsing()
 
     def _hand_on_before_parsing(self) -> None:
-        # Every shard's websocket reads this one table of parsers.
-        parsers = self.bot._connection.parsers
-        parse = self._parser = parsers["INTERACTION_CREATE"]
+        parse = self._parser = discord_internals.interaction_parser(self.bot)
 
         def hand_on_or_parse(data: Any) -> None:
             table_id = table_of_button_click(data)
@@ -80,7 +80,7 @@ class ClickRouter:
             self._handing.add(task)
             task.add_done_callback(self._handing.discard)
 
-        parsers["INTERACTION_CREATE"] = hand_on_or_parse
+        discord_internals.replace_interaction_parser(self.bot, hand_on_or_parse)
 
     async def _hand_on(self, data: dict[str, Any], table_id: int, parse: Callable[[Any], None]) -> None:
         # Acknowledged before storage is asked whose the table is, so that a slow database never costs Discord's
@@ -95,14 +95,13 @@ class ClickRouter:
             not_handed = NotHanded(acknowledged, None)  # ours after all, closed or unknown: the usual checks answer
         except Exception as error:
             not_handed = NotHanded(acknowledged, error)
+        # Bounded: discord.py drops a click whose button is not on its message, so route may never see it.
         self._not_handed[int(data["id"])] = not_handed
-        while len(self._not_handed) > KEPT_NOT_HANDED:  # discord.py drops a click whose button is not on its message
-            del self._not_handed[next(iter(self._not_handed))]
         parse(data)
 
     def close(self) -> None:
         if self._parser is not None:
-            self.bot._connection.parsers["INTERACTION_CREATE"] = self._parser
+            discord_internals.replace_interaction_parser(self.bot, self._parser)
             self._parser = None
         for task in self._handing:
             task.cancel()
@@ -115,7 +114,7 @@ class ClickRouter:
         if not_handed is None:
             return True
         if not_handed.acknowledged:
-            interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
+            discord_internals.mark_acknowledged(interaction)
         if not_handed.error is not None:
             raise not_handed.error
         return True
@@ -238,12 +237,12 @@ async def run_handed_click(bot: SchnapsenBot, click: InboxClick) -> None:
     """Run a click another process received, as discord.py runs a dynamic item's click: the button built from
     its custom id, its check, then its callback. The receiver acknowledged it, so every answer goes through
     the interaction's token."""
-    interaction: discord.Interaction[Any] = discord.Interaction(data=click.interaction, state=bot._connection)  # type: ignore[arg-type]
-    interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
+    interaction = discord_internals.interaction_from_payload(bot, click.interaction)
+    discord_internals.mark_acknowledged(interaction)
     data = click.interaction.get("data") or {}
     custom_id = str(data.get("custom_id", ""))
     for factory in COMPONENTS:
-        match = factory.__discord_ui_compiled_template__.fullmatch(custom_id)
+        match = discord_internals.compiled_template(factory).fullmatch(custom_id)
         if match is None:
             continue
         base = discord.ui.Button[Any](custom_id=custom_id)

@@ -1,6 +1,7 @@
 """Keeping Discord in step with the tables, after the service has stored a change: ``Runtime`` owns the
-messages (`messages.py`: the table message, the hands, the outbox, languages) and the drivers (`drivers.py`:
-AI moves, idle timers, the watchdog, the sweeper), and is what the cog and the client call.
+messages (`messages.py`: the table message and the outbox; `hands.py`: the hands and people's languages) and
+the drivers (`drivers.py`: AI moves, idle timers, the watchdog, the sweeper), and is what the cog and the
+client call. The client builds it in ``setup_hook``, before any extension loads.
 
 Everything runs as supervised jobs (`coalesce.py`) that read the table's snapshot when they run: a failing
 Discord call, write or AI decision is logged at ERROR with the table id and retried with a growing pause
@@ -18,6 +19,7 @@ from bot.db import PlayerPrefs
 from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 
+from .content import Payload
 from .drivers import Drivers
 from .messages import Messages
 from .routing import ClickInbox, ClickRouter
@@ -44,7 +46,7 @@ class Runtime:
 
     def resume(self, table: TableSnapshot) -> None:
         """After a restart: show every table as it stands and pick up where it stopped."""
-        self.messages.expect_resent_hands(table)
+        self.messages.hands.expect_resent(table)
         self.after_change(table)
 
     def forget(self, table_id: int) -> None:
@@ -59,26 +61,30 @@ class Runtime:
         self.messages.refresh_table_message(table)
 
     def retire_hand(self, table: TableSnapshot, user_id: int, message: tuple[int, int]) -> None:
-        self.messages.retire_hand(table, user_id, message)
+        self.messages.hands.retire(table, user_id, message)
 
     def remember_channel_hand(
         self, table: TableSnapshot, user_id: int, interaction: discord.Interaction[Any], message_id: int | None,
         *, shows_now: bool,
     ) -> None:  # fmt: skip
-        self.messages.remember_channel_hand(table, user_id, interaction, message_id, shows_now=shows_now)
+        self.messages.hands.remember_channel_hand(table, user_id, interaction, message_id, shows_now=shows_now)
 
     def hand_in_channel(self, table: TableSnapshot, seat: int) -> bool:
         occupant = table.seats[seat]
         return occupant is not None and self.messages.hand_in_channel(occupant)
 
     def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
-        self.messages.prefs_changed(table, user_id, before)
+        self.messages.hands.prefs_changed(table, user_id, before)
 
     def where(self, table: TableSnapshot) -> str:
-        return self.messages.where(table)
+        return self.messages.hands.where(table)
+
+    async def hand_payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> Payload:
+        """The seat's hand as ``user_id`` sees it (in ``lang``, their order), for an answer to their click."""
+        return await self.messages.hands.payload(table, seat, lang, user_id)
 
     def remember_lang(self, user_id: int, lang: str) -> None:
-        self.messages.remember_lang(user_id, lang)
+        self.messages.hands.remember_lang(user_id, lang)
 
     def turn_clock_reset(self, table: TableSnapshot) -> None:
         self.drivers.turn_clock_reset(table.id)

@@ -1,6 +1,6 @@
 """What the messages say, in the reader's language: names, the status line, contract, trump, score and trick
-texts, why a deal ended, and the signature of what a hand message shows. Discord-free: built from the tables
-and the engine's views only, so nothing hidden can leak into a text (``payloads.py`` makes messages of them)."""
+texts, and why a deal ended. Discord-free: built from the tables and the engine's views only, so nothing
+hidden can leak into a text (``payloads.py`` makes messages of them)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def contract_name(lang: str, contract: Contract | str) -> str:
 
 
 def suit_label(table: TableSnapshot, lang: str, suit: str) -> str:
-    return suit_name(suit, table.row.deck, lang)
+    return suit_name(suit, table.deck, lang)
 
 
 def seat_name(table: TableSnapshot, seat: int) -> str:
@@ -85,7 +85,7 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
     if values.get("suit"):
         shown["suit"] = suit_label(table, lang, str(values["suit"]))
     if values.get("card"):
-        shown["card"] = card_name(str(values["card"]), table.row.deck, lang)
+        shown["card"] = card_name(str(values["card"]), table.deck, lang)
     if values.get("contract"):
         shown["contract"] = contract_name(lang, str(values["contract"]))
     if values.get("word"):
@@ -100,7 +100,7 @@ def log_line(table: TableSnapshot, lang: str, key: str, values: dict[str, object
 
 
 def action_label(table: TableSnapshot, lang: str, action: engine.Action) -> str:
-    return action_name(table.row.deck, lang, action)
+    return action_name(table.deck, lang, action)
 
 
 def action_name(deck: str, lang: str, action: engine.Action) -> str:
@@ -124,7 +124,7 @@ def action_name(deck: str, lang: str, action: engine.Action) -> str:
 
 
 def action_emoji(table: TableSnapshot, action: engine.Action) -> str | None:
-    emoji = SUIT_EMOJI[table.row.deck]
+    emoji = SUIT_EMOJI[table.deck]
     match action:
         case engine.ChooseTrump(suit):
             return emoji[suit]
@@ -172,7 +172,7 @@ def contract_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
 def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     if view.trump is None:
         return t(lang, "table.no_trump_yet")
-    text = f"{SUIT_EMOJI[table.row.deck][view.trump]} {suit_label(table, lang, view.trump)}"
+    text = f"{SUIT_EMOJI[table.deck][view.trump]} {suit_label(table, lang, view.trump)}"
     if view.contract is not None and view.contract not in (
         Contract.NORMAL,
         Contract.SCHNAPSER,
@@ -183,7 +183,7 @@ def trump_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
         text = t(lang, "table.no_trumps_in_contract")
     if view.aufschlag_card:
         text += "\n" + t(
-            lang, "table.aufschlag", card=card_name(view.aufschlag_card, table.row.deck, lang)
+            lang, "table.aufschlag", card=card_name(view.aufschlag_card, table.deck, lang)
         )
     return text
 
@@ -205,32 +205,9 @@ def tricks_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
     return text
 
 
-def hand_signature(table: TableSnapshot, seat: int) -> tuple[object, ...]:
-    """Everything a seat's DM shows, so that it is edited only when one of these changed: every edit of
-    every DM on every click would cost four requests a click and run into Discord's global rate limit."""
-    deal, occupant = table.deal, table.seats[seat]
-    if deal is None or occupant is None:
-        return ()
-    my_turn = deal.to_act == seat and not occupant.ai_takeover
-    return (
-        table.version if my_turn else None,  # the buttons carry the version
-        deal.phase,
-        my_turn,
-        deal.hands[seat],
-        deal.trick if my_turn else None,
-        len(deal.tricks),
-        deal.trump,
-        deal.aufschlag_card,
-        deal.contract,
-        deal.multiplier,
-        occupant.ai_takeover,
-        occupant.display_name,
-    )
-
-
 def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
     """The trick in words: the one to play to on your turn, else the last one completed. The table message
-    shows every card live; a DM changes only when something of its owner's changes (see ``hand_signature``)."""
+    shows every card live; a DM changes only when something of its owner's changes (``handmodel.py``)."""
     if view.trick and my_turn:
         title, plays = t(lang, "hand.trick"), view.trick
     elif view.last_trick is not None and view.last_trick.plays is not None:
@@ -238,9 +215,9 @@ def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool)
         plays = view.last_trick.plays
     else:
         return None
-    emoji = SUIT_EMOJI[table.row.deck]
+    emoji = SUIT_EMOJI[table.deck]
     lines = [
-        f"{seat_name(table, who)}: {emoji[card[0]]} {card_name(card, table.row.deck, lang)}"
+        f"{seat_name(table, who)}: {emoji[card[0]]} {card_name(card, table.deck, lang)}"
         for who, card in plays
     ]
     return title, "\n".join(lines)

@@ -136,7 +136,7 @@ async def _remove_repeats(bot: SchnapsenBot, channel: discord.TextChannel, kept:
 async def _post_table_message(bot: SchnapsenBot, table: TableSnapshot, thread: discord.Thread) -> None:
     """The lobby's message, posted before the command answers: a thread the bot may not post in is refused
     at once instead of leaving a table nobody can see."""
-    payload = await payloads.table_payload(table, table.row.language)
+    payload = await payloads.table_payload(table, table.language)
     sent = await thread.send(allowed_mentions=NO_MENTIONS, **payload.send_kwargs())
     await bot.service.set_table_message(table.id, sent.id)
 
@@ -191,8 +191,8 @@ async def edit_in_thread(
     try:
         await message.edit(**payload.edit_kwargs())
     except discord.HTTPException as err:
-        if err.code != THREAD_ARCHIVED or table.row.thread_parent_id is None or table.status == "closed":
+        if err.code != THREAD_ARCHIVED or table.thread_parent_id is None or table.status == "closed":
             raise
-        log.warning("table %s: its thread %s was archived while it is open; unarchiving it", table.id, table.row.channel_id)
-        await bot.http.edit_channel(table.row.channel_id, archived=False, reason="its Schnapsen table is open")
+        log.warning("table %s: its thread %s was archived while it is open; unarchiving it", table.id, table.channel_id)
+        await bot.http.edit_channel(table.channel_id, archived=False, reason="its Schnapsen table is open")
         await message.edit(**payload.edit_kwargs())  # its files afresh: a sent file is used up

@@ -16,7 +16,8 @@ import discord
 from bot.client import SchnapsenBot, make_bot
 from bot.db import SeatRow, TableRecord, TableRow
 from bot.game.table import TableSnapshot
-from bot.schnapsen.ids import GAME_VERBS, ButtonId
+from bot.schnapsen.components import GAME_VERBS
+from bot.schnapsen.ids import ButtonId
 from bot.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 

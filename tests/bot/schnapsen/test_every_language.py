@@ -17,7 +17,7 @@ from bot import render
 from bot.db import SeatRow, TableRow
 from bot.game.table import TableSnapshot, log_events, logged, seats_by_number
 from bot.i18n import LANGUAGES, catalogue
-from bot.schnapsen import payloads, texts
+from bot.schnapsen import answers, handmodel, payloads, texts
 from bot.schnapsen.cog import SchnapsenCog
 from bot.settings import Settings
 
@@ -58,7 +58,8 @@ def used_keys(monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, str]]:
         return real_t(lang, key, **values)
 
     monkeypatch.setattr(texts, "t", checked_t)
-    monkeypatch.setattr(payloads, "t", checked_t)
+    for module in (payloads, handmodel, answers):
+        monkeypatch.setattr(module, "t", checked_t)
     return used
 
 

@@ -438,8 +438,7 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
     queues = (messages.sends, messages.edits, drivers.drives)
     assert not [key for queue in queues for key in queue.running() if key[1] == table.id]
     assert table.id not in drivers._wake and table.id not in drivers._turn_clock
-    assert table.id not in messages._messages_of
-    assert not [key for key in messages._deal_ends if key[0] == table.id]
+    assert table.id not in messages._tables  # its hand messages, finished deals, sends tried, channel hands
 
 
 @contextlib.contextmanager

@@ -14,7 +14,8 @@ import pytest
 
 import engine
 from bot.render import card_name
-from bot.schnapsen.ids import ButtonId, action_of
+from bot.schnapsen.components import GameActionButton
+from bot.schnapsen.ids import ButtonId
 from bot.schnapsen.texts import seat_name
 from tests.bot.schnapsen.harness import (
     CurrentTable,
@@ -32,7 +33,7 @@ TURN_CAPTIONS = ("led · your turn", "your lead", "Your lead")
 
 def action_on(button: dict[str, Any]) -> engine.Action | None:
     parsed = ButtonId.parse(button["custom_id"])
-    return None if parsed is None else action_of(parsed)
+    return None if parsed is None else GameActionButton.action_of(parsed)
 
 
 def card_buttons(message: FakeMessage) -> list[str]:

@@ -22,7 +22,8 @@ import pytest_asyncio
 
 import engine
 from bot.db import Database
-from bot.schnapsen.ids import ButtonId, action_of
+from bot.schnapsen.components import GameActionButton
+from bot.schnapsen.ids import ButtonId
 from tests.bot.schnapsen.harness import button_version, game_buttons, is_result_message
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
@@ -104,7 +105,7 @@ def stored_text(seat: int, custom_id: str) -> str:
     """How the action of a game button clicked at ``seat`` is stored."""
     parsed = ButtonId.parse(custom_id)
     assert parsed is not None
-    action = action_of(parsed)
+    action = GameActionButton.action_of(parsed)
     assert action is not None
     return engine.format_action(seat, action)
 

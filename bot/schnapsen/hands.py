@@ -1,0 +1,407 @@
+"""Each player's private hand, where it lives: one DM per player per deal, edited in place, or, when they
+chose so or their DMs are closed, an ephemeral message in the table's channel, edited through the interaction
+that showed it while its token lasts (on their turn without one, a notice in the channel offers a fresh one).
+
+A hand is edited only when its ``HandModel`` for the table as it stands differs from the one it shows. Every
+job runs as a supervised job of the messages' queues (``coalesce.py``) and reads the table when it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+import engine
+from bot.cache import Lru
+from bot.db import PlayerPrefs, SeatRow
+from bot.game.table import TableSnapshot
+from bot.i18n import t
+from bot.vocabulary import HandOrder
+
+from . import payloads
+from .content import Payload
+from .handmodel import HandModel, hand_model
+from .tablememory import ChannelHand
+
+if TYPE_CHECKING:
+    from .messages import Messages
+
+log = logging.getLogger(__name__)
+DMS_CLOSED = 50007
+NO_MENTIONS = discord.AllowedMentions.none()
+REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
+# The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
+CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
+
+
+class Hands:
+    def __init__(self, messages: Messages) -> None:
+        self.messages = messages
+        self.bot, self.service = messages.bot, messages.service
+        self.edits, self.sends = messages.edits, messages.sends
+        self.user_langs = Lru[int, str](REMEMBERED_LANGUAGES)
+
+    # --- whose hand, where, in which language ----------------------------------------------------------
+
+    def user_lang(self, table: TableSnapshot, user_id: int | None) -> str:
+        """The language of what only this person sees: their Discord client's when known, else the table's."""
+        return self.user_langs.get(user_id or 0, table.language)
+
+    def remember_lang(self, user_id: int, lang: str) -> None:
+        self.user_langs[user_id] = lang
+
+    def where(self, table: TableSnapshot) -> str:
+        """The table's place as a hand's title names it: server · #channel."""
+        guild = self.bot.get_guild(table.guild_id)
+        channel = guild.get_channel_or_thread(table.channel_id) if guild else None
+        return f"{guild.name if guild else table.guild_id} · #{channel.name if channel else table.channel_id}"
+
+    def dm_channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+
+    # --- what a hand shows ---------------------------------------------------------------------------
+
+    def model(
+        self, table: TableSnapshot, seat: int, user_id: int, deal: engine.DealState | None = None
+    ) -> HandModel:
+        """The seat's hand as ``user_id`` sees it: in their language and order (``deal``: a finished one)."""
+        lang, where = self.user_lang(table, user_id), self.where(table)
+        return hand_model(table, seat, lang, where, deal, self.hand_order(user_id))
+
+    async def payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> Payload:
+        """The seat's hand in ``lang`` (the language of a click's answer), in ``user_id``'s order."""
+        where = self.where(table)
+        return await payloads.hand_message(hand_model(table, seat, lang, where, order=self.hand_order(user_id)))
+
+    def hand_order(self, user_id: int) -> HandOrder:
+        prefs = self.service.cached_prefs(user_id)
+        return "sorted" if prefs is None else prefs.hand_order
+
+    def hand_in_channel(self, occupant: SeatRow) -> bool:
+        """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed."""
+        if occupant.dms_closed:
+            return True
+        prefs = None if occupant.user_id is None else self.service.cached_prefs(occupant.user_id)
+        return prefs is not None and prefs.hand_place == "channel"
+
+    @staticmethod
+    def turn_of(table: TableSnapshot, seat: int) -> bool:
+        """Whether the table as given waits for the person in ``seat``: the edit that shows it is urgent."""
+        deal, occupant = table.deal, table.seats[seat]
+        return (
+            deal is not None
+            and deal.to_act == seat
+            and occupant is not None
+            and not occupant.is_ai
+            and not occupant.ai_takeover
+        )
+
+    # --- bringing the hands up to date ---------------------------------------------------------------
+
+    def refresh_all(self, table: TableSnapshot) -> None:
+        """Bring every person's hand up to date where it lives, once their choices are known (read once)."""
+        unknown = [o.user_id for o in table.humans() if o.user_id and self.service.cached_prefs(o.user_id) is None]
+        if unknown:
+
+            async def read_prefs() -> None:
+                for user_id in unknown:
+                    await self.service.player_prefs(user_id)
+                self.refresh_all(self.messages.current(table))
+
+            self.sends.request(("prefs", table.id), read_prefs)
+            return
+        for seat in range(4):
+            self.refresh_if_changed(table, seat)
+        self.send_all(table)  # a new deal's hands, or one whose send was cut short
+
+    def refresh_if_changed(self, table: TableSnapshot, seat: int) -> None:
+        """Edit the seat's DM (or ephemeral hand) only when what it shows changed since it was last sent or
+        edited."""
+        occupant = table.seats[seat]
+        if occupant is None or occupant.user_id is None:
+            return
+        if self.hand_in_channel(occupant):
+            self._refresh_channel_hand_if_changed(table, seat, occupant.user_id)
+            return
+        if occupant.dm_message_id is None:
+            return
+        memory = self.messages.memory(table.id)
+        shown = self.model(table, seat, occupant.user_id)
+        if memory.dm_shown.get(occupant.dm_message_id) != shown:
+            memory.dm_shown[occupant.dm_message_id] = shown
+            self.refresh_dm(table, seat)
+
+    def refresh_dm(self, table: TableSnapshot, seat: int) -> None:
+        """Edit the seat's DM for the running deal (a 50007 switches them to the ephemeral hand at once)."""
+        occupant = table.seats[seat]
+        if occupant is None or occupant.user_id is None:
+            return
+        if occupant.dm_channel_id is None or occupant.dm_message_id is None:
+            return
+        channel_id, message_id, user_id, deal_no = (
+            occupant.dm_channel_id,
+            occupant.dm_message_id,
+            occupant.user_id,
+            table.deal_no,
+        )
+
+        async def edit() -> None:
+            now = self.messages.current(table)
+            now_there = now.seats[seat]
+            if now.deal_no != deal_no or now_there is None or now_there.dm_message_id != message_id:
+                return  # that message no longer shows the running deal: its last word is in the outbox
+            if self.hand_in_channel(now_there):
+                return  # they moved their hand to the channel meanwhile
+            memory = self.messages.memory(now.id)
+            payload = await payloads.hand_message(self.model(now, seat, user_id))
+            try:
+                await self.edit_dm(now.id, channel_id, message_id, payload)
+            except discord.Forbidden as err:
+                memory.forget_dm(message_id)
+                if err.code != DMS_CLOSED:
+                    raise
+                await self._dms_closed(now, seat, user_id)
+                return
+            except discord.NotFound:  # the message is gone: send the hand again
+                memory.forget_dm(message_id)
+                await self.service.forget_dm(now.id, seat, message_id)
+                self.send_all(now)
+                return
+            except Exception:
+                memory.forget_dm(message_id)  # so that the next change edits it again instead of trusting it
+                raise
+
+        self.edits.request(("hand", table.id, message_id), edit, urgent=self.turn_of(table, seat))
+
+    async def edit_dm(self, table_id: int, channel_id: int, message_id: int, payload: Payload) -> None:
+        """Edit a hand DM to ``payload``, uploading the hand image only when it changed."""
+        memory = self.messages.memory(table_id)
+        digest = hash(payload.images.get("hand.png"))
+        unchanged = memory.dm_images.get(message_id) == digest
+        await (
+            self.dm_channel(channel_id)
+            .get_partial_message(message_id)
+            .edit(**payload.edit_kwargs(keep_attachments=unchanged))
+        )
+        memory.dm_images[message_id] = digest
+
+    def retire(
+        self, table: TableSnapshot, user_id: int, message: tuple[int, int], why: str = "hand.left"
+    ) -> None:
+        """A player left (or moved their hand to the channel): their DM says so (``why``) and loses its buttons."""
+        channel_id, message_id = message
+
+        async def edit() -> None:
+            lang = self.user_lang(table, user_id)
+            embed = discord.Embed(title=t(lang, "hand.title", id=table.id, where=self.where(table)))
+            embed.description = t(lang, why)
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):  # gone or blocked: nothing to take back
+                await (
+                    self.dm_channel(channel_id)
+                    .get_partial_message(message_id)
+                    .edit(embeds=[embed], attachments=[], view=None)
+                )
+            self.messages.memory(table.id).forget_dm(message_id)
+
+        self.edits.request(("hand", table.id, message_id), edit)
+
+    # --- sending a deal's DMs --------------------------------------------------------------------------
+
+    def expect_resent(self, table: TableSnapshot) -> None:
+        """After a restart: a hand not stored as sent may have been sent before the stop; a send now gets that
+        message back (same nonce), showing the position of then, so it is edited rather than trusted."""
+        if table.status == "playing" and table.deal is not None:
+            memory = self.messages.memory(table.id)
+            for occupant in table.humans():
+                if occupant.dm_message_id is None and not occupant.dms_closed:
+                    memory.sends_tried.add((table.deal_no, occupant.seat))
+
+    def send_all(self, table: TableSnapshot) -> None:
+        """One DM per player per deal, edited in place for the rest of the deal: send it to every person at
+        the table who has none for the running deal yet, until it arrives. Safe to request on every change."""
+
+        async def send() -> None:
+            now = self.messages.current(table)
+            if now.status != "playing" or now.deal is None:
+                return
+            failures = []
+            for occupant in now.humans():
+                if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
+                    continue
+                if (await self.service.player_prefs(occupant.user_id)).hand_place == "channel":
+                    continue
+                try:
+                    await self._send(now, occupant.seat)
+                except Exception as err:  # the others still get theirs; this one is retried
+                    failures.append(err)
+            if failures:
+                raise failures[0]
+
+        self.sends.request(("send hands", table.id), send)
+
+    def sending(self, table_id: int) -> bool:
+        return self.sends.busy(("send hands", table_id))
+
+    async def _send(self, table: TableSnapshot, seat: int) -> None:
+        occupant = table.seats[seat]
+        assert occupant is not None and occupant.user_id is not None
+        user_id, deal_no = occupant.user_id, table.deal_no
+        shown = self.model(table, seat, user_id)
+        payload = await payloads.hand_message(shown)
+        now = self.messages.current(table)
+        now_there = now.seats[seat]
+        if now_there is None or now_there.user_id != user_id or now.deal_no != deal_no:
+            return  # they left, or the deal ended, while it was drawn: the next request sees the new state
+        memory = self.messages.memory(table.id)
+        attempt = (deal_no, seat)
+        # A send repeated after a lost answer may get back the message an earlier attempt created (same
+        # nonce), showing that attempt's older position: then it is edited to the present, not trusted.
+        repeated = attempt in memory.sends_tried
+        memory.sends_tried.add(attempt)
+        try:
+            channel = await self.bot.create_dm(discord.Object(user_id))
+            # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
+            message = await channel.send(
+                nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
+            )
+        except discord.Forbidden as err:
+            if err.code != DMS_CLOSED:
+                raise
+            memory.sends_tried.discard(attempt)
+            await self._dms_closed(table, seat, user_id)
+            return
+        if not repeated:
+            memory.dm_images[message.id] = hash(payload.images.get("hand.png"))
+            memory.dm_shown[message.id] = shown
+        # The attempt counts as tried until its message is stored: a send repeated after the store failed
+        # gets back this message (same nonce), still showing the position it was sent at.
+        stored = await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        memory.sends_tried.discard(attempt)
+        if stored is None:
+            if self.messages.current(table).deal_no == deal_no:  # they left meanwhile
+                self.retire(table, user_id, (message.channel.id, message.id))
+            return
+        there = stored.seats[seat]
+        if there is not None and self.hand_in_channel(there):
+            # They moved their hand to the channel while it was sent (the move found no DM to retire then):
+            # this DM says where it went, as if it had been there already.
+            self.retire(stored, user_id, (message.channel.id, message.id), why="hand.moved_to_channel")
+        self.refresh_if_changed(stored, seat)  # the position may have moved on while we sent
+
+    async def _dms_closed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
+        """Exactly as at a deal's first send: the player's hand lives in the channel from now on."""
+        if (changed := await self.service.set_dms_closed(table.id, seat, user_id)) is not None:
+            log.info(
+                "table %s: DMs of seat %s are closed; their hand is shown in the channel", table.id, seat
+            )
+            self.messages.deliver(table.id)
+            self.messages.refresh_table_message(changed)
+
+    # --- hands in the channel (ephemeral) and people's own choices ------------------------------------
+
+    def remember_channel_hand(
+        self, table: TableSnapshot, user_id: int, interaction: discord.Interaction[Any], message_id: int | None,
+        *, shows_now: bool,
+    ) -> None:  # fmt: skip
+        """An ephemeral hand of ``user_id`` at ``table``: edited on every change of theirs while its token
+        lasts. ``shows_now``: it shows the table as it stands (else the next change edits it)."""
+        memory = self.messages.memory(table.id)
+        loop_time = asyncio.get_running_loop().time()
+        memory.channel_hands[user_id] = ChannelHand(table.id, interaction, message_id, loop_time)
+        seat = table.seat_of(user_id)
+        if shows_now and seat is not None:
+            memory.channel_shown[user_id] = self.model(table, seat, user_id)
+            occupant = table.seats[seat]
+            if occupant is not None and self.hand_in_channel(occupant):  # a move while it was sent shows now
+                self._refresh_channel_hand_if_changed(self.messages.current(table), seat, user_id)
+        else:
+            memory.channel_shown.pop(user_id, None)
+        notice = memory.turn_notices.pop(user_id, None)
+        if notice is not None:  # the hand is open: the notice that offered it has done its job
+            self._delete_later(table, notice[1])
+
+    def _refresh_channel_hand_if_changed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
+        memory = self.messages.memory(table.id)
+        shown = self.model(table, seat, user_id)
+        if memory.channel_shown.get(user_id) != shown:
+            memory.channel_shown[user_id] = shown
+            self.refresh_channel_hand(table, seat, user_id)
+
+    def refresh_channel_hand(self, table: TableSnapshot, seat: int, user_id: int) -> None:
+        """Edit the person's ephemeral hand while its token lasts; on their turn without one, tell them in the
+        channel with a button that opens a fresh one (an ephemeral message can only answer a click)."""
+
+        async def edit() -> None:
+            now = self.messages.current(table)
+            there = now.seats[seat]
+            # A finished Bummerl's last deal is shown too: the move that ended it leaves no buttons behind.
+            if now.status not in ("playing", "finished") or there is None or there.user_id != user_id:
+                return
+            memory = self.messages.memory(now.id)
+            hand = memory.channel_hands.get(user_id)
+            if hand is not None and hand.fresh(asyncio.get_running_loop().time()):
+                payload = await payloads.hand_message(self.model(now, seat, user_id))
+                try:
+                    await hand.edit(payload)
+                    return
+                except discord.HTTPException as err:
+                    if err.code not in CHANNEL_HAND_GONE:
+                        raise
+                    log.info("table %s: the ephemeral hand of seat %s expired (%s)", now.id, seat, err.code)
+            if memory.channel_hands.get(user_id) is hand:
+                memory.channel_hands.pop(user_id, None)
+            deal = now.deal
+            if deal is not None and deal.to_act == seat and not there.ai_takeover:
+                await self._turn_notice(now, user_id)
+
+        self.edits.request(("channel hand", table.id, user_id), edit, urgent=self.turn_of(table, seat))
+
+    async def _turn_notice(self, table: TableSnapshot, user_id: int) -> None:
+        memory = self.messages.memory(table.id)
+        earlier = memory.turn_notices.get(user_id)
+        if earlier is not None and earlier[0] == table.version:
+            return
+        lang = table.language
+        sent = await self.messages.channel(table.channel_id).send(
+            t(lang, "hand.turn_notice", mention=f"<@{user_id}>", id=table.id),
+            view=payloads.turn_notice_view(table, lang),
+            nonce=f"t{table.id}.{table.version}",
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(user_id)]),
+        )
+        memory.turn_notices[user_id] = (table.version, sent.id)
+        if earlier is not None:
+            self._delete_later(table, earlier[1])
+
+    def _delete_later(self, table: TableSnapshot, message_id: int) -> None:
+        """Take down a turn notice that served its purpose (once; gone already is as good)."""
+
+        async def delete() -> None:
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await self.messages.channel(table.channel_id).get_partial_message(message_id).delete()
+
+        self.edits.request(("delete", table.id, message_id), delete)
+
+    def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
+        """Apply a person's new choices to their open table at once: the hand moves to where they want it
+        (a DM left behind says where it went) and is shown in their order."""
+        seat = table.seat_of(user_id)
+        occupant = None if seat is None else table.seats[seat]
+        if table.status != "playing" or occupant is None:
+            return
+        memory = self.messages.memory(table.id)
+        hand = memory.channel_hands.get(user_id)
+        if hand is None or not hand.fresh(asyncio.get_running_loop().time()):
+            # No hand open in the channel that shows what it shows (the command may have just shown one).
+            memory.channel_shown.pop(user_id, None)
+        if occupant.dm_message_id is not None:
+            memory.dm_shown.pop(occupant.dm_message_id, None)
+            if self.hand_in_channel(occupant) and before.hand_place == "dm" and occupant.dm_channel_id is not None:
+                message = (occupant.dm_channel_id, occupant.dm_message_id)
+                self.retire(table, user_id, message, why="hand.moved_to_channel")
+        if not self.hand_in_channel(occupant):
+            memory.channel_hands.pop(user_id, None)
+        self.refresh_all(table)

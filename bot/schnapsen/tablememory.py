@@ -1,0 +1,65 @@
+"""What the messages remember of one open table, as one object: made when the table first needs it, dropped
+as a whole when the table closes (``Messages.forget``), so that no cache of a closed table is left behind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.cache import Lru
+from bot.game.table import TableSnapshot
+
+from .content import Payload
+from .handmodel import HandModel
+
+# An interaction's token edits its ephemeral messages for 15 minutes; a minute's margin for a slow edit.
+CHANNEL_HAND_WINDOW = 14 * 60.0
+# Finished deals of one table kept for their result messages and last hand edits (else rebuilt from storage).
+REMEMBERED_DEAL_ENDS = 4
+
+
+@dataclass(frozen=True)
+class ChannelHand:
+    """A person's hand shown ephemerally in their table's channel, editable through the interaction that
+    showed it (``message_id`` None: its original response) until the token expires."""
+
+    table_id: int
+    interaction: discord.Interaction[Any]
+    message_id: int | None
+    since: float  # the event loop's time when the interaction arrived
+
+    def fresh(self, now: float) -> bool:
+        return now - self.since < CHANNEL_HAND_WINDOW
+
+    async def edit(self, payload: Payload) -> None:
+        if self.message_id is None:
+            await self.interaction.edit_original_response(**payload.edit_kwargs())
+        else:
+            await self.interaction.followup.edit_message(self.message_id, **payload.edit_kwargs())
+
+
+@dataclass(eq=False)
+class TableMemory:
+    """One table's hand messages as last shown, its finished deals, its hand sends that may have arrived, its
+    ephemeral hands and turn notices."""
+
+    # DM hands, by message id: what each shows, and the digest of its image (an unchanged one is not uploaded).
+    dm_shown: dict[int, HandModel] = field(default_factory=dict)
+    dm_images: dict[int, int] = field(default_factory=dict)
+    # (deal, seat) of hand sends that failed or may have arrived before a restart: a send repeated gets back
+    # that message (same nonce), showing an older position, so it is edited rather than trusted.
+    sends_tried: set[tuple[int, int]] = field(default_factory=set)
+    # The table as it stood when a deal ended, by deal number (its result and the last word of its hands).
+    deal_ends: Lru[int, TableSnapshot] = field(default_factory=lambda: Lru(REMEMBERED_DEAL_ENDS))
+    # Hands in the channel (the person chose so, or their DMs are closed), by user id: the interaction that
+    # edits each, what each shows, and the turn notice (version, message id) that offered a fresh one.
+    channel_hands: dict[int, ChannelHand] = field(default_factory=dict)
+    channel_shown: dict[int, HandModel] = field(default_factory=dict)
+    turn_notices: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def forget_dm(self, message_id: int) -> None:
+        """Forget what a DM shows: the next change edits it again instead of trusting it."""
+        self.dm_shown.pop(message_id, None)
+        self.dm_images.pop(message_id, None)
