@@ -206,11 +206,12 @@ def tricks_text(table: TableSnapshot, lang: str, view: PlayerView) -> str:
 
 
 def trick_text(table: TableSnapshot, lang: str, view: PlayerView, my_turn: bool) -> tuple[str, str] | None:
-    """The trick in words: the one to play to on your turn, else the last one completed. The table message
-    shows every card live; a DM changes only when something of its owner's changes (``handmodel.py``)."""
+    """The trick in words: on your turn the one to play to, or the one just taken when you lead; at the deal's
+    end its last trick. While others play, a hand shows no trick: the table message shows every card live, and
+    a trick field there would cost a hand edit for every card and every trick taken (``handmodel.py``)."""
     if view.trick and my_turn:
         title, plays = t(lang, "hand.trick"), view.trick
-    elif view.last_trick is not None and view.last_trick.plays is not None:
+    elif (my_turn or view.result is not None) and view.last_trick is not None and view.last_trick.plays is not None:
         title = t(lang, "hand.last_trick", name=seat_name(table, view.last_trick.winner))
         plays = view.last_trick.plays
     else:
