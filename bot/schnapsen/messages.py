@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.db import OutboxEntry, PlayerPrefs, SeatRow
-from bot.game.service import Outcome
+from bot.db import PlayerPrefs, SeatRow
+from bot.game.announcements import DealResult, FinalHand, Notice, Owed, SetAside
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import HandOrder
@@ -101,10 +101,8 @@ class Messages:
 
     # --- after a change --------------------------------------------------------------------------------
 
-    def show(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
+    def show(self, table: TableSnapshot) -> None:
         """Deliver what a stored change owes and show the table as it stands: its message and the hands."""
-        if outcome is not None and outcome.deal_end is not None:
-            self._remember_deal_end(table.id, outcome.deal_end.deal_no, outcome.deal_end)
         self.deliver(table.id)
         self.refresh_table_message(table)
         self.refresh_hands(table)
@@ -164,7 +162,7 @@ class Messages:
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
             self._shown(now)
-            stored = await self.service.set_table_message(now.id, sent.id)
+            stored = await self.service.seating.set_table_message(now.id, sent.id)
             if stored is None and now.status != "closed":
                 # The table closed while its message was posted: the closed snapshot, which the edit queued
                 # after this one shows, was published before the message existed.
@@ -227,7 +225,7 @@ class Messages:
                 return
             except discord.NotFound:  # the message is gone: send the hand again
                 self._forget_hand(message_id)
-                await self.service.forget_dm(now.id, seat, message_id)
+                await self.service.seating.forget_dm(now.id, seat, message_id)
                 self.send_hands(now)
                 return
             except Exception:
@@ -252,12 +250,12 @@ class Messages:
 
     def refresh_hands(self, table: TableSnapshot) -> None:
         """Bring every person's hand up to date where it lives, once their choices are known (read once)."""
-        unknown = [o.user_id for o in table.humans() if o.user_id and self.service.cached_prefs(o.user_id) is None]
+        unknown = [o.user_id for o in table.humans() if o.user_id and self.service.prefs.cached_prefs(o.user_id) is None]
         if unknown:
 
             async def read_prefs() -> None:
                 for user_id in unknown:
-                    await self.service.player_prefs(user_id)
+                    await self.service.prefs.player_prefs(user_id)
                 self.refresh_hands(self.current(table))
 
             self.sends.request(("prefs", table.id), read_prefs)
@@ -331,7 +329,7 @@ class Messages:
             for occupant in now.humans():
                 if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
                     continue
-                if (await self.service.player_prefs(occupant.user_id)).hand_place == "channel":
+                if (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel":
                     continue
                 try:
                     await self._send_hand(now, occupant.seat)
@@ -379,7 +377,7 @@ class Messages:
         self._messages_of.setdefault(table.id, set()).add(message.id)
         # The attempt counts as tried until its message is stored: a send repeated after the store failed
         # gets back this message (same nonce), still showing the position it was sent at.
-        stored = await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        stored = await self.service.seating.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
         self._sends_tried.discard(attempt)
         if stored is None:
             if self.current(table).deal_no == deal_no:  # they left meanwhile
@@ -394,24 +392,22 @@ class Messages:
 
     async def _dms_closed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
         """Exactly as at a deal's first send: the player's hand lives in the channel from now on."""
-        if (changed := await self.service.set_dms_closed(table.id, seat, user_id)) is not None:
+        if await self.service.seating.set_dms_closed(table.id, seat, user_id) is not None:
             log.info(
                 "table %s: DMs of seat %s are closed; their hand is shown in the channel", table.id, seat
             )
-            self.deliver(table.id)
-            self.refresh_table_message(changed)
 
     # --- hands in the channel (ephemeral) and people's own choices ------------------------------------
 
     def hand_order(self, user_id: int) -> HandOrder:
-        prefs = self.service.cached_prefs(user_id)
+        prefs = self.service.prefs.cached_prefs(user_id)
         return "sorted" if prefs is None else prefs.hand_order
 
     def hand_in_channel(self, occupant: SeatRow) -> bool:
         """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed."""
         if occupant.dms_closed:
             return True
-        prefs = None if occupant.user_id is None else self.service.cached_prefs(occupant.user_id)
+        prefs = None if occupant.user_id is None else self.service.prefs.cached_prefs(occupant.user_id)
         return prefs is not None and prefs.hand_place == "channel"
 
     def remember_channel_hand(
@@ -527,7 +523,7 @@ class Messages:
         return self.sends.busy(("outbox", table_id))
 
     async def _deliver(self, table_id: int) -> None:
-        for entry in await self.service.pending_announcements(table_id):
+        for entry in await self.service.outbox.pending_announcements(table_id):
             try:
                 await self._deliver_one(entry)
             except (discord.NotFound, discord.Forbidden) as err:
@@ -539,48 +535,47 @@ class Messages:
                     entry.kind,
                     err,
                 )
-            await self.service.announcement_delivered(entry.id)
+            await self.service.outbox.announcement_delivered(entry.id)
 
-    async def _deliver_one(self, entry: OutboxEntry) -> None:
+    async def _deliver_one(self, entry: Owed) -> None:
         await self._deliver_message(entry)
-        if (thread_id := entry.payload.get("archive_thread")) is not None:
+        thread_id = getattr(entry.announcement, "archive_thread", None)
+        if thread_id is not None:
             # The table closed: its message shows that first (no edit reaches an archived thread).
             await self._show_closed_first(entry.table_id)
             await threads.archive_thread(self.bot, thread_id)
 
-    async def _deliver_message(self, entry: OutboxEntry) -> None:
-        payload = entry.payload
-        match entry.kind:
-            case "result":
-                table = await self._deal_end(entry.table_id, payload["deal_no"])
+    async def _deliver_message(self, entry: Owed) -> None:
+        match entry.announcement:
+            case DealResult() as result:
+                table = await self._deal_end(entry.table_id, result.deal_no)
                 deal = table.deal
                 assert deal is not None
-                tally = tuple(payload["tally"]) if payload.get("tally") else None
-                review = (await self.service.guild_settings(table.row.guild_id)).deal_review
+                review = (await self.service.guilds.guild_settings(table.row.guild_id)).deal_review
                 message = await payloads.result_payload(
-                    table, payload["lang"], deal, table.last_bummerl, tally, payload.get("ratings"), review=review
+                    table, result.lang, deal, table.last_bummerl, result.tally, result.rating_changes(), review=review
                 )
-                await self.channel(payload["channel_id"]).send(
-                    nonce=f"r{entry.table_id}.{payload['deal_no']}",
+                await self.channel(result.channel_id).send(
+                    nonce=f"r{entry.table_id}.{result.deal_no}",
                     allowed_mentions=NO_MENTIONS,
                     **message.send_kwargs(),
                 )
-            case "final_hand":
-                if (await self.service.player_prefs(payload["user_id"])).hand_place == "channel":
+            case FinalHand() as hand:
+                if hand.user_id is None or (await self.service.prefs.player_prefs(hand.user_id)).hand_place == "channel":
                     # She moved her hand to the channel during the deal: the DM keeps saying so (no next
                     # hand will come there).
                     return
-                table = await self._deal_end(entry.table_id, payload["deal_no"])
-                seat, message_id = payload["seat"], payload["message_id"]
-                lang = self.user_lang(table, payload["user_id"])
-                order = self.hand_order(payload["user_id"])
+                table = await self._deal_end(entry.table_id, hand.deal_no)
+                seat, message_id = hand.seat, hand.message_id
+                lang = self.user_lang(table, hand.user_id)
+                order = self.hand_order(hand.user_id)
                 message = await payloads.hand_payload(table, seat, lang, self.where(table), table.deal, order)
                 self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
-                await self._edit_hand_message(payload["channel_id"], message_id, message)
+                await self._edit_hand_message(hand.channel_id, message_id, message)
                 self._forget_hand(message_id)  # a finished deal's message is never edited again
-            case "notice":
-                values = dict(payload.get("values", {}))
-                mention = payload.get("mention")
+            case Notice() as notice:
+                values: dict[str, object] = dict(notice.values)
+                mention = notice.mention
                 if mention is not None:
                     values["mention"] = f"<@{mention}>"
                 allowed = (
@@ -588,21 +583,21 @@ class Messages:
                     if mention is not None
                     else NO_MENTIONS
                 )
-                await self.channel(payload["channel_id"]).send(
-                    t(payload["lang"], payload["key"], **values),
+                await self.channel(notice.channel_id).send(
+                    t(notice.lang, notice.key, **values),
                     nonce=f"n{entry.id}",
                     allowed_mentions=allowed,
                 )
-            case "set_aside":
+            case SetAside() as set_aside:
                 try:
-                    record = await self.service.export_record(entry.table_id)
+                    record = await self.service.queries.export_record(entry.table_id)
                 except Exception:  # the record itself cannot be read: say so without it
                     log.error("table %s: its record cannot be exported", entry.table_id, exc_info=True)
                     files = []
                 else:
                     files = [payloads.record_file(entry.table_id, record)]
-                await self.channel(payload["channel_id"]).send(
-                    t(payload["lang"], "notice.set_aside", id=entry.table_id),
+                await self.channel(set_aside.channel_id).send(
+                    t(set_aside.lang, "notice.set_aside", id=entry.table_id),
                     files=files,
                     nonce=f"s{entry.table_id}",
                     allowed_mentions=NO_MENTIONS,
@@ -613,11 +608,12 @@ class Messages:
         remembered = self._deal_ends.get((table_id, deal_no))
         if remembered is not None:
             return remembered
-        table = await self.service.table_at_deal_end(table_id, deal_no)
-        self._remember_deal_end(table_id, deal_no, table)
+        table = await self.service.queries.table_at_deal_end(table_id, deal_no)
+        self.remember_deal_end(table)
         return table
 
-    def _remember_deal_end(self, table_id: int, deal_no: int, table: TableSnapshot) -> None:
-        self._deal_ends[(table_id, deal_no)] = table
+    def remember_deal_end(self, table: TableSnapshot) -> None:
+        """Keep the table as it stood when its deal ended, for the deal's result message."""
+        self._deal_ends[(table.id, table.deal_no)] = table
         while len(self._deal_ends) > REMEMBERED_DEAL_ENDS:
             self._deal_ends.popitem(last=False)

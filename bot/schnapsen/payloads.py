@@ -732,14 +732,14 @@ async def leaderboard_page(
     service = interaction.client.service
     assert interaction.guild_id is not None
     min_games = _min_games(sort)
-    board = await service.leaderboard(interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)
+    board = await service.queries.leaderboard(interaction.guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)
     embed = discord.Embed(
         title=t(lang, "leaderboard.title", sort=t(lang, f"leaderboard.sort.{sort}")), colour=0x1565C0
     )
     lines = [leaderboard_line(lang, entry) for entry in board.entries]
     empty = t(lang, "leaderboard.empty_rating", games=min_games) if sort == "rating" else t(lang, "leaderboard.empty")
     embed.description = "\n".join(lines) or empty
-    mine = await service.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)
+    mine = await service.queries.rank_of(interaction.guild_id, interaction.user.id, sort, min_games)
     pages = max(1, -(-board.total // PAGE_SIZE))
     footer = t(lang, "leaderboard.page", page=page + 1, pages=pages)
     footer += " · " + (
