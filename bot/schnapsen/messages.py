@@ -539,8 +539,8 @@ class Messages:
 
     async def _deliver_one(self, entry: Owed) -> None:
         await self._deliver_message(entry)
-        thread_id = getattr(entry.announcement, "archive_thread", None)
-        if thread_id is not None:
+        closing = entry.announcement
+        if isinstance(closing, Notice | SetAside) and (thread_id := closing.archive_thread) is not None:
             # The table closed: its message shows that first (no edit reaches an archived thread).
             await self._show_closed_first(entry.table_id)
             await threads.archive_thread(self.bot, thread_id)
