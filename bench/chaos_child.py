@@ -236,7 +236,7 @@ def main() -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     logging.getLogger("discord").setLevel(logging.WARNING)  # its INFO lines are connection chatter
-    logging.getLogger("bot.game.service").setLevel(logging.DEBUG)  # its "accepted table=" line per click
+    logging.getLogger("bot.game.core").setLevel(logging.DEBUG)  # its "accepted table=" line per click
     log.info("chaos child started pid=%d", os.getpid())
     patch_storage()
     if args.target:
