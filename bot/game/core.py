@@ -123,9 +123,10 @@ class TableCore:
         async with self.db.transaction(guild_id=row.guild_id if guild_only else None):
             for step in steps:
                 events = tuple(await step())
-                now = self.now()
-                for subscriber in self.subscribers:
-                    events += tuple(await subscriber(Change(row, events, now)))
+                if events:  # a step that did nothing (no deal ended) has nothing to subscribe to
+                    now = self.now()
+                    for subscriber in self.subscribers:
+                        events += tuple(await subscriber(Change(row, events, now)))
                 changes += events
         return changes
 
