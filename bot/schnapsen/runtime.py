@@ -52,9 +52,10 @@ class Runtime:
         self.bot.dispatch("table_changed", before, after, events)
         for event in events:
             match event:
-                case ev.SeatLeft(occupant) if occupant.user_id is not None and occupant.dm_message_id is not None:
-                    assert occupant.dm_channel_id is not None  # the hand message the leaver's DM shows says so
-                    self.messages.retire_hand(after, occupant.user_id, (occupant.dm_channel_id, occupant.dm_message_id))
+                case ev.SeatLeft(occupant) if occupant.dm_channel_id is not None and occupant.dm_message_id is not None:
+                    if occupant.user_id is not None:  # their hand message says they left
+                        hand = (occupant.dm_channel_id, occupant.dm_message_id)
+                        self.messages.retire_hand(after, occupant.user_id, hand)
                 case ev.SeatReclaimed():
                     self.drivers.turn_clock_reset(after.id)  # their turn time starts afresh
                 case ev.DealEnded(table):
