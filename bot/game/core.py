@@ -75,9 +75,11 @@ class TableCore:
                 self._locks[table_id] = lock
         return lock
 
-    def listen(self, listener: Listener) -> None:
-        """Tell ``listener`` of every change published from now on (the shell redraws from that alone)."""
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        """Tell ``listener`` of every change published from now on (the shell redraws from that alone), until
+        the returned function is called."""
         self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
     # --- the tables held -----------------------------------------------------------------------------
 

@@ -231,6 +231,9 @@ class Messages:
             except Exception:
                 self._forget_hand(message_id)  # so that the next change edits it again instead of trusting it
                 raise
+            if self.service.snapshot(now.id) is None:  # the table closed meanwhile: its caches are gone for good
+                self._forget_hand(message_id)
+                return
             self._hand_images[message_id] = digest
             self._messages_of.setdefault(now.id, set()).add(message_id)
 
@@ -374,7 +377,10 @@ class Messages:
         if not repeated:
             self._hand_images[message.id] = hash(payload.images.get("hand.png"))
             self._hand_shown[message.id] = shown
-        self._messages_of.setdefault(table.id, set()).add(message.id)
+        if self.service.snapshot(table.id) is not None:
+            self._messages_of.setdefault(table.id, set()).add(message.id)
+        else:  # the table closed meanwhile: its caches are gone for good
+            self._forget_hand(message.id)
         # The attempt counts as tried until its message is stored: a send repeated after the store failed
         # gets back this message (same nonce), still showing the position it was sent at.
         stored = await self.service.seating.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)

@@ -39,7 +39,7 @@ class Runtime:
         # Where a click for a table is applied, and the clicks other processes hand to ours (routing.py).
         self.clicks = ClickRouter(bot)
         self.inbox = ClickInbox(bot)
-        bot.service.listen(self.table_changed)
+        self._stop_listening = bot.service.listen(self.table_changed)
 
     def table_changed(
         self, before: TableSnapshot | None, after: TableSnapshot, events: tuple[ev.TableEvent, ...]
@@ -121,6 +121,7 @@ class Runtime:
         await self.drivers.sweep()
 
     async def shutdown(self) -> None:
+        self._stop_listening()
         await self.inbox.close()
         self.clicks.close()
         self.drivers.halt()
