@@ -14,7 +14,7 @@ Faults injected in this process:
 Bench shims (only where the bot does not do it itself yet):
 
 - ``--target``: new tables play their Bummerl to this many game points (the rules JSON of a created table).
-- If the bot does not log ``accepted table=<id> deal=<n> seq=<s> action=<text>`` itself (bot/game/service.py
+- If the bot does not log ``accepted table=<id> deal=<n> seq=<s> action=<text>`` itself (bot/game/core.py
   has no such line), this process logs it after ``TableService.act`` returned, i.e. after the commit, from the
   logger ``bench.shim``; the parent says which source it used.
 
@@ -236,7 +236,7 @@ def main() -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     logging.getLogger("discord").setLevel(logging.WARNING)  # its INFO lines are connection chatter
-    logging.getLogger("bot.game.service").setLevel(logging.DEBUG)  # its "accepted table=" line per click
+    logging.getLogger("bot.game.core").setLevel(logging.DEBUG)  # its "accepted table=" line per click
     log.info("chaos child started pid=%d", os.getpid())
     patch_storage()
     if args.target:

@@ -118,7 +118,7 @@ class SchnapsenBot(commands.Bot):
         digest = hashlib.sha256(json.dumps([payload, dev_guild_id], sort_keys=True).encode()).hexdigest()
         scope = str(dev_guild_id) if dev_guild_id else GLOBAL_SCOPE
         previous = await self.db.get_meta(COMMAND_SCOPE_KEY)
-        if not self.force_sync and await self.service.command_hash() == digest and previous == scope:
+        if not self.force_sync and await self.service.housekeeping.command_hash() == digest and previous == scope:
             log.info("slash commands unchanged; not syncing")
             return
         try:
@@ -130,7 +130,7 @@ class SchnapsenBot(commands.Bot):
             return
         async with self.db.transaction():
             await self.db.set_meta(COMMAND_SCOPE_KEY, scope)
-            await self.service.set_command_hash(digest)
+            await self.service.housekeeping.set_command_hash(digest)
 
     async def _remove_other_commands(self, scope: str, previous: str | None) -> None:
         """Remove the commands from wherever else they were synced, so that no server lists them twice."""

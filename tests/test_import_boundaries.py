@@ -109,3 +109,68 @@ def test_the_buttons_and_the_messages_built_of_them_do_not_import_each_other() -
         shell / "answers.py"
     )
     assert "components" not in relative_imports(shell / "answers.py")
+
+
+# --- the table core and its subscribers (bot/game/subscribers/) -----------------------------------------------
+
+SUBSCRIBERS = ROOT / "bot" / "game" / "subscribers"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def resolved_imports(path: Path) -> set[str]:
+    """Every import of the file as an absolute module name (relative ones resolved; ``from . import x`` as
+    the module ``x`` of the package)."""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            if node.module:
+                base = [*base, *node.module.split(".")]
+            modules.add(".".join(base))
+            modules.update(".".join([*base, alias.name]) for alias in node.names)  # a submodule, maybe
+    return modules
+
+
+def source_of(module: str) -> Path | None:
+    path = ROOT.joinpath(*module.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def reached_from(path: Path) -> set[str]:
+    """The project's modules ``path`` imports, directly or through the modules it imports."""
+    seen: set[str] = set()
+    todo = [path]
+    while todo:
+        for module in resolved_imports(todo.pop()):
+            found = source_of(module)
+            if found is not None and module not in seen:
+                seen.add(module)
+                todo.append(found)
+    return seen
+
+
+def test_the_table_core_reaches_no_subscriber() -> None:
+    core = ROOT / "bot" / "game" / "core.py"
+    reached = sorted(m for m in reached_from(core) if within(m, "bot.game.subscribers"))
+    assert not reached, f"the table core imports subscribers (they are handed in): {reached}"
+
+
+@pytest.mark.parametrize("subscriber", sorted(p.name for p in SUBSCRIBERS.glob("*.py") if p.name != "__init__.py"))
+def test_a_subscriber_imports_no_other_subscriber(subscriber: str) -> None:
+    path = SUBSCRIBERS / subscriber
+    others = sorted(
+        m for m in resolved_imports(path) if within(m, "bot.game.subscribers") and m != module_name(path)
+    )
+    assert not others, f"{subscriber} imports other subscribers (they meet only in the core's events): {others}"

@@ -1,7 +1,7 @@
 """A player's profile in one guild, as ``/schnapsen stats`` shows it: a Discord-free value built from storage.
 
-``TableService`` has these methods through ``ProfileQueries``; the skill rating comes from the stored ratings
-(``player_rating``).
+``ProfileQueries`` reads it from storage (``TableService.profiles``); the skill rating comes from the stored
+ratings (``player_rating``).
 """
 
 from __future__ import annotations
@@ -94,9 +94,10 @@ FamilyRecord(family='all_tricks', declared=1, made=0))
 
 
 class ProfileQueries:
-    """The profile methods of ``TableService`` (reads only; no table lock is needed)."""
+    """A player's profile and rating, read from storage (no table lock is needed)."""
 
-    db: Database
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     async def player_rating(self, guild_id: int, user_id: int) -> ShownRating | None:
         """The player's rating in this guild as people see it, with the last ``RATING_HISTORY_LENGTH`` shown

@@ -227,14 +227,14 @@ async def leaderboard_embed(
     """One page of the server's leaderboard, with the caller's own rank, and how many pages there are (the
     buttons that turn them are ``LeaderboardButton``'s)."""
     min_games = _min_games(sort)
-    board = await service.leaderboard(guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)
+    board = await service.queries.leaderboard(guild_id, sort, min_games, page * PAGE_SIZE, PAGE_SIZE)
     embed = discord.Embed(
         title=t(lang, "leaderboard.title", sort=t(lang, f"leaderboard.sort.{sort}")), colour=0x1565C0
     )
     lines = [leaderboard_line(lang, entry) for entry in board.entries]
     empty = t(lang, "leaderboard.empty_rating", games=min_games) if sort == "rating" else t(lang, "leaderboard.empty")
     embed.description = "\n".join(lines) or empty
-    mine = await service.rank_of(guild_id, user_id, sort, min_games)
+    mine = await service.queries.rank_of(guild_id, user_id, sort, min_games)
     pages = max(1, -(-board.total // PAGE_SIZE))
     footer = t(lang, "leaderboard.page", page=page + 1, pages=pages)
     footer += " · " + (

@@ -27,7 +27,7 @@ from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, 
 
 from . import answers, payloads, ruletexts, threads
 from .checks import may_manage, require_manager
-from .components import COMPONENTS, forget_me_view, leaderboard_page, leave_table, show_hand
+from .components import COMPONENTS, forget_me_view, leaderboard_page, show_hand
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
 from .translator import CHOICE_KEYS, CatalogueTranslator
@@ -111,12 +111,12 @@ class SchnapsenCog(
         start the watchdog and the sweeper."""
         bot, settings = self.bot, self.bot.settings
         bot.add_dynamic_items(*COMPONENTS)
-        restored = await self.service.restore_all()
+        restored = await self.service.restorer.restore_all()
         for table in restored.tables:
             # Edits still pending when the bot stopped were lost: show every table as it stands, deliver what
             # it still owes, then let AI seats and idle timers pick up where they stopped.
             self.runtime.resume(table)
-        for table_id in {entry.table_id for entry in await self.service.pending_announcements()}:
+        for table_id in {entry.table_id for entry in await self.service.outbox.pending_announcements()}:
             self.runtime.deliver(table_id)  # closed and set-aside tables too
         self.runtime.inbox.start()  # clicks handed to our shards, also those stored while we were down
         log.info(
@@ -164,7 +164,7 @@ class SchnapsenCog(
 
     async def prune_old_action_logs(self) -> None:
         try:
-            pruned = await self.service.prune_old_action_logs(self.bot.settings.retention_days)
+            pruned = await self.service.housekeeping.prune_old_action_logs(self.bot.settings.retention_days)
         except Exception:
             log.exception("pruning closed tables' action logs failed; tried again at the next sweep")
         else:
@@ -213,7 +213,7 @@ class SchnapsenCog(
         lang = language_of(interaction)
         await thinking(interaction)
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        defaults = await self.service.guild_settings(interaction.guild_id)
+        defaults = await self.service.guilds.guild_settings(interaction.guild_id)
         options: dict[str, Any] = {
             "guild_id": interaction.guild_id,
             "host_id": interaction.user.id,
@@ -232,8 +232,7 @@ class SchnapsenCog(
             reply = t(lang, "reply.table_opened_in_thread", channel=table.channel_id)
             await interaction.followup.send(reply, ephemeral=True)
             return
-        table = await self.service.open_table(channel_id=interaction.channel_id, **options)
-        self.runtime.refresh_table_message(table)  # posted (and retried) by the runtime
+        await self.service.open_table(channel_id=interaction.channel_id, **options)  # the runtime posts its message
         await interaction.followup.send(t(lang, "reply.table_opened"), ephemeral=True)
 
     @app_commands.command(name="join", description=_("Take a seat at the table in this channel"))
@@ -250,7 +249,6 @@ class SchnapsenCog(
             interaction.user.display_name,
             None if seat is None else "NESW".index(seat),
         )
-        self.runtime.refresh_table_message(table)
         await answer(
             interaction,
             t(lang, "reply.seated", seat=t(lang, f"seat.{table.seat_of(interaction.user.id)}")),
@@ -263,7 +261,7 @@ class SchnapsenCog(
         if table is None:
             raise UserError("error.not_seated")
         await thinking(interaction)
-        await leave_table(self.bot, table.id, interaction.user.id)
+        await self.service.leave(table.id, interaction.user.id)
         await answer(interaction, t(lang, "reply.left"))
 
     @app_commands.command(name="start", description=_("Start the game (host); AI players fill empty seats"))
@@ -271,8 +269,7 @@ class SchnapsenCog(
     async def start(self, interaction: Interaction) -> None:
         lang = language_of(interaction)
         await thinking(interaction)
-        table = await self.service.start(self.table_here(interaction).id, interaction.user.id)
-        self.runtime.after_change(table)
+        await self.service.start(self.table_here(interaction).id, interaction.user.id)
         await interaction.followup.send(t(lang, "reply.started"), ephemeral=True)
 
     @app_commands.command(name="hand", description=_("Show your hand again (only you see it)"))
@@ -291,10 +288,10 @@ class SchnapsenCog(
         table = self.service.table_in_channel(interaction.channel_id or 0)
         wins, tallies = None, None
         if table is not None and table.status != "lobby" and all(table.seats):
-            wins = await self.service.tally_between(table.guild_id, table.team_key(0), table.team_key(1))
+            wins = await self.service.queries.tally_between(table.guild_id, table.team_key(0), table.team_key(1))
         caller_seat = table.seat_of(interaction.user.id) if table is not None else None
         if table is not None and caller_seat is not None:
-            tallies = await self.service.tallies_of_pair(table.guild_id, table.team_key(caller_seat % 2))
+            tallies = await self.service.queries.tallies_of_pair(table.guild_id, table.team_key(caller_seat % 2))
         await answer(interaction, embed=answers.score_embed(table, lang, wins, tallies))
 
     @app_commands.command(name="rules", description=_("The contracts and who may bid them"))
@@ -312,7 +309,7 @@ class SchnapsenCog(
         await thinking(interaction)
         assert interaction.guild_id is not None
         chosen = (
-            await self.service.default_leaderboard_sort(interaction.guild_id)
+            await self.service.queries.default_leaderboard_sort(interaction.guild_id)
             if sort is None
             else one_of(sort, LEADERBOARD_SORTS)
         )
@@ -331,7 +328,7 @@ class SchnapsenCog(
         await thinking(interaction)
         assert interaction.guild_id is not None
         who = player or interaction.user
-        profile = await self.service.player_profile(interaction.guild_id, who.id)
+        profile = await self.service.profiles.player_profile(interaction.guild_id, who.id)
         attach = interaction.app_permissions.attach_files
         payload = await answers.profile_payload(profile, who.display_name, lang, attach=attach)
         await answer(interaction, **payload.send_kwargs())
@@ -356,7 +353,7 @@ class SchnapsenCog(
         lang = language_of(interaction)
         table = self.table_here(interaction)
         await thinking(interaction)
-        record = await self.service.export_record(table.id, include_unfinished=False)
+        record = await self.service.queries.export_record(table.id, include_unfinished=False)
         file = answers.record_file(table.id, record)
         await answer(interaction, t(lang, "reply.export", count=len(record.deals)), file=file)
 
@@ -371,12 +368,12 @@ class SchnapsenCog(
         lang = language_of(interaction)
         await thinking(interaction)
         user_id = interaction.user.id
-        before = await self.service.player_prefs(user_id)
+        before = await self.service.prefs.player_prefs(user_id)
         if hand is None and order is None:  # asked, not told: show the choices as they stand
             place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (before.hand_place, before.hand_order))
             await answer(interaction, t(lang, "reply.prefs_unchanged", place=place, order=shown_order))
             return
-        prefs = await self.service.set_player_prefs(user_id, hand_place=hand, hand_order=order)
+        prefs = await self.service.prefs.set_player_prefs(user_id, hand_place=hand, hand_order=order)
         place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (prefs.hand_place, prefs.hand_order))
         await answer(interaction, t(lang, "reply.prefs", place=place, order=shown_order))
         table = self.service.table_of_user(user_id)
@@ -431,7 +428,7 @@ class SchnapsenCog(
         require_manager(interaction)
         assert interaction.guild_id is not None
         await thinking(interaction)
-        updated = await self.service.update_guild_settings(
+        updated = await self.service.guilds.update_guild_settings(
             interaction.guild_id,
             language=language,
             preset=preset,
@@ -524,7 +521,7 @@ class SchnapsenCog(
         require_manager(interaction)
         assert interaction.guild_id is not None
         await thinking(interaction)
-        updated = await self.service.update_guild_rules(
+        updated = await self.service.guilds.update_guild_rules(
             interaction.guild_id, preset=preset, reset=reset, changes=changes
         )
         rules = rulesettings.ruleset_of(updated.preset, updated.rule_changes)
@@ -542,7 +539,6 @@ class SchnapsenCog(
             table = await self.service.set_table_rules(
                 table.id, interaction.user.id, preset=preset, reset=reset, changes=changes
             )
-            self.runtime.refresh_table_message(table)
         await answer(interaction, t(lang, "reply.table_rules", rules=ruletexts.rules_summary(table.rules, lang)))
 
     @app_commands.command(

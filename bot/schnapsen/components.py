@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Self
 import discord
 
 import engine
+from bot.game.core import HandedClick
 from bot.game.errors import UserError, one_of
 from bot.game.table import TableSnapshot
 from bot.i18n import t
@@ -88,6 +89,7 @@ class TableButton(ShellButton, template=PATTERN):
 
     VERBS: tuple[str, ...] = ()
     table: TableSnapshot  # found by the check
+    handed: HandedClick | None = None  # set when the click was handed over by another process (routing.py)
 
     def __init__(
         self,
@@ -215,10 +217,9 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         await acknowledge(interaction)
         if from_ephemeral:  # this click's token keeps the ephemeral hand up to date for 15 minutes
             runtime.remember_channel_hand(self.table, user_id, interaction, None, shows_now=False)
-        if await service.reclaim(table_id, user_id):
-            runtime.turn_clock_reset(self.table)
-        outcome = await service.act(table_id, self.seat, self.action, self.button.version, user_id=user_id)
-        runtime.after_change(outcome.table, outcome)
+        outcome = await service.act(
+            table_id, self.seat, self.action, self.button.version, user_id=user_id, handed=self.handed
+        )
         if from_ephemeral and not runtime.hand_in_channel(outcome.table, self.seat):
             # A hand shown on request to someone whose hand lives in their DMs: brought up to date once.
             payload = await runtime.hand_payload(outcome.table, self.seat, self.lang, user_id)
@@ -269,23 +270,20 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
         match self.button.verb:
             case "sit":
                 seat = int(self.button.arg)
-                client.runtime.refresh_table_message(
-                    await client.service.take_seat(table_id, user.id, user.display_name, seat)
-                )
+                await client.service.take_seat(table_id, user.id, user.display_name, seat)
                 await answer(interaction, t(lang, "reply.seated", seat=t(lang, f"seat.{seat}")))
             case "ai":
-                client.runtime.refresh_table_message(await client.service.add_ai(table_id, user.id, None))
+                await client.service.add_ai(table_id, user.id, None)
                 await acknowledge(interaction)
             case "leave":
-                await leave_table(client, table_id, user.id)
+                await client.service.leave(table_id, user.id)
                 await answer(interaction, t(lang, "reply.left"))
             case "start":
                 await acknowledge(interaction)
-                client.runtime.after_change(await client.service.start(table_id, user.id))
+                await client.service.start(table_id, user.id)
             case "practice":
                 await acknowledge(interaction)
-                changed = await client.service.set_practice(table_id, user.id, self.button.arg == "1")
-                client.runtime.refresh_table_message(changed)
+                await client.service.set_practice(table_id, user.id, self.button.arg == "1")
 
 
 HOST_VERBS = ("rematch", "close", "stop")
@@ -326,12 +324,11 @@ class HostButton(TableButton, template=template(HOST_VERBS)):
         await acknowledge(interaction)
         match self.button.verb:
             case "rematch":
-                changed = await service.rematch(table_id, interaction.user.id, version)
+                await service.rematch(table_id, interaction.user.id, version)
             case "close":
-                changed = await service.close(table_id, finished_at_version=version)
+                await service.close(table_id, finished_at_version=version)
             case _:  # stop
-                changed = await service.close(table_id)
-        interaction.client.runtime.after_change(changed)
+                await service.close(table_id)
 
 
 HAND_VERBS = ("hand", "back")
@@ -360,12 +357,8 @@ class HandButton(TableButton, template=template(HAND_VERBS)):
         if self.button.verb == "hand":
             await show_hand(interaction, self.table, self.lang)
             return
-        reclaimed = await client.service.reclaim(self.table.id, interaction.user.id)
+        reclaimed = await client.service.seating.reclaim(self.table.id, interaction.user.id)
         await answer(interaction, t(self.lang, "reply.back" if reclaimed else "reply.not_taken_over"))
-        current = client.service.snapshot(self.table.id)
-        if reclaimed and current is not None:
-            client.runtime.turn_clock_reset(current)
-            client.runtime.after_change(current)
 
 
 COACH_VERBS = ("review", "hint")
@@ -419,7 +412,7 @@ class CoachButton(TableButton, template=template(COACH_VERBS)):
     async def show_review(self, interaction: Interaction) -> None:
         client, user_id = interaction.client, interaction.user.id
         await thinking(interaction)
-        subject = await client.service.review_subject(
+        subject = await client.service.queries.review_subject(
             self.button.table,
             int(self.button.arg),
             user_id,
@@ -516,7 +509,7 @@ class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P
     async def clicked(self, interaction: Interaction) -> None:
         assert interaction.guild_id is not None
         await thinking(interaction)  # the record is read from storage: acknowledge first
-        table = await interaction.client.service.finished_deal(interaction.guild_id, self.table_id, self.deal_no)
+        table = await interaction.client.service.queries.finished_deal(interaction.guild_id, self.table_id, self.deal_no)
         payload = await answers.deal_review_payload(table, self.lang)
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
 
@@ -543,7 +536,7 @@ class ForgetMeButton(ShellButton, template=r"bsforget:(?P<user>[0-9]{1,20})"):
 
     async def clicked(self, interaction: Interaction) -> None:
         await thinking(interaction)  # one transaction over several tables: acknowledge first
-        await interaction.client.service.forget_person(self.user_id)
+        await interaction.client.service.prefs.forget_person(self.user_id)
         await answer(interaction, t(self.lang, "reply.forgotten"))
 
 
@@ -583,10 +576,3 @@ async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -
     # Kept up to date through this interaction while its token lasts (hands in the channel).
     runtime.remember_channel_hand(table, user_id, interaction, message.id, shows_now=True)
 
-
-async def leave_table(client: SchnapsenBot, table_id: int, user_id: int) -> None:
-    """The user leaves: their hand message says so, and an AI plays their seat from now on."""
-    table, before = await client.service.leave(table_id, user_id)
-    if before.dm_channel_id is not None and before.dm_message_id is not None:
-        client.runtime.retire_hand(table, user_id, (before.dm_channel_id, before.dm_message_id))
-    client.runtime.after_change(table)

@@ -3,19 +3,18 @@ a table nothing is moving, and the sweeper that closes abandoned tables.
 
 Each table has one supervised driver job (`coalesce.py`) that reads the table's current snapshot when it
 runs: a failing AI decision or write is logged at ERROR with the table id and retried with a growing pause.
-Every change goes through the service; what it then owes Discord is handed to ``after_change``.
+Every change goes through the service; its listener (runtime.py) redraws what the change shows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import engine
 from bot.game.errors import UserError
-from bot.game.service import Outcome
 from bot.game.table import TableSnapshot
 
 from .coalesce import Coalescer
@@ -26,16 +25,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-AfterChange = Callable[[TableSnapshot, Outcome | None], None]
-
-
 class Drivers:
-    def __init__(self, bot: SchnapsenBot, messages: Messages, after_change: AfterChange) -> None:
+    def __init__(self, bot: SchnapsenBot, messages: Messages) -> None:
         self.bot = bot
         self.service = bot.service
         self.settings = bot.settings
         self.messages = messages
-        self.after_change = after_change
         self.drives = Coalescer(0.0, first_retry=bot.settings.retry_first, max_retry=bot.settings.retry_max)
         self._wake: dict[int, asyncio.Event] = {}  # table id -> set when its driver should look again
         self._turn_clock: dict[int, tuple[int, float]] = {}  # table id -> (version, when that turn began)
@@ -52,7 +47,7 @@ class Drivers:
 
     def serves(self, table: TableSnapshot) -> bool:
         """Only the process holding the table's guild's shard moves it (bot/shards.py)."""
-        return self.service.owns_guild(table.guild_id)
+        return self.service.directory.owns_guild(table.guild_id)
 
     def turn_clock_reset(self, table_id: int) -> None:
         """A player took their seat back: their turn time starts afresh."""
@@ -100,7 +95,7 @@ class Drivers:
         version, deal = table.version, table.deal
         assert deal is not None and deal.to_act is not None
         seat = deal.to_act
-        guild = await self.service.guild_settings(table.guild_id)
+        guild = await self.service.guilds.guild_settings(table.guild_id)
         view = engine.view_for(deal, seat)
         # Asked at once, shown when both the pause and the decision are done: the pause hides the decision's
         # time in the AI queue and its search instead of adding to them.
@@ -117,11 +112,9 @@ class Drivers:
             elif not deciding.cancelled():
                 deciding.exception()  # retrieved: a failure already raised here, or not needed any more
         try:
-            outcome = await self.service.act(table.id, seat, action, version, user_id=None)
+            await self.service.act(table.id, seat, action, version, user_id=None)
         except UserError as err:  # somebody acted first, or the table closed: whoever moved it drives it
             log.debug("table %s: AI move dropped (%s)", table.id, err.key)
-            return
-        self.after_change(outcome.table, outcome)
 
     async def _idle_timer(self, table: TableSnapshot, wake: asyncio.Event) -> None:
         version, deal = table.version, table.deal
@@ -138,13 +131,11 @@ class Drivers:
         if not occupant.warned:
             if await self._woken(wake, began + turn * 2 / 3 - loop.time()):
                 return
-            if await self.service.mark_warned(table.id, seat, version) is None:
+            if await self.service.seating.mark_warned(table.id, seat, version) is None:
                 return
-            self.messages.deliver(table.id)
         if await self._woken(wake, began + turn - loop.time()):
             return
-        if (taken_over := await self.service.take_over(table.id, seat, version)) is not None:
-            self.after_change(taken_over, None)
+        await self.service.seating.take_over(table.id, seat, version)
 
     # --- the watchdog and the sweeper ----------------------------------------------------------------------
 
@@ -173,7 +164,7 @@ class Drivers:
         # An announcement stored a moment ago is about to be delivered by whoever stored it: only one owed
         # for a whole watchdog interval with no delivery scheduled is a stall.
         owed_since = self.service.now() - self.settings.watchdog_interval
-        pending = await self.service.pending_announcements()
+        pending = await self.service.outbox.pending_announcements()
         for table_id in sorted({entry.table_id for entry in pending if entry.created_at <= owed_since}):
             if not self.messages.delivering(table_id):
                 log.error("table %s: announcements are owed and none was scheduled; delivering", table_id)
@@ -196,11 +187,8 @@ class Drivers:
             ):
                 reason = "notice.closed_abandoned"
             if reason is not None:
-                try:
-                    closed = await self.service.close(table.id, reason_key=reason)
-                except UserError:
-                    continue  # closed meanwhile
-                self.after_change(closed, None)
+                with contextlib.suppress(UserError):  # closed meanwhile
+                    await self.service.close(table.id, reason_key=reason)
 
     def halt(self) -> None:
         """Shutting down: no table is moved any more, and a failed drive is not retried."""

@@ -78,14 +78,14 @@ class Hands:
         return await payloads.hand_message(hand_model(table, seat, lang, where, order=self.hand_order(user_id)))
 
     def hand_order(self, user_id: int) -> HandOrder:
-        prefs = self.service.cached_prefs(user_id)
+        prefs = self.service.prefs.cached_prefs(user_id)
         return "sorted" if prefs is None else prefs.hand_order
 
     def hand_in_channel(self, occupant: SeatRow) -> bool:
         """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed."""
         if occupant.dms_closed:
             return True
-        prefs = None if occupant.user_id is None else self.service.cached_prefs(occupant.user_id)
+        prefs = None if occupant.user_id is None else self.service.prefs.cached_prefs(occupant.user_id)
         return prefs is not None and prefs.hand_place == "channel"
 
     @staticmethod
@@ -104,12 +104,12 @@ class Hands:
 
     def refresh_all(self, table: TableSnapshot) -> None:
         """Bring every person's hand up to date where it lives, once their choices are known (read once)."""
-        unknown = [o.user_id for o in table.humans() if o.user_id and self.service.cached_prefs(o.user_id) is None]
+        unknown = [o.user_id for o in table.humans() if o.user_id and self.service.prefs.cached_prefs(o.user_id) is None]
         if unknown:
 
             async def read_prefs() -> None:
                 for user_id in unknown:
-                    await self.service.player_prefs(user_id)
+                    await self.service.prefs.player_prefs(user_id)
                 self.refresh_all(self.messages.current(table))
 
             self.sends.request(("prefs", table.id), read_prefs)
@@ -168,7 +168,7 @@ class Hands:
                 return
             except discord.NotFound:  # the message is gone: send the hand again
                 memory.forget_dm(message_id)
-                await self.service.forget_dm(now.id, seat, message_id)
+                await self.service.seating.forget_dm(now.id, seat, message_id)
                 self.send_all(now)
                 return
             except Exception:
@@ -232,7 +232,7 @@ class Hands:
             for occupant in now.humans():
                 if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
                     continue
-                if (await self.service.player_prefs(occupant.user_id)).hand_place == "channel":
+                if (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel":
                     continue
                 try:
                     await self._send(now, occupant.seat)
@@ -279,7 +279,7 @@ class Hands:
             memory.dm_shown[message.id] = shown
         # The attempt counts as tried until its message is stored: a send repeated after the store failed
         # gets back this message (same nonce), still showing the position it was sent at.
-        stored = await self.service.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        stored = await self.service.seating.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
         memory.sends_tried.discard(attempt)
         if stored is None:
             if self.messages.current(table).deal_no == deal_no:  # they left meanwhile
@@ -294,12 +294,11 @@ class Hands:
 
     async def _dms_closed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
         """Exactly as at a deal's first send: the player's hand lives in the channel from now on."""
-        if (changed := await self.service.set_dms_closed(table.id, seat, user_id)) is not None:
+        # The table core tells the runtime, which delivers the notice and shows the flag (runtime.table_changed).
+        if await self.service.seating.set_dms_closed(table.id, seat, user_id) is not None:
             log.info(
                 "table %s: DMs of seat %s are closed; their hand is shown in the channel", table.id, seat
             )
-            self.messages.deliver(table.id)
-            self.messages.refresh_table_message(changed)
 
     # --- hands in the channel (ephemeral) and people's own choices ------------------------------------
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.db import OutboxEntry, SeatRow
-from bot.game.service import Outcome
+from bot.db import SeatRow
+from bot.game.announcements import DealResult, FinalHand, Notice, Owed, SetAside
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 
@@ -67,10 +67,8 @@ class Messages:
 
     # --- after a change --------------------------------------------------------------------------------
 
-    def show(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
+    def show(self, table: TableSnapshot) -> None:
         """Deliver what a stored change owes and show the table as it stands: its message and the hands."""
-        if outcome is not None and outcome.deal_end is not None:
-            self._remember_deal_end(table.id, outcome.deal_end.deal_no, outcome.deal_end)
         self.deliver(table.id)
         self.refresh_table_message(table)
         self.hands.refresh_all(table)
@@ -115,7 +113,7 @@ class Messages:
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
             self._shown(now)
-            stored = await self.service.set_table_message(now.id, sent.id)
+            stored = await self.service.seating.set_table_message(now.id, sent.id)
             if stored is None and now.status != "closed":
                 # The table closed while its message was posted: the closed snapshot, which the edit queued
                 # after this one shows, was published before the message existed.
@@ -153,7 +151,7 @@ class Messages:
         return self.sends.busy(("outbox", table_id))
 
     async def _deliver(self, table_id: int) -> None:
-        for entry in await self.service.pending_announcements(table_id):
+        for entry in await self.service.outbox.pending_announcements(table_id):
             try:
                 await self._deliver_one(entry)
             except (discord.NotFound, discord.Forbidden) as err:
@@ -165,47 +163,46 @@ class Messages:
                     entry.kind,
                     err,
                 )
-            await self.service.announcement_delivered(entry.id)
+            await self.service.outbox.announcement_delivered(entry.id)
 
-    async def _deliver_one(self, entry: OutboxEntry) -> None:
+    async def _deliver_one(self, entry: Owed) -> None:
         await self._deliver_message(entry)
-        if (thread_id := entry.payload.get("archive_thread")) is not None:
+        closing = entry.announcement
+        if isinstance(closing, Notice | SetAside) and (thread_id := closing.archive_thread) is not None:
             # The table closed: its message shows that first (no edit reaches an archived thread).
             await self._show_closed_first(entry.table_id)
             await threads.archive_thread(self.bot, thread_id)
 
-    async def _deliver_message(self, entry: OutboxEntry) -> None:
-        payload = entry.payload
-        match entry.kind:
-            case "result":
-                table = await self._deal_end(entry.table_id, payload["deal_no"])
+    async def _deliver_message(self, entry: Owed) -> None:
+        match entry.announcement:
+            case DealResult() as result:
+                table = await self._deal_end(entry.table_id, result.deal_no)
                 deal = table.deal
                 assert deal is not None
-                tally = tuple(payload["tally"]) if payload.get("tally") else None
-                review = (await self.service.guild_settings(table.guild_id)).deal_review
+                review = (await self.service.guilds.guild_settings(table.guild_id)).deal_review
                 message = await payloads.result_payload(
-                    table, payload["lang"], deal, table.last_bummerl, tally, payload.get("ratings"), review=review
+                    table, result.lang, deal, table.last_bummerl, result.tally, result.rating_changes(), review=review
                 )
-                await self.channel(payload["channel_id"]).send(
-                    nonce=f"r{entry.table_id}.{payload['deal_no']}",
+                await self.channel(result.channel_id).send(
+                    nonce=f"r{entry.table_id}.{result.deal_no}",
                     allowed_mentions=NO_MENTIONS,
                     **message.send_kwargs(),
                 )
-            case "final_hand":
-                if (await self.service.player_prefs(payload["user_id"])).hand_place == "channel":
+            case FinalHand() as hand:
+                if hand.user_id is None or (await self.service.prefs.player_prefs(hand.user_id)).hand_place == "channel":
                     # She moved her hand to the channel during the deal: the DM keeps saying so (no next
                     # hand will come there).
                     return
-                table = await self._deal_end(entry.table_id, payload["deal_no"])
-                seat, message_id = payload["seat"], payload["message_id"]
-                model = self.hands.model(table, seat, payload["user_id"], table.deal)
+                table = await self._deal_end(entry.table_id, hand.deal_no)
+                seat, message_id = hand.seat, hand.message_id
+                model = self.hands.model(table, seat, hand.user_id, table.deal)
                 message = await payloads.hand_message(model)
                 self.edits.cancel(("hand", entry.table_id, message_id))  # no older edit may follow this one
-                await self.hands.edit_dm(entry.table_id, payload["channel_id"], message_id, message)
+                await self.hands.edit_dm(entry.table_id, hand.channel_id, message_id, message)
                 self.memory(entry.table_id).forget_dm(message_id)  # a finished deal's message is never edited again
-            case "notice":
-                values = dict(payload.get("values", {}))
-                mention = payload.get("mention")
+            case Notice() as notice:
+                values: dict[str, object] = dict(notice.values)
+                mention = notice.mention
                 if mention is not None:
                     values["mention"] = f"<@{mention}>"
                 allowed = (
@@ -213,21 +210,21 @@ class Messages:
                     if mention is not None
                     else NO_MENTIONS
                 )
-                await self.channel(payload["channel_id"]).send(
-                    t(payload["lang"], payload["key"], **values),
+                await self.channel(notice.channel_id).send(
+                    t(notice.lang, notice.key, **values),
                     nonce=f"n{entry.id}",
                     allowed_mentions=allowed,
                 )
-            case "set_aside":
+            case SetAside() as set_aside:
                 try:
-                    record = await self.service.export_record(entry.table_id)
+                    record = await self.service.queries.export_record(entry.table_id)
                 except Exception:  # the record itself cannot be read: say so without it
                     log.error("table %s: its record cannot be exported", entry.table_id, exc_info=True)
                     files = []
                 else:
                     files = [answers.record_file(entry.table_id, record)]
-                await self.channel(payload["channel_id"]).send(
-                    t(payload["lang"], "notice.set_aside", id=entry.table_id),
+                await self.channel(set_aside.channel_id).send(
+                    t(set_aside.lang, "notice.set_aside", id=entry.table_id),
                     files=files,
                     nonce=f"s{entry.table_id}",
                     allowed_mentions=NO_MENTIONS,
@@ -238,9 +235,10 @@ class Messages:
         remembered = self.memory(table_id).deal_ends.get(deal_no)
         if remembered is not None:
             return remembered
-        table = await self.service.table_at_deal_end(table_id, deal_no)
-        self._remember_deal_end(table_id, deal_no, table)
+        table = await self.service.queries.table_at_deal_end(table_id, deal_no)
+        self.remember_deal_end(table)
         return table
 
-    def _remember_deal_end(self, table_id: int, deal_no: int, table: TableSnapshot) -> None:
-        self.memory(table_id).deal_ends[deal_no] = table
+    def remember_deal_end(self, table: TableSnapshot) -> None:
+        """Keep the table as it stood when its deal ended, for the deal's result message."""
+        self.memory(table.id).deal_ends[table.deal_no] = table

@@ -26,10 +26,10 @@ import discord
 
 from bot.cache import Lru
 from bot.db.inbox import InboxClick
-from bot.game.service import HandedClick
+from bot.game.core import HandedClick
 
 from . import discord_internals
-from .components import COMPONENTS
+from .components import COMPONENTS, TableButton
 from .ids import ButtonId
 from .replies import acknowledge_raw
 
@@ -89,7 +89,7 @@ class ClickRouter:
         try:
             await acknowledge_raw(self.bot, data)
             acknowledged = True
-            if await self.service.hand_click_to_owner(table_id, data):
+            if await self.service.clicks.hand_click_to_owner(table_id, data):
                 log.debug("table %s: a click (interaction %s) handed to the process serving it", table_id, data.get("id"))
                 return
             not_handed = NotHanded(acknowledged, None)  # ours after all, closed or unknown: the usual checks answer
@@ -178,7 +178,7 @@ class ClickInbox:
         if self._listening:
             return
         await self._stop()
-        self._stop_listening = await self.service.listen_for_clicks(self.wake, self._lost)
+        self._stop_listening = await self.service.clicks.listen_for_clicks(self.wake, self._lost)
         self._listening = True
 
     def _lost(self) -> None:
@@ -199,7 +199,7 @@ class ClickInbox:
         for click_id in list(self._handled):
             await self._delete(click_id)
         taken = self._running | self._handled
-        waiting = await self.service.clicks_handed_to_us(limit=INBOX_BATCH)
+        waiting = await self.service.clicks.clicks_handed_to_us(limit=INBOX_BATCH)
         # Fewer than a batch: every click stored before this look is in it; a later one notifies (or is found
         # at the next poll).
         self._batch_full = len(waiting) >= INBOX_BATCH
@@ -215,8 +215,7 @@ class ClickInbox:
         for click in clicks:
             running = HandedClick(click.id)
             try:
-                with self.service.running_handed_click(running):
-                    await run_handed_click(self.bot, click)
+                await run_handed_click(self.bot, click, running)
             except Exception:  # the buttons answer their own errors; this is a payload nobody can run
                 log.exception("table %s: a handed click (inbox %s) could not be run; dropped", click.table_id, click.id)
             self._running.discard(click.id)
@@ -226,17 +225,18 @@ class ClickInbox:
 
     async def _delete(self, click_id: int) -> None:
         try:
-            await self.service.click_handled(click_id)
+            await self.service.clicks.click_handled(click_id)
         except Exception:
             log.error("deleting handed click %s failed; trying again at the next look", click_id, exc_info=True)
         else:
             self._handled.discard(click_id)
 
 
-async def run_handed_click(bot: SchnapsenBot, click: InboxClick) -> None:
+async def run_handed_click(bot: SchnapsenBot, click: InboxClick, handed: HandedClick) -> None:
     """Run a click another process received, as discord.py runs a dynamic item's click: the button built from
     its custom id, its check, then its callback. The receiver acknowledged it, so every answer goes through
-    the interaction's token."""
+    the interaction's token. A move it makes deletes it from the inbox in the move's own transaction and
+    marks ``handed`` deleted (the caller deletes a click that made no move)."""
     interaction = discord_internals.interaction_from_payload(bot, click.interaction)
     discord_internals.mark_acknowledged(interaction)
     data = click.interaction.get("data") or {}
@@ -247,5 +247,7 @@ async def run_handed_click(bot: SchnapsenBot, click: InboxClick) -> None:
             continue
         base = discord.ui.Button[Any](custom_id=custom_id)
         item = await factory.from_custom_id(interaction, base, match)
+        if isinstance(item, TableButton):
+            item.handed = handed
         if await item.interaction_check(interaction):
             await item.callback(interaction)

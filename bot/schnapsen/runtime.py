@@ -1,7 +1,8 @@
 """Keeping Discord in step with the tables, after the service has stored a change: ``Runtime`` owns the
 messages (`messages.py`: the table message and the outbox; `hands.py`: the hands and people's languages) and
 the drivers (`drivers.py`: AI moves, idle timers, the watchdog, the sweeper), and is what the cog and the
-client call. The client builds it in ``setup_hook``, before any extension loads.
+client call. The client builds it in ``setup_hook``, before any extension loads. It listens to the table core:
+what a change redraws is decided in ``table_changed`` alone, from the change's events.
 
 Everything runs as supervised jobs (`coalesce.py`) that read the table's snapshot when they run: a failing
 Discord call, write or AI decision is logged at ERROR with the table id and retried with a growing pause
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.db import PlayerPrefs
-from bot.game.service import Outcome
+from bot.game import events as ev
 from bot.game.table import TableSnapshot
 
 from .content import Payload
@@ -28,18 +29,54 @@ if TYPE_CHECKING:
     from bot.client import SchnapsenBot
 
 
+# A change of only these redraws the lobby's table message (nothing is owed, nobody holds a hand).
+LOBBY_CHANGES = frozenset({ev.TableOpened, ev.SeatTaken, ev.LobbyChanged})
+
+
 class Runtime:
     def __init__(self, bot: SchnapsenBot) -> None:
+        self.bot = bot
         self.messages = Messages(bot)
-        self.drivers = Drivers(bot, self.messages, self.after_change)
+        self.drivers = Drivers(bot, self.messages)
         # Where a click for a table is applied, and the clicks other processes hand to ours (routing.py).
         self.clicks = ClickRouter(bot)
         self.inbox = ClickInbox(bot)
+        self._stop_listening = bot.service.listen(self.table_changed)
 
-    def after_change(self, table: TableSnapshot, outcome: Outcome | None = None) -> None:
+    def table_changed(
+        self, before: TableSnapshot | None, after: TableSnapshot, events: tuple[ev.TableEvent, ...]
+    ) -> None:
+        """The one place that decides what a stored change redraws: the table core tells it of every change
+        (bot/game/core.py); cogs may listen for ``on_table_changed`` (discord.py's dispatch)."""
+        kinds = {type(event) for event in events}
+        if kinds == {ev.MessageStored}:  # the shell's own bookkeeping of a message it made
+            return
+        self.bot.dispatch("table_changed", before, after, events)
+        for event in events:
+            match event:
+                case ev.SeatLeft(occupant) if occupant.dm_channel_id is not None and occupant.dm_message_id is not None:
+                    if occupant.user_id is not None:  # their hand message says they left
+                        hand = (occupant.dm_channel_id, occupant.dm_message_id)
+                        self.messages.hands.retire(after, occupant.user_id, hand)
+                case ev.SeatReclaimed():
+                    self.drivers.turn_clock_reset(after.id)  # their turn time starts afresh
+                case ev.DealEnded(table):
+                    self.messages.remember_deal_end(table)  # for its result message
+        if kinds <= LOBBY_CHANGES:
+            if ev.TableOpened not in kinds or after.thread_parent_id is None:  # threads.py posts its own
+                self.messages.refresh_table_message(after)
+        elif kinds == {ev.PlayerWarned}:
+            self.messages.deliver(after.id)  # the warning; the table shows nothing new
+        elif kinds == {ev.DmsClosed}:
+            self.messages.deliver(after.id)
+            self.messages.refresh_table_message(after)
+        else:
+            self.after_change(after)
+
+    def after_change(self, table: TableSnapshot) -> None:
         """Announce a stored change: what it owes, the table message and the hands; then drive the table."""
         table = self.messages.current(table)  # a newer change may have been published since ``table``
-        self.messages.show(table, outcome)
+        self.messages.show(table)
         self.drivers.drive(table)
         if table.status == "closed":
             self.forget(table.id)
@@ -59,9 +96,6 @@ class Runtime:
 
     def refresh_table_message(self, table: TableSnapshot) -> None:
         self.messages.refresh_table_message(table)
-
-    def retire_hand(self, table: TableSnapshot, user_id: int, message: tuple[int, int]) -> None:
-        self.messages.hands.retire(table, user_id, message)
 
     def remember_channel_hand(
         self, table: TableSnapshot, user_id: int, interaction: discord.Interaction[Any], message_id: int | None,
@@ -86,9 +120,6 @@ class Runtime:
     def remember_lang(self, user_id: int, lang: str) -> None:
         self.messages.hands.remember_lang(user_id, lang)
 
-    def turn_clock_reset(self, table: TableSnapshot) -> None:
-        self.drivers.turn_clock_reset(table.id)
-
     async def watch(self) -> None:
         await self.drivers.watch()
 
@@ -96,6 +127,7 @@ class Runtime:
         await self.drivers.sweep()
 
     async def shutdown(self) -> None:
+        self._stop_listening()
         await self.inbox.close()
         self.clicks.close()
         self.drivers.halt()

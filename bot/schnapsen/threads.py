@@ -67,7 +67,7 @@ async def open_in_thread(
             raise UserError(needs)
     service = bot.service
     service.check_may_host(interaction.user.id)
-    expected_id = await service.next_table_id()
+    expected_id = await service.queries.next_table_id()
     name = thread_name(expected_id, interaction.user.display_name)
     thread = await _create_thread(channel, name)
     try:
@@ -138,7 +138,7 @@ async def _post_table_message(bot: SchnapsenBot, table: TableSnapshot, thread: d
     at once instead of leaving a table nobody can see."""
     payload = await payloads.table_payload(table, table.language)
     sent = await thread.send(allowed_mentions=NO_MENTIONS, **payload.send_kwargs())
-    await bot.service.set_table_message(table.id, sent.id)
+    await bot.service.seating.set_table_message(table.id, sent.id)
 
 
 async def remove_thread(thread: discord.Thread) -> None:

@@ -96,11 +96,11 @@ async def test_the_migration_from_schema_2_gives_stored_results_their_ratings(tm
         assert await db.get_meta(REBUILD_PENDING) == "1"
         assert {row.ai_strength for row in await db.all_bummerl_results()} == {"greedy"}
         assert (await db.get_guild_settings(1)).rated_min_people == 2
-        await TableService(db).restore_all()  # the bot's start computes them
+        await TableService(db).restorer.restore_all()  # the bot's start computes them
         assert await db.get_meta(REBUILD_PENDING) is None
         stored = {rating.player_id: rating.games for _, rating in await db.all_ratings()}
         assert stored == {21: 3, 22: 3, 23: 3, 24: 1, AI_IDENTITIES["greedy"]: 2}
-        assert await TableService(db).restore_all() is not None  # a second start has nothing to do
+        assert await TableService(db).restorer.restore_all() is not None  # a second start has nothing to do
         assert await db.get_meta(REBUILD_PENDING) is None
     finally:
         await db.close()

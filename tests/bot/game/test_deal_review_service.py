@@ -15,7 +15,7 @@ DAY = 86_400
 
 async def refusal(service: TableService, guild: int, table_id: int, deal_no: int) -> str:
     with pytest.raises(UserError) as refused:
-        await service.finished_deal(guild, table_id, deal_no)
+        await service.queries.finished_deal(guild, table_id, deal_no)
     return refused.value.key
 
 
@@ -24,7 +24,7 @@ async def test_a_finished_deal_is_shown_as_it_ended_and_nothing_else_is(service:
     running = outcome.table
     assert running.deal_no == 1 and outcome.finished_deal is not None
 
-    shown = await service.finished_deal(GUILD, running.id, 0)
+    shown = await service.queries.finished_deal(GUILD, running.id, 0)
     assert shown.deal_no == 0 and shown.deal == outcome.finished_deal
 
     assert await refusal(service, GUILD, running.id, 1) == "error.review_not_finished"
@@ -32,20 +32,20 @@ async def test_a_finished_deal_is_shown_as_it_ended_and_nothing_else_is(service:
     assert await refusal(service, GUILD + 1, running.id, 0) == "error.review_no_deal"
     assert await refusal(service, GUILD, running.id + 1, 0) == "error.review_no_deal"
 
-    await service.update_guild_settings(GUILD, deal_review=False)
+    await service.guilds.update_guild_settings(GUILD, deal_review=False)
     assert await refusal(service, GUILD, running.id, 0) == "error.review_off"
-    await service.update_guild_settings(GUILD, deal_review=True)
+    await service.guilds.update_guild_settings(GUILD, deal_review=True)
 
     await service.close(running.id)  # a closed table's deals can still be looked at ...
-    assert (await service.finished_deal(GUILD, running.id, 0)).deal == outcome.finished_deal
+    assert (await service.queries.finished_deal(GUILD, running.id, 0)).deal == outcome.finished_deal
     clock.now += 91 * DAY  # ... until its action log is pruned
-    assert await service.prune_old_action_logs(90) == 1
+    assert await service.housekeeping.prune_old_action_logs(90) == 1
     assert await refusal(service, GUILD, running.id, 0) == "error.review_pruned"
 
 
 async def test_the_setting_is_kept_with_the_other_server_defaults(service: TableService) -> None:
-    assert (await service.guild_settings(GUILD)).deal_review is True
-    await service.update_guild_settings(GUILD, ai_delay_ms=0)
-    off = await service.update_guild_settings(GUILD, deal_review=False)
+    assert (await service.guilds.guild_settings(GUILD)).deal_review is True
+    await service.guilds.update_guild_settings(GUILD, ai_delay_ms=0)
+    off = await service.guilds.update_guild_settings(GUILD, deal_review=False)
     assert off.deal_review is False and off.ai_delay_ms == 0
-    assert await service.guild_settings(GUILD) == off
+    assert await service.guilds.guild_settings(GUILD) == off

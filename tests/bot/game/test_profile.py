@@ -41,7 +41,7 @@ async def played_history(db: Database) -> None:
 
 async def test_a_profile_sums_up_what_storage_holds(db: Database, service: TableService) -> None:
     await played_history(db)
-    profile = await service.player_profile(GUILD, ALICE.user_id)
+    profile = await service.profiles.player_profile(GUILD, ALICE.user_id)
     assert profile.display_name == "Alice" and profile.has_games
     assert (profile.bummerl_won, profile.bummerl_played, profile.deals_won, profile.deals_played) == (
         3,
@@ -63,7 +63,7 @@ async def test_a_profile_sums_up_what_storage_holds(db: Database, service: Table
 
 
 async def test_a_player_without_games_gets_an_empty_profile(db: Database, service: TableService) -> None:
-    profile = await service.player_profile(GUILD, 999)
+    profile = await service.profiles.player_profile(GUILD, 999)
     assert not profile.has_games and profile.display_name is None
     assert [record.family for record in profile.contracts] == list(CONTRACT_FAMILIES)
     assert all(record.declared == 0 for record in profile.contracts)
@@ -77,6 +77,6 @@ async def test_the_players_rating_feeds_the_profile(
         return ShownRating(1480, 120, tuple(range(1000, 1030)), rank=7)
 
     monkeypatch.setattr(ProfileQueries, "player_rating", rated)
-    profile = await service.player_profile(GUILD, 999)
+    profile = await service.profiles.player_profile(GUILD, 999)
     assert profile.rating is not None and profile.rank == 7
     assert profile.rating.history == tuple(range(1000, 1030))

@@ -119,7 +119,7 @@ async def play_bummerl(service: TableService, table_id: int) -> dict:
     table = service.get(table_id)
     while table.status == "playing":
         table = (await play_deal(service, table)).table
-    entries = [e for e in await service.pending_announcements(table_id) if e.kind == "result"]
+    entries = [e for e in await service.outbox.pending_announcements(table_id) if e.kind == "result"]
     return entries[-1].payload
 
 
@@ -158,7 +158,7 @@ async def test_a_rating_write_that_fails_leaves_the_bummerls_last_action_unstore
         await act_once(service, table)
     assert await stored_actions(db, table.id) == actions
     assert await db.all_ratings() == [] and service.snapshot(table.id) == table
-    pending = await service.pending_announcements(table.id)
+    pending = await service.outbox.pending_announcements(table.id)
     assert all(e.payload["deal_no"] < table.deal_no for e in pending if e.kind == "result")
     monkeypatch.undo()
     outcome = await act_once(service, table)
@@ -169,7 +169,7 @@ async def test_a_rating_write_that_fails_leaves_the_bummerls_last_action_unstore
 async def test_a_table_with_fewer_people_than_the_guild_asks_for_is_not_rated(
     service: TableService, db: Database
 ) -> None:
-    await service.update_guild_settings(GUILD, rated_min_people=3)
+    await service.guilds.update_guild_settings(GUILD, rated_min_people=3)
     lobby = await open_lobby(service)
     lobby = await service.take_seat(lobby.id, BOB, "bob", 2)
     table = await service.start(lobby.id, ALICE)  # alice and bob (partners) against two AI seats
@@ -177,7 +177,7 @@ async def test_a_table_with_fewer_people_than_the_guild_asks_for_is_not_rated(
     assert payload["ratings"] == []
     assert await db.all_ratings() == []
 
-    await service.update_guild_settings(GUILD, rated_min_people=2)
+    await service.guilds.update_guild_settings(GUILD, rated_min_people=2)
     await service.rematch(table.id, ALICE)
     payload = await play_bummerl(service, table.id)
     assert {c["name"] for c in payload["ratings"]} == {"alice", "bob"}
@@ -191,24 +191,24 @@ async def test_the_rating_board_needs_its_minimum_of_rated_bummerl_and_is_the_de
     table = await four_at_play(service)
     for played in range(1, RATING_MIN_GAMES + 1):
         await play_bummerl(service, table.id)
-        board = await service.leaderboard(GUILD, "rating", RATING_MIN_GAMES, 0, 10)
+        board = await service.queries.leaderboard(GUILD, "rating", RATING_MIN_GAMES, 0, 10)
         if played < RATING_MIN_GAMES:
             assert board.entries == () and board.total == 0
-            assert await service.default_leaderboard_sort(GUILD) == "bummerl"
+            assert await service.queries.default_leaderboard_sort(GUILD) == "bummerl"
             await service.rematch(table.id, ALICE)
-    assert await service.default_leaderboard_sort(GUILD) == "rating"
-    board = await service.leaderboard(GUILD, "rating", RATING_MIN_GAMES, 0, 10)
+    assert await service.queries.default_leaderboard_sort(GUILD) == "rating"
+    board = await service.queries.leaderboard(GUILD, "rating", RATING_MIN_GAMES, 0, 10)
     assert {e.stats.user_id for e in board.entries} == {ALICE, BOB, CARL, DORA}
     shown = [e.rating.shown for e in board.entries if e.rating is not None]
     assert shown == sorted(shown, reverse=True) and board.entries[0].rank == 1
-    rating = (await service.player_profile(GUILD, ALICE)).rating
+    rating = (await service.profiles.player_profile(GUILD, ALICE)).rating
     assert rating is not None and len(rating.history) == RATING_MIN_GAMES
     assert rating.history[-1] == rating.shown and rating.rank is not None
-    entry = await service.rank_of(GUILD, ALICE, "rating", RATING_MIN_GAMES)
+    entry = await service.queries.rank_of(GUILD, ALICE, "rating", RATING_MIN_GAMES)
     assert entry is not None and entry.rank == rating.rank and entry.rating is not None
     assert (entry.rating.shown, entry.rating.uncertainty) == (rating.shown, rating.uncertainty)
 
 
 async def test_a_player_never_rated_has_no_rating_on_the_profile(service: TableService) -> None:
-    profile = await service.player_profile(GUILD, 999)
+    profile = await service.profiles.player_profile(GUILD, 999)
     assert profile.rating is None and profile.rank is None

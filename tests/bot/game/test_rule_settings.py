@@ -77,7 +77,7 @@ def test_the_target_range_is_inclusive() -> None:
 
 
 async def test_a_servers_settings_reach_its_new_tables_on_any_preset(service: TableService) -> None:
-    settings = await service.update_guild_rules(
+    settings = await service.guilds.update_guild_rules(
         GUILD, changes={"score_display": "count_down", "target": 12, "show_all_tricks": True}
     )
     assert settings.rule_changes == {"score_display": "count_down", "show_all_tricks": True, "target": 12}
@@ -100,26 +100,26 @@ async def test_a_servers_settings_reach_its_new_tables_on_any_preset(service: Ta
 async def test_server_changes_add_up_until_reset_and_a_bad_value_stores_nothing(
     service: TableService, db: Database
 ) -> None:
-    await service.update_guild_rules(GUILD, changes={"target": 12})
-    await service.update_guild_rules(GUILD, changes={"kontra_forbidden": "none", "max_multiplier": 8})
+    await service.guilds.update_guild_rules(GUILD, changes={"target": 12})
+    await service.guilds.update_guild_rules(GUILD, changes={"kontra_forbidden": "none", "max_multiplier": 8})
     stored = await db.get_guild_settings(GUILD)
     assert stored.rule_changes == {"kontra_forbidden": [], "max_multiplier": 8, "target": 12}
     with pytest.raises(UserError):
-        await service.update_guild_rules(GUILD, changes={"target": 3, "bettler_value": 5})
+        await service.guilds.update_guild_rules(GUILD, changes={"target": 3, "bettler_value": 5})
     assert await db.get_guild_settings(GUILD) == stored
     # Switching to a preset that has a change already keeps only what still differs.
-    switched = await service.update_guild_rules(GUILD, preset="stargames")
+    switched = await service.guilds.update_guild_rules(GUILD, preset="stargames")
     assert (switched.preset, switched.rule_changes) == ("stargames", {"target": 12})
-    assert (await service.update_guild_rules(GUILD, reset=True)).rule_changes == {}
+    assert (await service.guilds.update_guild_rules(GUILD, reset=True)).rule_changes == {}
     cleared = await db.get_guild_settings(GUILD)
     assert (cleared.preset, cleared.rule_changes) == ("stargames", {})
 
 
 async def test_the_other_server_settings_leave_the_rule_settings_alone(service: TableService) -> None:
-    await service.update_guild_rules(GUILD, changes={"target": 12})
-    updated = await service.update_guild_settings(GUILD, preset="stargames", turn_seconds=30)
+    await service.guilds.update_guild_rules(GUILD, changes={"target": 12})
+    updated = await service.guilds.update_guild_settings(GUILD, preset="stargames", turn_seconds=30)
     assert (updated.preset, updated.rule_changes) == ("stargames", {"target": 12})
-    assert (await service.guild_settings(GUILD)).rule_changes == {"target": 12}
+    assert (await service.guilds.guild_settings(GUILD)).rule_changes == {"target": 12}
 
 
 async def test_the_host_changes_the_lobbys_rules_and_they_survive_a_restart(
@@ -135,7 +135,7 @@ async def test_the_host_changes_the_lobbys_rules_and_they_survive_a_restart(
     )
     assert changed.rules.undertrump_required is False
     assert service.snapshot(lobby.id) == changed
-    restored = (await TableService(db).restore_all()).tables
+    restored = (await TableService(db).restorer.restore_all()).tables
     assert [table.rules for table in restored] == [changed.rules]
     switched = await service.set_table_rules(lobby.id, ALICE, preset="stargames")
     assert switched.rules.preset == "stargames" and switched.rules.target == 12

@@ -91,19 +91,19 @@ async def test_a_table_with_bad_options_is_refused(
 
 
 async def test_server_settings_change_only_what_is_given_and_refuse_unknown_values(service: TableService) -> None:
-    before = await service.guild_settings(GUILD)
-    updated = await service.update_guild_settings(GUILD, deck="french", ai_delay_ms=0)
+    before = await service.guilds.guild_settings(GUILD)
+    updated = await service.guilds.update_guild_settings(GUILD, deck="french", ai_delay_ms=0)
     assert updated == dataclasses.replace(before, deck="french", ai_delay_ms=0)
-    assert await service.guild_settings(GUILD) == updated
+    assert await service.guilds.guild_settings(GUILD) == updated
     for options, key in [
         ({"ai_strength": "godlike"}, "error.bad_choice"),
         ({"preset": "bogus"}, "error.bad_preset"),
         ({"turn_seconds": 5}, "error.bad_turn_time"),
     ]:
         with pytest.raises(UserError) as err:
-            await service.update_guild_settings(GUILD, language="de", **options)
+            await service.guilds.update_guild_settings(GUILD, language="de", **options)
         assert refused(err) == key
-    assert await service.guild_settings(GUILD) == updated  # a refused change changes nothing
+    assert await service.guilds.guild_settings(GUILD) == updated  # a refused change changes nothing
 
 
 async def test_a_new_table_is_a_lobby_with_its_host_north(service: TableService) -> None:
@@ -231,7 +231,7 @@ async def test_a_deal_played_to_its_end_stores_its_result_and_what_it_owes_and_d
     service: TableService, db: Database
 ) -> None:
     table = await four_at_play(service)
-    assert await service.set_dm(table.id, 1, BOB, 0, 900, 901) is not None
+    assert await service.seating.set_dm(table.id, 1, BOB, 0, 900, 901) is not None
     end = await play_deal(service, table)
     finished = end.finished_deal
     assert finished is not None and finished.result is not None
@@ -243,11 +243,11 @@ async def test_a_deal_played_to_its_end_stores_its_result_and_what_it_owes_and_d
     assert deal_end is not None and deal_end.deal == finished and deal_end.deal_no == 0
     assert deal_end.match == end.table.match and deal_end.match.deals_played == 1
     assert await db.finished_deal_nos(table.id) == [0]
-    owed = {entry.kind: entry.payload for entry in await service.pending_announcements(table.id)}
+    owed = {entry.kind: entry.payload for entry in await service.outbox.pending_announcements(table.id)}
     assert owed["result"]["deal_no"] == 0
     assert owed["final_hand"] | {"seat": 1, "message_id": 901} == owed["final_hand"]
     # The table at the deal's end as a restart rebuilds it from storage shows the same game.
-    rebuilt = await service.table_at_deal_end(table.id, 0)
+    rebuilt = await service.queries.table_at_deal_end(table.id, 0)
     assert (rebuilt.deal, rebuilt.match, rebuilt.log, rebuilt.last_bummerl) == (
         deal_end.deal,
         deal_end.match,
@@ -279,7 +279,7 @@ async def test_the_last_action_of_a_deal_and_all_it_owes_are_stored_together_or_
         await act_once(service, table)
     assert await stored_actions(db, table.id) == actions
     assert await db.finished_deal_nos(table.id) == []
-    assert await service.pending_announcements(table.id) == []
+    assert await service.outbox.pending_announcements(table.id) == []
     assert service.snapshot(table.id) == table
     monkeypatch.undo()
     assert (await act_once(service, table)).new_deal, "once storage works again the same action is accepted"
@@ -306,7 +306,7 @@ async def test_leaving_a_game_hands_the_seat_to_the_ai_and_the_host_role_to_the_
     seat = left.seats[0]
     assert seat is not None and seat.user_id is None and seat.display_name == "Sepp (alice)"
     assert left.row.host_id == BOB and left.status == "playing" and left.deal == table.deal
-    notices = [e.payload for e in await service.pending_announcements(table.id) if e.kind == "notice"]
+    notices = [e.payload for e in await service.outbox.pending_announcements(table.id) if e.kind == "notice"]
     assert notices[-1]["key"] == "notice.new_host" and notices[-1]["values"] == {"name": "bob"}
 
 
@@ -316,7 +316,7 @@ async def test_the_last_person_leaving_closes_the_table(service: TableService) -
     assert closed.status == "closed"
     assert service.snapshot(table.id) is None and service.open_tables() == []
     assert service.table_in_channel(CHANNEL) is None
-    notices = [e.payload["key"] for e in await service.pending_announcements(table.id) if e.kind == "notice"]
+    notices = [e.payload["key"] for e in await service.outbox.pending_announcements(table.id) if e.kind == "notice"]
     assert notices == ["notice.closed_abandoned"]
     with pytest.raises(UserError) as gone:
         await service.take_seat(table.id, BOB, "bob", None)
@@ -351,18 +351,18 @@ async def test_an_idle_player_is_warned_then_taken_over_then_takes_the_seat_back
     seat = table.deal.to_act
     occupant = table.seats[seat]
     assert occupant is not None and occupant.user_id is not None
-    assert await service.mark_warned(table.id, seat, table.version - 1) is None, "the turn moved on"
-    warned = await service.mark_warned(table.id, seat, table.version)
+    assert await service.seating.mark_warned(table.id, seat, table.version - 1) is None, "the turn moved on"
+    warned = await service.seating.mark_warned(table.id, seat, table.version)
     assert warned is not None and warned.seats[seat].warned and not table.seats[seat].warned  # type: ignore[union-attr]
-    notice = (await service.pending_announcements(table.id))[-1].payload
+    notice = (await service.outbox.pending_announcements(table.id))[-1].payload
     assert (notice["key"], notice["mention"]) == ("notice.idle_warning", occupant.user_id)
     assert not warned.is_ai_turn()
-    taken = await service.take_over(table.id, seat, table.version)
+    taken = await service.seating.take_over(table.id, seat, table.version)
     assert taken is not None and taken.seats[seat].ai_takeover and taken.is_ai_turn()  # type: ignore[union-attr]
     assert taken.version == table.version, "a take-over is no move: the buttons stay valid"
-    back = await service.reclaim(table.id, occupant.user_id)
+    back = await service.seating.reclaim(table.id, occupant.user_id)
     assert back is not None and not back.seats[seat].ai_takeover and not back.seats[seat].warned  # type: ignore[union-attr]
-    assert await service.reclaim(table.id, occupant.user_id) is None, "nothing to take back"
+    assert await service.seating.reclaim(table.id, occupant.user_id) is None, "nothing to take back"
     assert service.snapshot(table.id) == back
 
 
@@ -371,7 +371,7 @@ async def test_an_idle_player_is_warned_then_taken_over_then_takes_the_seat_back
 
 async def restored_by_a_fresh_service(db: Database, clock: Clock, table_id: int) -> TableSnapshot | None:
     fresh = TableService(db, clock=clock)
-    await fresh.restore_all()
+    await fresh.restorer.restore_all()
     return fresh.snapshot(table_id)
 
 
@@ -385,7 +385,7 @@ async def test_a_fresh_service_restores_snapshots_equal_to_those_before(
     for _ in range(7):  # mid-deal
         clock.now += 5
         table = (await act_once(service, table)).table
-    assert await service.set_dm(table.id, 2, CARL, table.deal_no, 900, 902) is not None
+    assert await service.seating.set_dm(table.id, 2, CARL, table.deal_no, 900, 902) is not None
     table = service.snapshot(table.id)  # type: ignore[assignment]
     assert await restored_by_a_fresh_service(db, clock, table.id) == table
     table = (await play_deal(service, table)).table  # a deal over, the next one dealt
@@ -400,10 +400,10 @@ async def test_a_table_whose_record_no_longer_replays_is_set_aside(
     async with db.transaction():
         await db._execute("UPDATE actions SET action = 'N play XX' WHERE table_id = ?", (table.id,))
     fresh = TableService(db, clock=clock)
-    restored = await fresh.restore_all()
+    restored = await fresh.restorer.restore_all()
     assert (restored.tables, restored.set_aside) == ([], [table.id])
     assert fresh.snapshot(table.id) is None
-    assert [e.kind for e in await fresh.pending_announcements(table.id)] == ["set_aside"]
+    assert [e.kind for e in await fresh.outbox.pending_announcements(table.id)] == ["set_aside"]
 
 
 # --- snapshots ----------------------------------------------------------------------------------------------

@@ -3,11 +3,10 @@ person would (type a command, read the DM, press a button)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-import functools
-import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -48,24 +47,17 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
 
 def wake_on_changes(bot: SchnapsenBot, fake: FakeDiscord) -> None:
     """Tests wait for the bot's tables too (a status, a version, a stored DM id), and ``fake.wait_for``
-    looks again only when the fake sees a request: after every call of the table service, it is told to look
-    again, so that a change followed by no request is not missed."""
-    service = bot.service
-    for name in dir(service):
-        method = getattr(service, name)
-        if not name.startswith("_") and inspect.iscoroutinefunction(method):
-            setattr(service, name, _waking(method, fake))
+    looks again only when the fake sees a request: the table core tells its listeners of every change it
+    publishes, and this one tells the fake to look again, so that a change followed by no request is not
+    missed."""
+    waking: set[asyncio.Task[None]] = set()
 
+    def changed(before: TableSnapshot | None, after: TableSnapshot, events: tuple[object, ...]) -> None:
+        task = asyncio.get_running_loop().create_task(fake.changed())
+        waking.add(task)
+        task.add_done_callback(waking.discard)
 
-def _waking(method: Callable[..., Awaitable[Any]], fake: FakeDiscord) -> Callable[..., Awaitable[Any]]:
-    @functools.wraps(method)
-    async def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return await method(*args, **kwargs)
-        finally:
-            await fake.changed()
-
-    return call
+    bot.service.listen(changed)
 
 
 def game_buttons(message: FakeMessage, *, enabled_only: bool = True) -> list[dict[str, Any]]:
@@ -303,7 +295,7 @@ class Table:
                 )
         row = await db.get_table(table.id)
         assert row is not None
-        return await self.bot.service._load(row)
+        return await self.bot.service.load(row)
 
     async def open_table(
         self,

@@ -84,7 +84,7 @@ async def test_a_hand_sent_again_after_storing_it_failed_is_brought_up_to_date(
     bot = await world.start_bot()
     await world.no_ai_delay()
     table = await world.open_table(alice, [None, None, None], start=False, target=2)
-    real_set_dm = bot.service.set_dm
+    real_set_dm = bot.service.seating.set_dm
     calls: list[Any] = []
     gate = asyncio.Event()
 
@@ -96,7 +96,7 @@ async def test_a_hand_sent_again_after_storing_it_failed_is_brought_up_to_date(
             raise sqlite3.OperationalError("database or disk is full")
         return await real_set_dm(*args, **kwargs)
 
-    bot.service.set_dm = set_dm  # type: ignore[method-assign]
+    bot.service.seating.set_dm = set_dm  # type: ignore[method-assign]
     start = await fake_discord.click(alice, await world.table_message(), label="Start")
     await start.wait_response()
     await fake_discord.wait_for(lambda: calls, what="the first hand DM to be sent")
@@ -130,7 +130,7 @@ async def test_a_hand_sent_before_a_restart_but_never_stored_is_brought_up_to_da
         await fake_discord.changed()  # the fake looks again only on a change it sees: this one it cannot
         raise sqlite3.OperationalError("database or disk is full")
 
-    bot.service.set_dm = set_dm  # type: ignore[method-assign]
+    bot.service.seating.set_dm = set_dm  # type: ignore[method-assign]
     start = await fake_discord.click(alice, await world.table_message(), label="Start")
     await start.wait_response()
     await fake_discord.wait_for(lambda: calls, what="the first hand DM to be sent")

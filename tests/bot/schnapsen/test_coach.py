@@ -110,7 +110,7 @@ async def test_review_lists_the_costly_decisions_with_the_values_of_engine_ai(
     text = await answer_text(review)
 
     assert world.bot is not None
-    record = (await world.bot.service.export_record(table.id, include_unfinished=False)).to_json()
+    record = (await world.bot.service.queries.export_record(table.id, include_unfinished=False)).to_json()
     expected = await engine_ai(record, "--review", "N", "--deal", "0")
     lines = review_lines(expected["review"], table.row.deck)
     assert lines, "this deal has a decision of alice's that cost expected game points"
@@ -204,7 +204,7 @@ async def test_a_practice_hint_matches_engine_ai_and_is_only_for_the_turn(
 
     hand = await world.latest_dm(alice, hint_for_now)
     assert world.bot is not None
-    record = (await world.bot.service.export_record(table.id)).to_json()
+    record = (await world.bot.service.queries.export_record(table.id)).to_json()
     assert record["practice"] is True
     hint = await fake_discord.click(alice, hand, label="Hint")
     text = await answer_text(hint)
@@ -265,7 +265,7 @@ async def test_practice_deals_count_for_no_leaderboard_statistic_or_rating(
     assert "Nobody has finished a Bummerl here yet" in (await reply_to(board)).visible_text
     stats = await world.command(alice, "stats")
     assert "has not finished a game on this server yet" in (await reply_to(stats)).visible_text
-    export = await world.bot.service.export_record(table.id)
+    export = await world.bot.service.queries.export_record(table.id)
     assert export.to_json()["practice"] is True
     result = await result_message(world, 0)
     assert "Review my play" in result.visible_text  # practice deals can be reviewed too
@@ -290,7 +290,7 @@ async def test_a_hint_from_the_hand_in_the_channel(fake_discord: FakeDiscord, wo
     hand = world.hand_message(hidden)
     assert hand is not None and hand.ephemeral
     assert world.bot is not None
-    record = (await world.bot.service.export_record(table.id)).to_json()
+    record = (await world.bot.service.queries.export_record(table.id)).to_json()
     hint = await fake_discord.click(hidden, hand, label="Hint")
     text = await answer_text(hint)
     expected = await engine_ai(record)

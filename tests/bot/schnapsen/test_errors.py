@@ -50,7 +50,7 @@ async def test_a_command_that_fails_unexpectedly_is_answered_and_logged_with_its
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(bot.service, "guild_settings", broken)
+    monkeypatch.setattr(bot.service.guilds, "guild_settings", broken)
     interaction = await fake_discord.slash(anna, world.channel, "schnapsen", "new")
     assert GENERIC in await ephemeral_reply(interaction)
     [record] = unexpected_errors(caplog)

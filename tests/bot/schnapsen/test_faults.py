@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bot.client import SchnapsenBot
+from bot.game.announcements import Notice, encode
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -76,11 +77,11 @@ async def settled(bot: SchnapsenBot) -> None:
     await runtime.messages.edits.drain(timeout=10)
     # A change the test saw published may not have asked for its delivery yet (the table's snapshot is out
     # before the runtime hears of the change): deliver what is owed once more, as the watchdog would.
-    for table_id in {entry.table_id for entry in await bot.service.pending_announcements()}:
+    for table_id in {entry.table_id for entry in await bot.service.outbox.pending_announcements()}:
         runtime.deliver(table_id)
     await runtime.messages.sends.drain(timeout=10)
     await runtime.messages.edits.drain(timeout=10)
-    assert await bot.service.pending_announcements() == []
+    assert await bot.service.outbox.pending_announcements() == []
 
 
 async def a_table_closed_mid_deal(world: Table) -> tuple[SchnapsenBot, CurrentTable]:
@@ -328,7 +329,7 @@ async def test_a_result_stored_but_not_posted_before_a_stop_is_posted_once_after
     outage = fake_discord.fail_next("POST", f"/channels/{world.channel.id}/messages", status=503, times=10_000)
     await world.play([alice], until=lambda t: t.deal_no == 1)
     assert results_of(world, table.id, 0) == 0
-    assert await bot.service.pending_announcements(table.id), "the result is owed"
+    assert await bot.service.outbox.pending_announcements(table.id), "the result is owed"
     await world.stop_bot()
     fake_discord.faults.remove(outage)
 
@@ -548,7 +549,7 @@ async def test_the_watchdog_sends_a_missing_hand_when_two_looks_in_a_row_find_no
     table = await world.open_table(alice, [None, None, None])
     await world.play([alice], until=lambda t: t.deal is not None and t.deal.to_act == 0 and t.seats[0].dm_message_id)
     shown = table.seats[0].dm_message_id
-    assert await bot.service.forget_dm(table.id, 0, shown) is not None  # a bug: nobody asks for a new hand
+    assert await bot.service.seating.forget_dm(table.id, 0, shown) is not None  # a bug: nobody asks for a new hand
     runtime = runtime_of(bot)
     sent_before = len(fake_discord.dm_messages(alice))
 
@@ -569,10 +570,11 @@ async def test_the_watchdog_delivers_announcements_owed_for_a_whole_interval_and
     bot = await world.start_bot()
     table = await world.open_table(alice, [], start=False)
     async with bot.db.transaction():  # owed, and (a bug) nobody asked for its delivery
-        await bot.service._notice(table, "notice.new_host", name="nobody")
+        notice = Notice(table.row.channel_id, table.row.language, "notice.new_host", (("name", "nobody"),))
+        await bot.db.add_announcement(table.id, *encode(notice), bot.service.now())
     runtime = runtime_of(bot)
     await runtime.watch()
-    assert await bot.service.pending_announcements(table.id), "just stored: its delivery may still be on the way"
+    assert await bot.service.outbox.pending_announcements(table.id), "just stored: its delivery may still be on the way"
     assert not any("announcements are owed" in e for e in table_errors(caplog, table.id))
     async with bot.db.transaction():
         await bot.db._execute("UPDATE outbox SET created_at = created_at - ? WHERE table_id = ?",

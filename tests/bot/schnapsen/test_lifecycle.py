@@ -161,7 +161,7 @@ async def test_a_table_closed_while_its_message_is_posted_shows_one_message_sayi
     The channel then shows that one message, edited to say the table is closed, not a second one."""
     alice = world.add_player("alice")
     bot = await world.start_bot()
-    store_message = bot.service.set_table_message
+    store_message = bot.service.seating.set_table_message
     posted, stored = asyncio.Event(), asyncio.Event()
 
     async def set_table_message(*args: Any) -> Any:  # the message is posted; storing its id waits
@@ -169,7 +169,7 @@ async def test_a_table_closed_while_its_message_is_posted_shows_one_message_sayi
         await stored.wait()
         return await store_message(*args)
 
-    bot.service.set_table_message = set_table_message  # type: ignore[method-assign]
+    bot.service.seating.set_table_message = set_table_message  # type: ignore[method-assign]
     await world.command(alice, "new")
     await asyncio.wait_for(posted.wait(), 10)
     await world.command(alice, "leave")

@@ -286,13 +286,13 @@ async def test_a_hand_moved_to_the_channel_while_its_dm_was_on_the_way_leaves_th
     bot = await world.start_bot()
     await world.no_ai_delay()
     stored_dm = asyncio.Event()
-    set_dm = bot.service.set_dm
+    set_dm = bot.service.seating.set_dm
 
     async def set_dm_after_the_move(*args: Any) -> Any:
         await stored_dm.wait()
         return await set_dm(*args)
 
-    monkeypatch.setattr(bot.service, "set_dm", set_dm_after_the_move)
+    monkeypatch.setattr(bot.service.seating, "set_dm", set_dm_after_the_move)
     table = await world.open_table(anna, [None, None, None])
     dm = await world.latest_dm(anna, lambda m: bool(m.attachments))
     assert table.seats[table.seat_of(anna.id)].dm_message_id is None, "sent, not yet stored"

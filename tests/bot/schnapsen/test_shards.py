@@ -130,14 +130,14 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
     assert [tuple(identify["shard"]) for identify in split.fake.identifies[-1:]] == [(1, 2)]
     assert bot.service.snapshot(away.table_id) is None and bot.service.snapshot(away.lobby_id) is None
     prunes = 0
-    prune = bot.service.prune_old_action_logs
+    prune = bot.service.housekeeping.prune_old_action_logs
 
     async def counted_prune(retention_days: int) -> int:
         nonlocal prunes
         prunes += 1
         return await prune(retention_days)
 
-    bot.service.prune_old_action_logs = counted_prune  # type: ignore[method-assign]
+    bot.service.housekeeping.prune_old_action_logs = counted_prune  # type: ignore[method-assign]
     ours_now = CurrentTable(ours.world, ours.table_id)
     version = ours_now.version
     # Our table is driven: its idle people are taken over by the AI (a second each, twice in a row: by then
@@ -175,14 +175,14 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     player, message, custom_id = hand
 
     handed = asyncio.Event()
-    hand_to_owner = bot.service.hand_click_to_owner
+    hand_to_owner = bot.service.clicks.hand_click_to_owner
 
     async def spied_hand_to_owner(table_id: int, interaction: dict[str, object]) -> bool:
         result = await hand_to_owner(table_id, interaction)
         handed.set()
         return result
 
-    bot.service.hand_click_to_owner = spied_hand_to_owner  # type: ignore[method-assign]
+    bot.service.clicks.hand_click_to_owner = spied_hand_to_owner  # type: ignore[method-assign]
     looked_up: list[int] = []
     get_table = bot.db.get_table
 
@@ -271,7 +271,7 @@ async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
         await split.fake.changed()  # the test waits for this
         raise OSError("database or disk is full")
 
-    monkeypatch.setattr(owner.service, "click_handled", failing_click_handled)
+    monkeypatch.setattr(owner.service.clicks, "click_handled", failing_click_handled)
 
     with caplog.at_level(logging.ERROR):
         click = await split.fake.click(player, message, button["custom_id"])
