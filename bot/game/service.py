@@ -153,7 +153,7 @@ class TableService(ProfileQueries):
         if (rated := await ratings.rebuild_if_pending(self.db)) is not None:
             log.info("ratings computed from the stored results after a migration: %d Bummerl rated", rated)
         restored, set_aside, repaired = [], [], []
-        for row in await self.db.list_open_tables():
+        for row in await self.db.tables.list_open_tables():
             if not self.owns_guild(row.guild_id):
                 continue  # another process holds this guild's shard: it restores and drives the table
             try:
@@ -170,16 +170,16 @@ class TableService(ProfileQueries):
         return Restored(restored, set_aside, repaired)
 
     async def _load(self, row: TableRow) -> TableSnapshot:
-        seats = await self.db.seats_of(row.id)
-        record = await self.db.load_record(row.id)
+        seats = await self.db.seats.seats_of(row.id)
+        record = await self.db.records.load_record(row.id)
         return self._publish(restore(row, seats, record))
 
     async def _set_aside(self, row: TableRow) -> None:
         self._tables.pop(row.id, None)
         async with self.db.transaction():
-            await self.db.set_status(row.id, "closed", self.now())
+            await self.db.tables.set_status(row.id, "closed", self.now())
             payload: dict[str, object] = {"channel_id": row.channel_id, "lang": row.language}
-            await self.db.add_announcement(row.id, "set_aside", _archiving(payload, row), self.now())
+            await self.db.outbox.add_announcement(row.id, "set_aside", _archiving(payload, row), self.now())
 
     async def _repair(self, table: TableSnapshot) -> TableSnapshot | None:
         """The repaired table, or None when it needed no repair."""
@@ -189,7 +189,7 @@ class TableService(ProfileQueries):
             if table.last_bummerl is not None:
                 log.warning("table %s: its Bummerl ended but the table was still playing; marked finished", table.id)
                 async with self.db.transaction():
-                    await self.db.set_status(table.id, "finished", self.now())
+                    await self.db.tables.set_status(table.id, "finished", self.now())
                 return await self._refresh(table)
             log.warning("table %s: its last deal ended but no next deal was stored; dealing it now", table.id)
             async with self.db.transaction():
@@ -199,21 +199,21 @@ class TableService(ProfileQueries):
     async def table_at_deal_end(self, table_id: int, deal_no: int) -> TableSnapshot:
         """The table as it stood when deal ``deal_no`` ended, rebuilt from storage (for a result owed since
         before a restart). Works for closed tables too."""
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None:
             raise UserError("error.table_gone")
-        return restore(row, await self.db.seats_of(table_id), await self.db.load_record(table_id), up_to_deal=deal_no)
+        return restore(row, await self.db.seats.seats_of(table_id), await self.db.records.load_record(table_id), up_to_deal=deal_no)
 
     async def finished_deal(self, guild_id: int, table_id: int, deal_no: int) -> TableSnapshot:
         """The table as it stood when deal ``deal_no`` ended, for "Show the deal": only a finished deal of a
         table of ``guild_id``, only while the guild allows deal review; read from the stored record, so it
         works for closed tables and after a restart. Every refusal is the user's error and shows nothing."""
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None or row.guild_id != guild_id:  # another guild's table is as good as none
             raise UserError("error.review_no_deal")
-        if not (await self.db.get_guild_settings(guild_id)).deal_review:
+        if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
             raise UserError("error.review_off")
-        record = await self.db.load_record(table_id)
+        record = await self.db.records.load_record(table_id)
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
         if stored is None:
             raise UserError("error.review_no_deal")
@@ -221,7 +221,7 @@ class TableService(ProfileQueries):
             raise UserError("error.review_not_finished")
         if not stored.actions:  # the closed table's action log was pruned (RETENTION_DAYS)
             raise UserError("error.review_pruned")
-        table = restore(row, await self.db.seats_of(table_id), record, up_to_deal=deal_no)
+        table = restore(row, await self.db.seats.seats_of(table_id), record, up_to_deal=deal_no)
         if table.deal_no != deal_no or table.deal is None or not table.deal.finished:
             raise UserError("error.review_not_finished")
         return table
@@ -261,9 +261,9 @@ class TableService(ProfileQueries):
     async def _refresh(self, table: TableSnapshot) -> TableSnapshot:
         """Publish ``table`` with its row and seats read back after a committed change (the engine state is
         unaffected)."""
-        row = await self.db.get_table(table.id)
+        row = await self.db.tables.get_table(table.id)
         assert row is not None
-        seats = seats_by_number(await self.db.seats_of(table.id))
+        seats = seats_by_number(await self.db.seats.seats_of(table.id))
         return self._publish(replace(table, row=row, rules=rules_of(row), seats=seats))
 
     def _forget(self, table_id: int) -> None:
@@ -286,7 +286,7 @@ class TableService(ProfileQueries):
             payload["mention"] = mention
         if closes:
             payload = _archiving(payload, table.row)
-        await self.db.add_announcement(table.id, "notice", payload, self.now())
+        await self.db.outbox.add_announcement(table.id, "notice", payload, self.now())
 
     # --- lobby -----------------------------------------------------------------------------------
 
@@ -315,7 +315,7 @@ class TableService(ProfileQueries):
         self.check_may_host(host_id)
         try:
             async with self.db.transaction():
-                row = await self.db.create_table(
+                row = await self.db.tables.create_table(
                     guild_id=guild_id,
                     channel_id=channel_id,
                     host_id=host_id,
@@ -328,7 +328,7 @@ class TableService(ProfileQueries):
                     thread_parent_id=thread_parent_id,
                     practice=practice,
                 )
-                await self.db.take_seat(row.id, 0, host_id, host_name)
+                await self.db.seats.take_seat(row.id, 0, host_id, host_name)
         except ChannelBusy:
             raise UserError("error.channel_busy") from None
         except AlreadySeated as err:
@@ -342,15 +342,15 @@ class TableService(ProfileQueries):
 
     async def next_table_id(self) -> int:
         """The id the next table will most likely get (to name its thread before it exists)."""
-        return await self.db.next_table_id()
+        return await self.db.tables.next_table_id()
 
     async def discard_new_table(self, table_id: int) -> None:
         """Undo ``open_table`` for a lobby whose thread could not be used: it leaves storage and memory as if
         it had never been opened (a lobby that has moved on meanwhile is closed instead)."""
         async with self.lock(table_id):
-            if not await self.db.delete_new_table(table_id):
+            if not await self.db.tables.delete_new_table(table_id):
                 async with self.db.transaction():
-                    await self.db.set_status(table_id, "closed", self.now())
+                    await self.db.tables.set_status(table_id, "closed", self.now())
             self._forget(table_id)
 
     async def take_seat(self, table_id: int, user_id: int, name: str, seat: int | None) -> TableSnapshot:
@@ -372,9 +372,9 @@ class TableService(ProfileQueries):
             try:
                 async with self.db.transaction():
                     if table.seats[seat] is not None:
-                        await self.db.leave_seat(table.id, seat)  # an AI makes room for a person
-                    await self.db.take_seat(table.id, seat, user_id, name)
-                    await self.db.bump_version(table.id, self.now())
+                        await self.db.seats.leave_seat(table.id, seat)  # an AI makes room for a person
+                    await self.db.seats.take_seat(table.id, seat, user_id, name)
+                    await self.db.tables.bump_version(table.id, self.now())
             except (SeatTaken, AlreadySeated):
                 raise UserError("error.seat_taken") from None
             return await self._refresh(table)
@@ -391,8 +391,8 @@ class TableService(ProfileQueries):
                 raise UserError("error.table_full")
             target = empty[0] if seat is None or seat not in empty else seat
             async with self.db.transaction():
-                await self.db.set_ai_seat(table.id, target, AI_NAMES[target])
-                await self.db.bump_version(table.id, self.now())
+                await self.db.seats.set_ai_seat(table.id, target, AI_NAMES[target])
+                await self.db.tables.bump_version(table.id, self.now())
             return await self._refresh(table)
 
     async def leave(self, table_id: int, user_id: int) -> tuple[TableSnapshot, SeatRow]:
@@ -408,17 +408,17 @@ class TableService(ProfileQueries):
             others = [s for s in table.humans() if s.user_id != user_id]
             async with self.db.transaction():
                 if table.status == "lobby":
-                    await self.db.leave_seat(table.id, seat)
+                    await self.db.seats.leave_seat(table.id, seat)
                 else:
-                    await self.db.set_ai_seat(table.id, seat, f"{AI_NAMES[seat]} ({occupant.display_name})")
-                await self.db.bump_version(table.id, self.now())
+                    await self.db.seats.set_ai_seat(table.id, seat, f"{AI_NAMES[seat]} ({occupant.display_name})")
+                await self.db.tables.bump_version(table.id, self.now())
                 if not others:
-                    await self.db.set_status(table.id, "closed", self.now())
+                    await self.db.tables.set_status(table.id, "closed", self.now())
                     await self._notice(table, "notice.closed_abandoned", closes=True)
                 elif user_id == table.row.host_id:
                     heir = min(others, key=lambda s: (s.seat - seat) % 4)  # the next person round the table
                     assert heir.user_id is not None
-                    await self.db.set_host(table.id, heir.user_id, self.now())
+                    await self.db.tables.set_host(table.id, heir.user_id, self.now())
                     await self._notice(table, "notice.new_host", name=heir.display_name)
             table = await self._refresh(table)
             if table.status == "closed":
@@ -439,8 +439,8 @@ class TableService(ProfileQueries):
         async with self.lock(table_id):
             table = self._hosts_lobby(table_id, user_id)
             async with self.db.transaction():
-                await self.db.set_practice(table.id, practice)
-                await self.db.bump_version(table.id, self.now())
+                await self.db.tables.set_practice(table.id, practice)
+                await self.db.tables.bump_version(table.id, self.now())
             return await self._refresh(table)
 
     async def set_table_rules(
@@ -465,10 +465,10 @@ class TableService(ProfileQueries):
             given = rulesettings.checked_changes(changes or {})
             rules = rulesettings.ruleset_of(preset or table.rules.preset, {**kept, **given})
             async with self.db.transaction():
-                if not await self.db.set_lobby_rules(table.id, json.dumps(engine.ruleset_to_json(rules)), self.now()):
+                if not await self.db.tables.set_lobby_rules(table.id, json.dumps(engine.ruleset_to_json(rules)), self.now()):
                     raise UserError("error.rules_locked")
-                await self.db.bump_version(table.id, self.now())
-            row = await self.db.get_table(table.id)
+                await self.db.tables.bump_version(table.id, self.now())
+            row = await self.db.tables.get_table(table.id)
             assert row is not None
             return await self._load(row)  # the match is rebuilt with the new rules
 
@@ -479,8 +479,8 @@ class TableService(ProfileQueries):
             async with self.db.transaction():
                 for seat, occupant in enumerate(table.seats):
                     if occupant is None:
-                        await self.db.set_ai_seat(table.id, seat, AI_NAMES[seat])
-                await self.db.set_status(table.id, "playing", self.now())
+                        await self.db.seats.set_ai_seat(table.id, seat, AI_NAMES[seat])
+                await self.db.tables.set_status(table.id, "playing", self.now())
                 dealt = await self._deal_next(table)
             return await self._refresh(dealt.applied_to(table))
 
@@ -495,7 +495,7 @@ class TableService(ProfileQueries):
             if version is not None and version != table.version:
                 raise UserError("error.stale")
             async with self.db.transaction():
-                await self.db.set_status(table.id, "playing", self.now())
+                await self.db.tables.set_status(table.id, "playing", self.now())
                 dealt = await self._deal_next(table)
             return await self._refresh(dealt.applied_to(table))
 
@@ -512,7 +512,7 @@ class TableService(ProfileQueries):
                 if finished_at_version != table.version:
                     raise UserError("error.stale")
             async with self.db.transaction():
-                await self.db.set_status(table.id, "closed", self.now())
+                await self.db.tables.set_status(table.id, "closed", self.now())
                 await self._notice(table, reason_key, closes=True)
             table = await self._refresh(table)
             self._forget(table.id)
@@ -525,10 +525,10 @@ class TableService(ProfileQueries):
         dealer = table.match.next_dealer
         hands = engine.deal_hands(seed, dealer)
         deal_no = table.deal_no + 1
-        await self.db.start_deal(table.id, deal_no, dealer, seed, hands, self.now())
-        await self.db.bump_version(table.id, self.now())
+        await self.db.records.start_deal(table.id, deal_no, dealer, seed, hands, self.now())
+        await self.db.tables.bump_version(table.id, self.now())
         for seat in range(4):
-            await self.db.set_dm_message(table.id, seat, None, None)
+            await self.db.seats.set_dm_message(table.id, seat, None, None)
         return Dealt(engine.new_deal(table.rules, dealer, hands), deal_no, dealer)
 
     # --- playing ---------------------------------------------------------------------------------
@@ -575,17 +575,17 @@ class TableService(ProfileQueries):
         now = self.now()
         back = user_id is not None and occupant is not None and (occupant.ai_takeover or occupant.warned)
         async with self._guild_transaction(table):
-            seq = await self.db.append_action(table.id, table.deal_no, text, now)
-            new_version = await self.db.bump_version(table.id, now)
+            seq = await self.db.records.append_action(table.id, table.deal_no, text, now)
+            new_version = await self.db.tables.bump_version(table.id, now)
             if (handed := HANDED_CLICK.get()) is not None:
-                await self.db.click_done(handed.id)  # stored with its move: a crash never runs it twice
+                await self.db.inbox.click_done(handed.id)  # stored with its move: a crash never runs it twice
             if back:
-                await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
-                await self.db.set_warned(table.id, seat, False)
+                await self.db.seats.set_takeover(table.id, seat, False)  # acting takes an idle seat back
+                await self.db.seats.set_warned(table.id, seat, False)
             if finished is not None:
                 match, bummerl = await self._store_finished_deal(table, finished)
                 if bummerl is not None:
-                    await self.db.set_status(table.id, "finished", now)
+                    await self.db.tables.set_status(table.id, "finished", now)
                 else:
                     ahead = replace(table, match=match)  # the next deal's dealer follows the new match state
                     dealt = await self._deal_next(ahead)
@@ -623,7 +623,7 @@ class TableService(ProfileQueries):
         result = deal.result
         assert result is not None and deal.contract is not None and deal.declarer is not None
         now = self.now()
-        await self.db.record_deal_result(
+        await self.db.records.record_deal_result(
             DealResultRow(
                 table.id,
                 table.deal_no,
@@ -650,7 +650,7 @@ class TableService(ProfileQueries):
         ]
         practice = table.row.practice  # a practice deal counts for no statistic, tally or rating
         if not practice:
-            await self.db.add_deal_stats(table.row.guild_id, players)
+            await self.db.stats.add_deal_stats(table.row.guild_id, players)
         match, bummerl = engine.score_deal(table.match, result)
         tally = None
         rating_changes: list[dict[str, object]] = []
@@ -662,7 +662,7 @@ class TableService(ProfileQueries):
                 return (Player(a.user_id, a.display_name), Player(b.user_id, b.display_name))
 
             winners, losers = pair(bummerl.winner), pair(1 - bummerl.winner)
-            settings = await self.db.get_guild_settings(table.row.guild_id)
+            settings = await self.db.settings.get_guild_settings(table.row.guild_id)
             row = BummerlRow(
                 table.row.guild_id,
                 table.id,
@@ -675,17 +675,17 @@ class TableService(ProfileQueries):
                 now,
                 ai_strength=settings.ai_strength,
             )
-            bummerl_id = await self.db.record_bummerl(row)
+            bummerl_id = await self.db.stats.record_bummerl(row)
             by_person = {c.player_id: c for c in await ratings.rate_bummerl(self.db, row, bummerl_id, settings)}
             rating_changes = [  # every person's change in seat order, for the result message
                 {"name": s.display_name, "delta": change.delta, "shown": change.after.shown}
                 for s in table.humans()
                 if s.user_id is not None and (change := by_person.get(s.user_id)) is not None
             ]
-            tally = await self.db.get_tally(
+            tally = await self.db.stats.get_tally(
                 table.row.guild_id, table.team_key(bummerl.winner), table.team_key(1 - bummerl.winner)
             )
-        await self.db.add_announcement(
+        await self.db.outbox.add_announcement(
             table.id,
             "result",
             {
@@ -699,7 +699,7 @@ class TableService(ProfileQueries):
         )
         for s in table.humans():  # the finished deal's hand messages get a last edit, without buttons
             if s.dm_channel_id is not None and s.dm_message_id is not None:
-                await self.db.add_announcement(
+                await self.db.outbox.add_announcement(
                     table.id,
                     "final_hand",
                     {
@@ -717,7 +717,7 @@ class TableService(ProfileQueries):
 
     async def pending_announcements(self, table_id: int | None = None) -> list[OutboxEntry]:
         """What stored changes still owe, for the tables this process serves (all of them without shards)."""
-        entries = await self.db.pending_announcements(table_id)
+        entries = await self.db.outbox.pending_announcements(table_id)
         if not self.sharded:
             return entries
         ours = {table: await self.owns_table(table) for table in {entry.table_id for entry in entries}}
@@ -731,7 +731,7 @@ class TableService(ProfileQueries):
             return self.owns_guild(table.row.guild_id)
         if table_id in self._foreign_shards:
             return False
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None:
             return False
         if self.owns_guild(row.guild_id):
@@ -756,22 +756,22 @@ class TableService(ProfileQueries):
             return False
         shard = self._foreign_shards.get(table_id)
         if shard is None:
-            row = await self.db.get_table(table_id)
+            row = await self.db.tables.get_table(table_id)
             if row is None or row.status == "closed" or self.owns_guild(row.guild_id):
                 return False
             shard = self._remember_foreign(table_id, row.guild_id)
         else:
             self._foreign_shards.move_to_end(table_id)
         # A remembered table may be closed by now: its owner runs the click, and the usual checks answer it.
-        await self.db.post_click(table_id, shard, interaction, self.now())
+        await self.db.inbox.post_click(table_id, shard, interaction, self.now())
         return True
 
     async def clicks_handed_to_us(self, limit: int = 100) -> list[InboxClick]:
         """Clicks other processes received for our tables, oldest first (at most ``limit``)."""
-        return [] if self.shards is None else await self.db.clicks_for(self.shards.ids, limit=limit)
+        return [] if self.shards is None else await self.db.inbox.clicks_for(self.shards.ids, limit=limit)
 
     async def click_handled(self, click_id: int) -> None:
-        await self.db.click_done(click_id)
+        await self.db.inbox.click_done(click_id)
 
     @staticmethod
     def running_handed_click(click: HandedClick) -> contextlib.AbstractContextManager[None]:
@@ -796,7 +796,7 @@ class TableService(ProfileQueries):
         return await self.db.listen(CLICKS_CHANNEL, on_notice, on_lost)
 
     async def announcement_delivered(self, entry_id: int) -> None:
-        await self.db.announcement_delivered(entry_id)
+        await self.db.outbox.announcement_delivered(entry_id)
 
     # --- idle players ------------------------------------------------------------------------------
 
@@ -804,7 +804,7 @@ class TableService(ProfileQueries):
         """The idle player is warned (once per turn); None when the turn has moved on."""
 
         async def warn(table: TableSnapshot, occupant: SeatRow) -> None:
-            await self.db.set_warned(table_id, seat, True)
+            await self.db.seats.set_warned(table_id, seat, True)
             seconds = round(table.row.turn_seconds / 3)
             await self._notice(table, "notice.idle_warning", mention=occupant.user_id, seconds=seconds)
 
@@ -814,7 +814,7 @@ class TableService(ProfileQueries):
         """The idle player's seat is played by the AI until they click again; None when the turn has moved on."""
 
         async def replace_by_ai(table: TableSnapshot, occupant: SeatRow) -> None:
-            await self.db.set_takeover(table_id, seat, True)
+            await self.db.seats.set_takeover(table_id, seat, True)
             await self._notice(table, "notice.taken_over", name=occupant.display_name)
 
         return await self._while_idle(table_id, seat, version, replace_by_ai)
@@ -847,14 +847,14 @@ class TableService(ProfileQueries):
             if table is None or seat is None or occupant is None or not occupant.ai_takeover:
                 return None
             async with self._guild_transaction(table):
-                await self.db.set_takeover(table_id, seat, False)
-                await self.db.set_warned(table_id, seat, False)
+                await self.db.seats.set_takeover(table_id, seat, False)
+                await self.db.seats.set_warned(table_id, seat, False)
             return await self._refresh(table)
 
     async def export_record(self, table_id: int, *, include_unfinished: bool = True) -> engine.GameRecord:
         """The table's game record (written out with its ``to_json``). A running deal's hands stay hidden
         unless ``include_unfinished`` (a set-aside table's deals are over, so its last deal is included too)."""
-        record = await self.db.load_record(table_id)
+        record = await self.db.records.load_record(table_id)
         return record.to_game_record(include_unfinished=include_unfinished)
 
     async def review_subject(
@@ -863,15 +863,15 @@ class TableService(ProfileQueries):
         """A finished deal of the table and the seat ``user_id`` holds there, for "Review my play" (the table
         may be closed since). Refused for anybody not seated at the table, a deal not finished (or pruned),
         and a button used anywhere but the table's own channel."""
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None:
             raise UserError("error.table_gone")
         if guild_id != row.guild_id or channel_id != row.channel_id:
             raise UserError("error.wrong_channel")
-        seat = next((s.seat for s in await self.db.seats_of(table_id) if s.user_id == user_id), None)
+        seat = next((s.seat for s in await self.db.seats.seats_of(table_id) if s.user_id == user_id), None)
         if seat is None:
             raise UserError("coach.not_your_deal")
-        stored = await self.db.load_record(table_id)
+        stored = await self.db.records.load_record(table_id)
         index = next((i for i, d in enumerate(stored.deals) if d.deal_no == deal_no and d.finished), None)
         if index is None or not stored.deals[index].actions:
             raise UserError("coach.deal_not_over")
@@ -884,19 +884,19 @@ class TableService(ProfileQueries):
         """Drop the action logs of tables closed more than ``retention_days`` ago (0: keep them forever);
         statistics, tallies and finished Bummerl stay. Returns how many tables were pruned."""
         cutoff = retention_cutoff(self.now(), retention_days)
-        return 0 if cutoff is None else await self.db.prune_closed_tables(cutoff)
+        return 0 if cutoff is None else await self.db.retention.prune_closed_tables(cutoff)
 
     async def command_hash(self) -> str | None:
         """The digest of the slash commands as last synced with Discord."""
-        return await self.db.get_meta(COMMAND_HASH_KEY)
+        return await self.db.meta.get(COMMAND_HASH_KEY)
 
     async def set_command_hash(self, digest: str) -> None:
-        await self.db.set_meta(COMMAND_HASH_KEY, digest)
+        await self.db.meta.set(COMMAND_HASH_KEY, digest)
 
     # --- settings, tallies and the leaderboard ------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        return await self.db.get_guild_settings(guild_id)
+        return await self.db.settings.get_guild_settings(guild_id)
 
     async def update_guild_settings(
         self,
@@ -913,7 +913,7 @@ class TableService(ProfileQueries):
         deal_review: bool | None = None,
     ) -> GuildSettings:
         """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
-        current = await self.db.get_guild_settings(guild_id)
+        current = await self.db.settings.get_guild_settings(guild_id)
         if turn_seconds is not None:
             check_turn_seconds(turn_seconds)
         if ai_delay_ms is not None and not 0 <= ai_delay_ms <= 10_000:
@@ -933,7 +933,7 @@ class TableService(ProfileQueries):
             deal_review=current.deal_review if deal_review is None else deal_review,
             rule_changes=current.rule_changes,  # changed by update_guild_rules only
         )
-        await self.db.save_guild_settings(updated)
+        await self.db.settings.save_guild_settings(updated)
         return updated
 
     async def update_guild_rules(
@@ -946,36 +946,36 @@ class TableService(ProfileQueries):
     ) -> GuildSettings:
         """Change the rules new tables of the guild get: as ``set_table_rules`` does for a lobby (tables
         already open keep theirs). Nothing is stored when a value is refused."""
-        current = await self.db.get_guild_settings(guild_id)
+        current = await self.db.settings.get_guild_settings(guild_id)
         kept = {} if reset else dict(current.rule_changes)
         given = rulesettings.checked_changes(changes or {})
         chosen = current.preset if preset is None else preset
         rules = rulesettings.ruleset_of(chosen, {**kept, **given})
         # Settings that equal the preset's are dropped, so that what is stored is what differs.
         updated = replace(current, preset=rules.preset, rule_changes=rulesettings.changes_from_preset(rules))
-        await self.db.save_guild_settings(updated)
+        await self.db.settings.save_guild_settings(updated)
         return updated
 
     async def tally_between(self, guild_id: int, pair: tuple[int, int], opponents: tuple[int, int]) -> tuple[int, int]:
-        return await self.db.get_tally(guild_id, pair, opponents)
+        return await self.db.stats.get_tally(guild_id, pair, opponents)
 
     async def tallies_of_pair(self, guild_id: int, pair: tuple[int, int]) -> list[Tally]:
-        return await self.db.tallies_of_pair(guild_id, pair)
+        return await self.db.stats.tallies_of_pair(guild_id, pair)
 
     async def leaderboard(
         self, guild_id: int, sort: LeaderboardSort, min_games: int, offset: int, limit: int
     ) -> LeaderboardPage:
-        return await self.db.leaderboard(guild_id, sort, min_games, offset, limit)
+        return await self.db.stats.leaderboard(guild_id, sort, min_games, offset, limit)
 
     async def rank_of(
         self, guild_id: int, user_id: int, sort: LeaderboardSort, min_games: int
     ) -> LeaderboardEntry | None:
-        return await self.db.rank_of(guild_id, user_id, sort, min_games)
+        return await self.db.stats.rank_of(guild_id, user_id, sort, min_games)
 
     async def default_leaderboard_sort(self, guild_id: int) -> LeaderboardSort:
         """By rating once some person of the guild has the rating board's minimum of rated Bummerl, else by
         Bummerl won."""
-        return "rating" if await self.db.has_rated_person(guild_id, RATING_MIN_GAMES) else "bummerl"
+        return "rating" if await self.db.ratings.has_rated_person(guild_id, RATING_MIN_GAMES) else "bummerl"
 
     # --- messages ------------------------------------------------------------------------------------
 
@@ -983,7 +983,7 @@ class TableService(ProfileQueries):
         """Remember the table's message (of a closed table too; only an open one has a snapshot to return)."""
         async with self.lock(table_id):
             async with self.db.transaction():
-                await self.db.set_table_message(table_id, message_id)
+                await self.db.tables.set_table_message(table_id, message_id)
             table = self._tables.get(table_id)
             if table is None:
                 return None
@@ -997,7 +997,7 @@ class TableService(ProfileQueries):
             if table is None or occupant is None or occupant.dm_message_id != message_id:
                 return None
             async with self._guild_transaction(table):
-                await self.db.set_dm_message(table_id, seat, None, None)
+                await self.db.seats.set_dm_message(table_id, seat, None, None)
             return self._publish(_with_seat(table, replace(occupant, dm_channel_id=None, dm_message_id=None)))
 
     async def set_dm(
@@ -1011,7 +1011,7 @@ class TableService(ProfileQueries):
             if table is None or occupant is None or occupant.user_id != user_id or table.deal_no != deal_no:
                 return None
             async with self._guild_transaction(table):
-                await self.db.set_dm_message(table_id, seat, channel_id, message_id)
+                await self.db.seats.set_dm_message(table_id, seat, channel_id, message_id)
             return self._publish(_with_seat(table, replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id)))
 
     async def set_dms_closed(self, table_id: int, seat: int, user_id: int) -> TableSnapshot | None:
@@ -1023,8 +1023,8 @@ class TableService(ProfileQueries):
             if table is None or occupant is None or occupant.user_id != user_id or occupant.dms_closed:
                 return None
             async with self._guild_transaction(table):
-                await self.db.set_dms_closed(table_id, seat, True)
-                await self.db.set_dm_message(table_id, seat, None, None)
+                await self.db.seats.set_dms_closed(table_id, seat, True)
+                await self.db.seats.set_dm_message(table_id, seat, None, None)
                 await self._notice(table, "notice.dms_closed", mention=user_id)
             return await self._refresh(table)
 
@@ -1034,7 +1034,7 @@ class TableService(ProfileQueries):
         """Where the person's hand lives and in which order it is shown (read once, then from memory)."""
         prefs = self.cached_prefs(user_id)
         if prefs is None:
-            prefs = await self.db.get_player_prefs(user_id)
+            prefs = await self.db.prefs.get_player_prefs(user_id)
             self._remember_prefs(prefs)
         return prefs
 
@@ -1055,7 +1055,7 @@ class TableService(ProfileQueries):
             hand_place=current.hand_place if hand_place is None else one_of(hand_place, HAND_PLACES),
             hand_order=current.hand_order if hand_order is None else one_of(hand_order, HAND_ORDERS),
         )
-        await self.db.save_player_prefs(updated, self.now())
+        await self.db.prefs.save_player_prefs(updated, self.now())
         self._remember_prefs(updated)
         return updated
 
@@ -1067,7 +1067,7 @@ class TableService(ProfileQueries):
             raise UserError("error.forget_seated")
         pseudonym = PSEUDONYM_CEILING - random.SystemRandom().getrandbits(52)
         try:
-            forgotten = await self.db.forget_person(user_id, pseudonym)
+            forgotten = await self.db.privacy.forget_person(user_id, pseudonym)
         except AlreadySeated:  # at a table another process serves
             raise UserError("error.forget_seated") from None
         self._prefs.pop(user_id, None)
