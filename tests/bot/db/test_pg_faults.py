@@ -57,7 +57,9 @@ async def guild_write(db: Database, key: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "write", [Database.set_meta, lambda db, key, _value: guild_write(db, key)], ids=["whole database", "guild"]
+    "write",
+    [lambda db, key, value: db.meta.set(key, value), lambda db, key, _value: guild_write(db, key)],
+    ids=["whole database", "guild"],
 )
 async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writes_nothing(
     pg_url: str, write: Callable[[Database, str, str], Awaitable[None]]

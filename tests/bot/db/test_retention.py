@@ -123,13 +123,13 @@ async def test_a_big_prune_runs_in_small_transactions_that_let_other_writes_in(
         await db.tables.set_status(table.id, "closed", CLOSED_AT)
         tables.append(table)
     commits: list[str] = []
-    real_transaction = db.transaction
+    real_transaction = db.core.transaction  # what the repositories open their transactions with
 
     def transaction():  # type: ignore[no-untyped-def]
         commits.append(asyncio.current_task().get_name())  # type: ignore[union-attr]
         return real_transaction()
 
-    monkeypatch.setattr(db, "transaction", transaction)
+    monkeypatch.setattr(db.core, "transaction", transaction)
 
     pruning = asyncio.create_task(db.retention.prune_closed_tables(older_than=CUTOFF), name="prune")
     await asyncio.sleep(0)

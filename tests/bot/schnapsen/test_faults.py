@@ -444,9 +444,11 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
 
 @contextlib.contextmanager
 def stalled_reads(bot: SchnapsenBot, *names: str) -> Any:
-    """Storage that answers only when the test lets it (a disk busy with a backup, a write lock held)."""
+    """Storage that answers only when the test lets it (a disk busy with a backup, a write lock held).
+    `names` are a repository's methods: "stats.get_tally"."""
     release = asyncio.Event()
-    originals = {name: getattr(bot.db, name) for name in names}
+    methods = [(getattr(bot.db, repository), method) for repository, method in (n.split(".") for n in names)]
+    originals = [(repository, method, getattr(repository, method)) for repository, method in methods]
 
     def held(read: Any) -> Any:
         async def call(*args: Any, **kwargs: Any) -> Any:
@@ -455,24 +457,24 @@ def stalled_reads(bot: SchnapsenBot, *names: str) -> Any:
 
         return call
 
-    for name, read in originals.items():
-        setattr(bot.db, name, held(read))
+    for repository, method, read in originals:
+        setattr(repository, method, held(read))
     try:
         yield release
     finally:
         release.set()
-        for name, read in originals.items():
-            setattr(bot.db, name, read)
+        for repository, method, read in originals:
+            setattr(repository, method, read)
 
 
 @pytest.mark.parametrize(
     ("command", "reads"),
     [
-        (("score",), ("get_tally", "tallies_of_pair")),
-        (("leaderboard",), ("leaderboard", "rank_of")),
-        (("export",), ("load_record",)),
-        (("settings",), ("get_guild_settings",)),
-        (("join",), ("take_seat",)),
+        (("score",), ("stats.get_tally", "stats.tallies_of_pair")),
+        (("leaderboard",), ("stats.leaderboard", "stats.rank_of")),
+        (("export",), ("records.load_record",)),
+        (("settings",), ("settings.get_guild_settings",)),
+        (("join",), ("seats.take_seat",)),
     ],
 )
 async def test_commands_that_wait_on_storage_are_acknowledged_first(
