@@ -62,7 +62,7 @@ def patch_storage() -> None:
     from bot.db.core import DatabaseCore
 
     original_transaction = DatabaseCore.transaction
-    original_execute = DatabaseCore._execute
+    original_execute = DatabaseCore.execute
 
     @asynccontextmanager
     async def transaction(self: Any) -> Any:
@@ -77,14 +77,14 @@ def patch_storage() -> None:
         return await original_execute(self, sql, params)
 
     DatabaseCore.transaction = transaction  # type: ignore[method-assign]
-    DatabaseCore._execute = execute  # type: ignore[method-assign]
+    DatabaseCore.execute = execute  # type: ignore[method-assign]
 
 
 def patch_target(target: int) -> None:
     """Tables created from now on play to ``target`` game points (what tests/bot/schnapsen/harness.py does per lobby)."""
-    from bot.db import Database
+    from bot.db.tables import TablesRepo
 
-    original = Database.create_table
+    original = TablesRepo.create_table
 
     async def create_table(self: Any, *args: Any, **kwargs: Any) -> Any:
         if "rules_json" in kwargs:
@@ -94,7 +94,7 @@ def patch_target(target: int) -> None:
             kwargs["rules_json"] = json.dumps(rules)
         return await original(self, *args, **kwargs)
 
-    Database.create_table = create_table  # type: ignore[method-assign]
+    TablesRepo.create_table = create_table  # type: ignore[method-assign]
 
 
 def bot_logs_accepted() -> bool:
@@ -106,13 +106,13 @@ def bot_logs_accepted() -> bool:
 
 def patch_accepted_log() -> None:
     """Log an accepted action the way the bot is to: after ``act`` returned (its action committed)."""
-    from bot.db import Database
+    from bot.db.records import RecordsRepo
     from bot.game.service import TableService
 
     appended: contextvars.ContextVar[list[tuple[int, int, int, str]] | None] = contextvars.ContextVar(
         "appended", default=None
     )
-    original_append = Database.append_action
+    original_append = RecordsRepo.append_action
     original_act = TableService.act
     shim = logging.getLogger("bench.shim")
 
@@ -134,7 +134,7 @@ def patch_accepted_log() -> None:
             shim.info("accepted table=%d deal=%d seq=%d action=%s", table_id, deal_no, seq, action)
         return outcome
 
-    Database.append_action = append_action  # type: ignore[method-assign]
+    RecordsRepo.append_action = append_action  # type: ignore[method-assign]
     TableService.act = act  # type: ignore[method-assign]
 
 

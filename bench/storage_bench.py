@@ -30,18 +30,18 @@ NOW = 1_700_000_000
 
 
 async def new_table(db: Database, channel_id: int) -> TableRow:
-    table = await db.create_table(
+    table = await db.tables.create_table(
         guild_id=1, channel_id=channel_id, host_id=11, rules_json='"standard"', deck="french", turn_seconds=60,
         language="en", first_dealer=0, now=NOW,
     )
-    await db.start_deal(table.id, 0, dealer=0, seed=7, hands=HANDS, now=NOW)
+    await db.records.start_deal(table.id, 0, dealer=0, seed=7, hands=HANDS, now=NOW)
     return table
 
 
 async def click(db: Database, table: TableRow) -> None:
     async with db.transaction():
-        await db.bump_version(table.id, NOW)
-        await db.append_action(table.id, 0, "N play c00", NOW)
+        await db.tables.bump_version(table.id, NOW)
+        await db.records.append_action(table.id, 0, "N play c00", NOW)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -70,7 +70,7 @@ async def measure(url: str, clicks: int, tables: int, per_table: int) -> dict[st
         reads = []
         for one in many:
             started = time.perf_counter()
-            await db.load_record(one.id)
+            await db.records.load_record(one.id)
             reads.append((time.perf_counter() - started) * 1000)
     finally:
         await db.close()

@@ -117,7 +117,7 @@ class SchnapsenBot(commands.Bot):
         payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
         digest = hashlib.sha256(json.dumps([payload, dev_guild_id], sort_keys=True).encode()).hexdigest()
         scope = str(dev_guild_id) if dev_guild_id else GLOBAL_SCOPE
-        previous = await self.db.get_meta(COMMAND_SCOPE_KEY)
+        previous = await self.db.meta.get(COMMAND_SCOPE_KEY)
         if not self.force_sync and await self.service.housekeeping.command_hash() == digest and previous == scope:
             log.info("slash commands unchanged; not syncing")
             return
@@ -129,7 +129,7 @@ class SchnapsenBot(commands.Bot):
             log.error("syncing the slash commands failed (%s); trying again at the next start", err)
             return
         async with self.db.transaction():
-            await self.db.set_meta(COMMAND_SCOPE_KEY, scope)
+            await self.db.meta.set(COMMAND_SCOPE_KEY, scope)
             await self.service.housekeeping.set_command_hash(digest)
 
     async def _remove_other_commands(self, scope: str, previous: str | None) -> None:

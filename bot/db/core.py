@@ -1,7 +1,8 @@
 """The one interface the repositories use, whatever the engine (bot/db/sqlite.py, bot/db/postgres.py).
 
+An engine's core holds the connection (or pool) and its transactions; each repository holds the core.
 Repositories write their SQL once, with `?` or `?N` placeholders and only what SQLite and PostgreSQL both
-understand; where the dialects differ the core has a small method (`_next_id_hint`, `_violated`). Rows are
+understand; where the dialects differ the core has a small method (`next_id_hint`, `violated`). Rows are
 read by column name (`row["id"]`, `dict(row)`) on both engines.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Self
+from typing import Any
 
 Row = Mapping[str, Any]
 
@@ -25,7 +26,7 @@ def check_joinable(writing: bool, held_guild_id: int | None, guild_id: int | Non
 
 class DatabaseCore:
     """What every engine provides. Writes run inside `async with db.transaction():` (a nested block joins
-    the caller's transaction: the outermost one commits); `_reading()` holds one consistent view for a few
+    the caller's transaction: the outermost one commits); `reading()` holds one consistent view for a few
     reads. Every engine serialises write transactions, so a repository method that checks before it writes
     stays right: a typed `StorageError` raised inside a transaction has written nothing."""
 
@@ -38,62 +39,62 @@ class DatabaseCore:
         nested in it joins it, and may not name another guild."""
         raise NotImplementedError
 
-    def _unordered_write(self) -> AbstractAsyncContextManager[None]:
+    def unordered_write(self) -> AbstractAsyncContextManager[None]:
         """A transaction for a write that checks nothing it read (an insert into a queue): where the engine
         allows, it does not queue behind the write lock that keeps check-then-write right."""
         return self.transaction()
 
-    def _reading(self) -> AbstractAsyncContextManager[None]:
+    def reading(self) -> AbstractAsyncContextManager[None]:
         raise NotImplementedError
 
-    async def _insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
+    async def insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
         """Run `sql` (an INSERT ... RETURNING, which checks nothing it read) and notify `channel` with
         `payload` once it commits; the returned row. Where the engine can, in one statement."""
-        async with self._unordered_write():
-            row = await self._fetch_one(sql, params)
-            await self._notify(channel, payload)
+        async with self.unordered_write():
+            row = await self.fetch_one(sql, params)
+            await self.notify(channel, payload)
         assert row is not None
         return row
 
     async def close(self) -> None:
         raise NotImplementedError
 
-    async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         raise NotImplementedError
 
-    def _fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+    def fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
         """The rows of `sql` in lists of at most `size`, read from one snapshot as they are asked for: a
         whole table passes through in bounded memory (`bot.db.transfer`)."""
         raise NotImplementedError
 
-    async def _fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
-        rows = await self._fetch_all(sql, params)
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        rows = await self.fetch_all(sql, params)
         return rows[0] if rows else None
 
-    async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """Run one write inside the current transaction; returns the number of rows changed."""
         raise NotImplementedError
 
-    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+    async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction."""
         raise NotImplementedError
 
-    async def _next_id_hint(self, table: str) -> int:
+    async def next_id_hint(self, table: str) -> int:
         """The id the next row of `table` (an auto-numbered one) will most likely get."""
         raise NotImplementedError
 
-    def _statement_savepoint(self) -> AbstractAsyncContextManager[None]:
+    def statement_savepoint(self) -> AbstractAsyncContextManager[None]:
         """Around a write that may break a unique constraint another process raced for: afterwards the
         transaction goes on (SQLite undoes only the failed statement by itself; PostgreSQL needs a savepoint,
         or the whole transaction is aborted)."""
         raise NotImplementedError
 
-    def _violated(self, err: BaseException) -> str | None:
+    def violated(self, err: BaseException) -> str | None:
         """Which kind of constraint the driver's `err` reports broken ("unique", "foreign_key", "other"), or
         None when it is no constraint violation."""
         raise NotImplementedError
 
-    async def _notify(self, channel: str, payload: str) -> None:
+    async def notify(self, channel: str, payload: str) -> None:
         """Inside the current transaction: wake the listeners of `channel` once it commits (PostgreSQL's
         NOTIFY). An engine without notifications does nothing: its readers look for themselves."""
 
@@ -105,21 +106,12 @@ class DatabaseCore:
         notifications. Raises when it cannot start listening."""
         return None
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+class Repository:
+    """A few related queries over one engine core (`Database` holds one of each kind: `db.tables`,
+    `db.records`, ...). A test may construct one alone on a core: `TablesRepo(core)`. Each write method runs
+    in its own transaction or joins the caller's, so several calls, of any repositories on the same core,
+    are one atomic change inside `async with core.transaction():`."""
 
-    async def get_meta(self, key: str) -> str | None:
-        row = await self._fetch_one("SELECT value FROM meta WHERE key = ?", (key,))
-        return None if row is None else str(row["value"])
-
-    async def set_meta(self, key: str, value: str) -> None:
-        async with self.transaction():
-            await self._execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?)"
-                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-
+    def __init__(self, core: DatabaseCore) -> None:
+        self._core = core

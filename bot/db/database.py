@@ -1,13 +1,18 @@
-"""`Database`: the one object the bot uses for storage, on SQLite (the default) or PostgreSQL."""
+"""`Database`: the one object the bot uses for storage, on SQLite (the default) or PostgreSQL: an engine's core
+(the connection and its transactions) and one repository per concern over it (`db.tables`, `db.records`, ...)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
+from .core import DatabaseCore
 from .inbox import ClickInboxRepo
+from .meta import MetaRepo
 from .outbox import OutboxRepo
 from .prefs import PlayerPrefsRepo
 from .privacy import PrivacyRepo
@@ -15,6 +20,7 @@ from .profile import ProfileRepo
 from .ratings import RatingsRepo
 from .records import RecordsRepo
 from .retention import RetentionRepo
+from .seats import SeatsRepo
 from .settings import GuildSettingsRepo
 from .sqlite import SqliteCore
 from .stats import StatsRepo
@@ -53,16 +59,33 @@ def parse_database_url(target: str | os.PathLike[str]) -> DatabaseUrl:
     return DatabaseUrl("sqlite", path=text)
 
 
-class Database(
-    GuildSettingsRepo, TablesRepo, RecordsRepo, StatsRepo, RatingsRepo, OutboxRepo, RetentionRepo, ProfileRepo,
-    PlayerPrefsRepo, ClickInboxRepo, PrivacyRepo,
-):
+class Database:
     """Open with `await Database.open(path_or_url)`, close with `await db.close()`.
 
-    Every method takes and returns plain values. Each write method runs in its own transaction, or joins
-    the caller's: `async with db.transaction(): ...` makes several calls one atomic change. What an object
-    is opened on decides its engine (`SqliteDatabase` or `PostgresDatabase`); callers never need to know.
+    Each concern of storage is a repository attribute: `db.tables` (card tables), `db.seats`, `db.records`
+    (deals and actions), `db.stats` (Bummerl, statistics, tallies, leaderboard), `db.ratings`, `db.outbox`,
+    `db.inbox` (clicks handed between processes), `db.settings` (per guild), `db.prefs` (per person),
+    `db.profile`, `db.privacy`, `db.retention` and `db.meta`. Every method takes and returns plain values. Each
+    write method runs in its own transaction, or joins the caller's: `async with db.transaction(): ...` makes
+    several calls, of any repositories, one atomic change. The engine (`db.core`: `SqliteCore` or
+    `PostgresCore`) is decided by what the database is opened on; callers never need to know.
     """
+
+    def __init__(self, core: DatabaseCore) -> None:
+        self.core = core
+        self.tables = TablesRepo(core)
+        self.seats = SeatsRepo(core)
+        self.records = RecordsRepo(core)
+        self.stats = StatsRepo(core)
+        self.ratings = RatingsRepo(core)
+        self.outbox = OutboxRepo(core)
+        self.inbox = ClickInboxRepo(core)
+        self.settings = GuildSettingsRepo(core)
+        self.prefs = PlayerPrefsRepo(core)
+        self.profile = ProfileRepo(core)
+        self.privacy = PrivacyRepo(core)
+        self.retention = RetentionRepo(core)
+        self.meta = MetaRepo(core)
 
     @classmethod
     async def open(
@@ -73,26 +96,50 @@ class Database(
         busy_timeout_ms: int = 5000,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
         connect_timeout: float = 60.0,
-    ) -> Database:
+    ) -> Self:
         """Connect and apply any pending migrations. `synchronous` and `busy_timeout_ms` are SQLite's; a
         PostgreSQL server keeps its own durability settings (`synchronous_commit`), and must accept a
         connection within `connect_timeout` seconds."""
         url = parse_database_url(target)
+        core: DatabaseCore
         if url.dialect == "postgresql":
             # Imported here: the PostgreSQL driver is needed only by those who use PostgreSQL.
-            from .postgres_database import PostgresDatabase
+            from .postgres import PostgresCore
 
             if migrations_dir is None:
-                return await PostgresDatabase.connect(url.dsn, connect_timeout=connect_timeout)
-            return await PostgresDatabase.connect(
-                url.dsn, migrations_dir=migrations_dir, connect_timeout=connect_timeout
+                core = await PostgresCore.connect(url.dsn, connect_timeout=connect_timeout)
+            else:
+                core = await PostgresCore.connect(
+                    url.dsn, migrations_dir=migrations_dir, connect_timeout=connect_timeout
+                )
+        elif migrations_dir is None:
+            core = await SqliteCore.connect(url.path, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
+        else:
+            core = await SqliteCore.connect(
+                url.path, migrations_dir=migrations_dir, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous
             )
-        if migrations_dir is None:
-            return await SqliteDatabase.connect(url.path, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
-        return await SqliteDatabase.connect(
-            url.path, migrations_dir=migrations_dir, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous
-        )
+        return cls(core)
 
+    @property
+    def dialect(self) -> str:
+        """The engine: "sqlite" or "postgresql"."""
+        return self.core.dialect
 
-class SqliteDatabase(SqliteCore, Database):
-    """The bot's storage in one SQLite file."""
+    def transaction(self, *, guild_id: int | None = None) -> AbstractAsyncContextManager[None]:
+        """A write transaction joining any repository calls made inside it (see `DatabaseCore.transaction`)."""
+        return self.core.transaction(guild_id=guild_id)
+
+    async def listen(
+        self, channel: str, on_notice: Callable[[str], None], on_lost: Callable[[], None]
+    ) -> Callable[[], Awaitable[None]] | None:
+        """Notifications on `channel` until the returned function is awaited (see `DatabaseCore.listen`)."""
+        return await self.core.listen(channel, on_notice, on_lost)
+
+    async def close(self) -> None:
+        await self.core.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .core import DatabaseCore
+from .core import Repository
 
 CLICKS_CHANNEL = "schnapsen_clicks"  # the NOTIFY channel; its payload is the owner's shard
 
@@ -27,11 +27,11 @@ class InboxClick:
     received_at: int
 
 
-class ClickInboxRepo(DatabaseCore):
+class ClickInboxRepo(Repository):
     async def post_click(self, table_id: int, shard: int, interaction: dict[str, Any], now: int) -> int:
         """Store a click for the process holding `shard` (and wake it, where the engine can). It waits for no
         other process's write: each click is a row of its own."""
-        row = await self._insert_notifying(
+        row = await self._core.insert_notifying(
             "INSERT INTO click_inbox (table_id, shard, interaction_json, received_at) VALUES (?, ?, ?, ?)"
             " RETURNING id",
             (table_id, shard, json.dumps(interaction, separators=(",", ":")), now),
@@ -45,7 +45,7 @@ class ClickInboxRepo(DatabaseCore):
         if not shards:
             return []
         marks = ", ".join("?" for _ in shards)
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             "SELECT id, table_id, shard, interaction_json, received_at FROM click_inbox"
             f" WHERE shard IN ({marks}) ORDER BY id LIMIT ?",
             (*shards, limit),
@@ -56,5 +56,5 @@ class ClickInboxRepo(DatabaseCore):
         ]
 
     async def click_done(self, click_id: int) -> None:
-        async with self._unordered_write():  # a delete by id checks nothing
-            await self._execute("DELETE FROM click_inbox WHERE id = ?", (click_id,))
+        async with self._core.unordered_write():  # a delete by id checks nothing
+            await self._core.execute("DELETE FROM click_inbox WHERE id = ?", (click_id,))

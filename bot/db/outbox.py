@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .core import DatabaseCore
+from .core import Repository
 from .models import OutboxEntry, OutboxKind
 
 
-class OutboxRepo(DatabaseCore):
+class OutboxRepo(Repository):
     async def add_announcement(
         self, table_id: int, kind: OutboxKind, payload: dict[str, Any], now: int
     ) -> int:
         """Owe an announcement; called inside the transaction of the change it announces."""
-        async with self.transaction():
-            row = await self._fetch_one(
+        async with self._core.transaction():
+            row = await self._core.fetch_one(
                 "INSERT INTO outbox (table_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                 (table_id, kind, json.dumps(payload, separators=(",", ":")), now),
             )
@@ -25,7 +25,7 @@ class OutboxRepo(DatabaseCore):
     async def pending_announcements(self, table_id: int | None = None) -> list[OutboxEntry]:
         """What is still owed, oldest first (of one table, or of all)."""
         where, params = ("WHERE table_id = ?", (table_id,)) if table_id is not None else ("", ())
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             f"SELECT id, table_id, kind, payload_json, created_at FROM outbox {where} ORDER BY id", params
         )
         return [
@@ -34,5 +34,5 @@ class OutboxRepo(DatabaseCore):
         ]
 
     async def announcement_delivered(self, entry_id: int) -> None:
-        async with self._unordered_write():  # a delete by id checks nothing
-            await self._execute("DELETE FROM outbox WHERE id = ?", (entry_id,))
+        async with self._core.unordered_write():  # a delete by id checks nothing
+            await self._core.execute("DELETE FROM outbox WHERE id = ?", (entry_id,))

@@ -1,6 +1,6 @@
 """The PostgreSQL engine (asyncpg): a pool of connections behind the same interface as SQLite's.
 
-Each task gets its own pooled connection for a `transaction()` or `_reading()` block; single reads outside a
+Each task gets its own pooled connection for a `transaction()` or `reading()` block; single reads outside a
 block take one for the statement. A write transaction first takes one advisory lock, the write lock, shared
 by every process on the database, so write transactions run one at a time exactly as SQLite's `BEGIN
 IMMEDIATE` makes them: the repositories' check-then-write stays right across processes (a process may still
@@ -161,7 +161,7 @@ class PostgresCore(DatabaseCore):
                 del self._held[task]
 
     @asynccontextmanager
-    async def _unordered_write(self) -> AsyncIterator[None]:
+    async def unordered_write(self) -> AsyncIterator[None]:
         if self._current() is not None:  # inside a transaction: part of it
             yield
             return
@@ -175,7 +175,7 @@ class PostgresCore(DatabaseCore):
                 del self._held[task]
 
     @asynccontextmanager
-    async def _reading(self) -> AsyncIterator[None]:
+    async def reading(self) -> AsyncIterator[None]:
         """A few reads from one snapshot (a read-only repeatable-read transaction)."""
         if self._current() is not None:
             yield
@@ -189,12 +189,12 @@ class PostgresCore(DatabaseCore):
             finally:
                 del self._held[task]
 
-    async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         held = self._current()
         runner = self._pool if held is None else held.conn
         return cast(list[Row], await runner.fetch(to_dollar_placeholders(sql), *_arguments(params)))
 
-    async def _fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+    async def fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
         held = self._current()
         if held is not None:  # a cursor lives in a transaction: the caller's
             async for rows in _cursor_batches(held.conn, sql, size):
@@ -210,27 +210,27 @@ class PostgresCore(DatabaseCore):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
         return held.conn
 
-    async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         status = await self._writer().execute(to_dollar_placeholders(sql), *_arguments(params))
         return _rows_changed(status)
 
-    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+    async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         conn = self._writer()
         await conn.executemany(to_dollar_placeholders(sql), [_arguments(row) for row in rows])
 
-    async def _next_id_hint(self, table: str) -> int:
+    async def next_id_hint(self, table: str) -> int:
         # An identity column's sequence; last_value is NULL until the first row is numbered.
-        row = await self._fetch_one(
+        row = await self.fetch_one(
             "SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id')) AS last", (table,)
         )
         return 1 if row is None or row["last"] is None else int(row["last"]) + 1
 
-    async def _notify(self, channel: str, payload: str) -> None:
+    async def notify(self, channel: str, payload: str) -> None:
         await self._writer().execute("SELECT pg_notify($1, $2)", channel, payload)
 
-    async def _insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
+    async def insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
         if self._current() is not None:  # part of the caller's transaction
-            return await super()._insert_notifying(sql, params, channel, payload)
+            return await super().insert_notifying(sql, params, channel, payload)
         # One statement, its own transaction: one round trip instead of four (BEGIN, INSERT, NOTIFY, COMMIT),
         # and the notification still goes out only at its commit.
         row = await self._pool.fetchrow(
@@ -260,11 +260,11 @@ class PostgresCore(DatabaseCore):
         return stop
 
     @asynccontextmanager
-    async def _statement_savepoint(self) -> AsyncIterator[None]:
+    async def statement_savepoint(self) -> AsyncIterator[None]:
         async with self._writer().transaction():  # nested in a transaction: a SAVEPOINT
             yield
 
-    def _violated(self, err: BaseException) -> str | None:
+    def violated(self, err: BaseException) -> str | None:
         if isinstance(err, asyncpg.UniqueViolationError):
             return "unique"
         if isinstance(err, asyncpg.ForeignKeyViolationError):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.vocabulary import HandOrder, HandPlace
 
-from .core import DatabaseCore
+from .core import Repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,17 +17,17 @@ class PlayerPrefs:
     hand_order: HandOrder = "sorted"
 
 
-class PlayerPrefsRepo(DatabaseCore):
+class PlayerPrefsRepo(Repository):
     async def get_player_prefs(self, user_id: int) -> PlayerPrefs:
         """The person's choices, or the defaults when they never saved any."""
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             "SELECT user_id, hand_place, hand_order FROM player_prefs WHERE user_id = ?", (user_id,)
         )
         return PlayerPrefs(user_id) if row is None else PlayerPrefs(**dict(row))
 
     async def save_player_prefs(self, prefs: PlayerPrefs, now: int) -> None:
-        async with self.transaction():
-            await self._execute(
+        async with self._core.transaction():
+            await self._core.execute(
                 """
                 INSERT INTO player_prefs (user_id, hand_place, hand_order, updated_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (user_id) DO UPDATE SET

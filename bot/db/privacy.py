@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import DatabaseCore
+from .core import Repository
 from .errors import AlreadySeated
 
 REMOVED_NAME = "(removed)"
@@ -37,7 +37,7 @@ class Forgotten:
         return any((self.statistics, self.ratings, self.tallies, self.prefs, self.bummerl, self.seats))
 
 
-class PrivacyRepo(DatabaseCore):
+class PrivacyRepo(Repository):
     async def forget_person(self, user_id: int, pseudonym: int) -> Forgotten:
         """Forget ``user_id`` (see the module's docstring), in one transaction. Refused with `AlreadySeated`,
         changing nothing, while they sit at an open table: that table still plays with their name."""
@@ -45,27 +45,27 @@ class PrivacyRepo(DatabaseCore):
             raise ValueError(
                 f"forget_person({user_id}, {pseudonym}): a user id > 0 and a pseudonym below the ceiling"
             )
-        async with self.transaction():
-            seated = await self._fetch_one(
+        async with self._core.transaction():
+            seated = await self._core.fetch_one(
                 "SELECT table_id FROM seats WHERE user_id = ? AND table_open = 1", (user_id,)
             )
             if seated is not None:
                 raise AlreadySeated(int(seated["table_id"]))
-            statistics = await self._execute("DELETE FROM player_stats WHERE user_id = ?", (user_id,))
-            ratings = await self._execute("DELETE FROM rating_history WHERE player_id = ?", (user_id,))
-            ratings += await self._execute("DELETE FROM ratings WHERE player_id = ?", (user_id,))
-            tallies = await self._execute(
+            statistics = await self._core.execute("DELETE FROM player_stats WHERE user_id = ?", (user_id,))
+            ratings = await self._core.execute("DELETE FROM rating_history WHERE player_id = ?", (user_id,))
+            ratings += await self._core.execute("DELETE FROM ratings WHERE player_id = ?", (user_id,))
+            tallies = await self._core.execute(
                 "DELETE FROM team_tallies WHERE ?1 IN (pair1_low, pair1_high, pair2_low, pair2_high)",
                 (user_id,),
             )
-            prefs = await self._execute("DELETE FROM player_prefs WHERE user_id = ?", (user_id,))
+            prefs = await self._core.execute("DELETE FROM player_prefs WHERE user_id = ?", (user_id,))
             bummerl = 0
             for slot in _BUMMERL_SLOTS:
-                bummerl += await self._execute(
+                bummerl += await self._core.execute(
                     f"UPDATE bummerl_results SET {slot}_id = ?1, {slot}_name = ?2 WHERE {slot}_id = ?3",
                     (pseudonym, REMOVED_NAME, user_id),
                 )
-            seats = await self._execute(
+            seats = await self._core.execute(
                 """
                 UPDATE seats SET user_id = NULL, display_name = ?1, ai_takeover = 0, dm_channel_id = NULL,
                                  dm_message_id = NULL
@@ -73,7 +73,7 @@ class PrivacyRepo(DatabaseCore):
                 """,
                 (REMOVED_NAME, user_id),
             )
-            await self._execute(
+            await self._core.execute(
                 "UPDATE game_tables SET host_id = 0 WHERE host_id = ? AND status = 'closed'", (user_id,)
             )
         return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from engine.actions import DOUBLING_WORDS
 from engine.cards import SEAT_NAMES
 
-from .core import DatabaseCore
+from .core import Repository
 
 # A doubling action in the log is "<seat letter> <word>" (engine.format_action), e.g. "S kontra".
 _SEAT_LETTERS = "".join(SEAT_NAMES)
@@ -49,11 +49,11 @@ def _doubling_actions() -> str:
     return "(" + ", ".join(f"{seat} || ' {word}'" for word in DOUBLING_WORDS) + ")"
 
 
-class ProfileRepo(DatabaseCore):
+class ProfileRepo(Repository):
     async def contract_tallies(self, guild_id: int, user_id: int) -> list[ContractTally]:
         """Per contract the player declared in this guild's finished deals: declared and made (the declarer's
         team won the deal), in the order of the contract ids."""
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             """
             SELECT r.contract, COUNT(*) AS declared, SUM(CASE WHEN r.winner_team = r.declarer_seat % 2 THEN 1 ELSE 0 END) AS made
             FROM deal_results AS r
@@ -69,7 +69,7 @@ class ProfileRepo(DatabaseCore):
     async def kontra_tally(self, guild_id: int, user_id: int) -> KontraTally:
         """The doublings the player said in this guild's finished deals, and how many of those deals their
         team won."""
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             f"""
             SELECT COUNT(*) AS said, COALESCE(SUM(CASE WHEN r.winner_team = s.seat % 2 THEN 1 ELSE 0 END), 0) AS won
             FROM actions AS a
@@ -86,7 +86,7 @@ class ProfileRepo(DatabaseCore):
     async def partners(self, guild_id: int, user_id: int, min_together: int = 1) -> list[PartnerTally]:
         """The people the player partnered in this guild's finished Bummerl at least ``min_together`` times,
         best first: most won together, then fewest lost, then most played. AI partners are not listed."""
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             """
             WITH pairs AS (
                 SELECT id, winner2_id AS partner, winner2_name AS name, 1 AS won FROM bummerl_results

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .core import DatabaseCore
+from .core import Repository
 from .models import PlayerRating, RatingChange
 
 REBUILD_PENDING = "ratings_rebuild_pending"  # meta key set by migration 003: ratings still to be computed
@@ -25,7 +25,7 @@ def _history_row(bummerl_id: int, guild_id: int, change: RatingChange) -> tuple[
     return bummerl_id, guild_id, change.player_id, before.mu, before.sigma, after.mu, after.sigma
 
 
-class RatingsRepo(DatabaseCore):
+class RatingsRepo(Repository):
     async def get_ratings(self, guild_id: int, player_ids: Iterable[int]) -> dict[int, PlayerRating]:
         """The players' ratings; a player never rated gets the initial rating."""
         wanted = sorted(set(player_ids))
@@ -33,7 +33,7 @@ class RatingsRepo(DatabaseCore):
             return {}  # PostgreSQL refuses an empty IN ()
         found = {
             int(row["player_id"]): PlayerRating(int(row["player_id"]), row["mu"], row["sigma"], row["games"])
-            for row in await self._fetch_all(
+            for row in await self._core.fetch_all(
                 f"SELECT player_id, mu, sigma, games FROM ratings WHERE guild_id = ?"
                 f" AND player_id IN ({', '.join('?' * len(wanted))})",
                 (guild_id, *wanted),
@@ -43,8 +43,8 @@ class RatingsRepo(DatabaseCore):
 
     async def store_rating_changes(self, guild_id: int, bummerl_id: int, changes: Sequence[RatingChange]) -> None:
         """The new ratings and one history row each for Bummerl ``bummerl_id``."""
-        async with self.transaction():
-            await self._execute_many(
+        async with self._core.transaction():
+            await self._core.execute_many(
                 """
                 INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id, player_id) DO UPDATE SET
@@ -52,31 +52,31 @@ class RatingsRepo(DatabaseCore):
                 """,
                 (_rating_row(guild_id, change.after) for change in changes),
             )
-            await self._execute_many(_INSERT_HISTORY, (_history_row(bummerl_id, guild_id, c) for c in changes))
+            await self._core.execute_many(_INSERT_HISTORY, (_history_row(bummerl_id, guild_id, c) for c in changes))
 
     async def store_rebuilt_ratings(
         self, final: Mapping[tuple[int, int], PlayerRating], history: Sequence[tuple[int, int, RatingChange]]
     ) -> None:
         """After ``clear_ratings``: every rating (by guild id and player id) and every history row (Bummerl id,
         guild id, change), written in bulk (a rebuild of thousands of Bummerl holds the write lock briefly)."""
-        async with self.transaction():
-            await self._execute_many(
+        async with self._core.transaction():
+            await self._core.execute_many(
                 "INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)",
                 (_rating_row(guild_id, rating) for (guild_id, _), rating in final.items()),
             )
-            await self._execute_many(_INSERT_HISTORY, (_history_row(*row) for row in history))
+            await self._core.execute_many(_INSERT_HISTORY, (_history_row(*row) for row in history))
 
     async def clear_ratings(self) -> None:
         """Forget every rating and its history, and that a rebuild is pending (a rebuild starts with this, in
         its transaction)."""
-        async with self.transaction():
-            await self._execute("DELETE FROM rating_history")
-            await self._execute("DELETE FROM ratings")
-            await self._execute("DELETE FROM meta WHERE key = ?", (REBUILD_PENDING,))
+        async with self._core.transaction():
+            await self._core.execute("DELETE FROM rating_history")
+            await self._core.execute("DELETE FROM ratings")
+            await self._core.execute("DELETE FROM meta WHERE key = ?", (REBUILD_PENDING,))
 
     async def rating_history(self, guild_id: int, player_id: int, limit: int) -> list[tuple[int, float, float]]:
         """The player's last ``limit`` rated Bummerl as (Bummerl id, mu after, sigma after), oldest first."""
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             """
             SELECT bummerl_id, mu_after, sigma_after FROM rating_history
             WHERE guild_id = ? AND player_id = ? ORDER BY bummerl_id DESC LIMIT ?
@@ -87,12 +87,12 @@ class RatingsRepo(DatabaseCore):
 
     async def all_ratings(self) -> list[tuple[int, PlayerRating]]:
         """Every (guild id, rating), for comparing a rebuild with what was stored incrementally."""
-        rows = await self._fetch_all("SELECT * FROM ratings ORDER BY guild_id, player_id")
+        rows = await self._core.fetch_all("SELECT * FROM ratings ORDER BY guild_id, player_id")
         return [(int(r["guild_id"]), PlayerRating(r["player_id"], r["mu"], r["sigma"], r["games"])) for r in rows]
 
     async def has_rated_person(self, guild_id: int, min_games: int) -> bool:
         """Does some person (not an AI identity) of the guild have at least ``min_games`` rated Bummerl?"""
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             "SELECT EXISTS (SELECT 1 FROM ratings WHERE guild_id = ? AND player_id > 0 AND games >= ?) AS any_",
             (guild_id, min_games),
         )

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .core import DatabaseCore, Row
+from .core import Repository, Row
 from .errors import RecordConflict, TableNotFound
 from .models import DealResultRow, StoredDeal, TableRecord
 
 
-class RecordsRepo(DatabaseCore):
+class RecordsRepo(Repository):
     async def start_deal(
         self, table_id: int, deal_no: int, dealer: int, seed: int, hands: Sequence[Sequence[str]], now: int
     ) -> None:
@@ -21,8 +21,8 @@ class RecordsRepo(DatabaseCore):
         if len(hands) != 4:
             raise ValueError(f"a deal has four hands, not {len(hands)}")
         hands_json = json.dumps([list(hand) for hand in hands])
-        async with self.transaction():
-            row = await self._fetch_one(
+        async with self._core.transaction():
+            row = await self._core.fetch_one(
                 """
                 SELECT EXISTS (SELECT 1 FROM game_tables WHERE id = ?1) AS table_exists,
                        (SELECT COUNT(*) FROM deals WHERE table_id = ?1) AS deals,
@@ -37,7 +37,7 @@ class RecordsRepo(DatabaseCore):
                 raise RecordConflict(f"table {table_id} has {row['deals']} deals; the next is not {deal_no}")
             if row["finished"] != row["deals"]:
                 raise RecordConflict(f"table {table_id}: deal {deal_no - 1} is still running")
-            await self._execute(
+            await self._core.execute(
                 "INSERT INTO deals (table_id, deal_no, dealer, seed, hands_json, started_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (table_id, deal_no, dealer, seed, hands_json, now),
@@ -45,9 +45,9 @@ class RecordsRepo(DatabaseCore):
 
     async def append_action(self, table_id: int, deal_no: int, action: str, now: int) -> int:
         """Append an accepted action (e.g. "N play HA") to the running deal; returns its seq (0, 1, ...)."""
-        async with self.transaction():
+        async with self._core.transaction():
             # One statement on the hot path: it inserts nothing unless the deal is the running one.
-            inserted = await self._fetch_one(
+            inserted = await self._core.fetch_one(
                 """
                 INSERT INTO actions (table_id, deal_no, seq, action, created_at)
                 SELECT CAST(?1 AS BIGINT), CAST(?2 AS INTEGER),
@@ -60,7 +60,7 @@ class RecordsRepo(DatabaseCore):
                 (table_id, deal_no, action, now),
             )
             if inserted is None:
-                finished = await self._fetch_one(
+                finished = await self._core.fetch_one(
                     "SELECT 1 FROM deal_results WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
                 )
                 state = "finished" if finished else "not the running deal"
@@ -69,13 +69,13 @@ class RecordsRepo(DatabaseCore):
 
     async def load_record(self, table_id: int) -> TableRecord:
         """Everything needed to rebuild the table's state: rules, first dealer, every deal and action."""
-        async with self._reading():
-            table = await self._fetch_one(
+        async with self._core.reading():
+            table = await self._core.fetch_one(
                 "SELECT rules_json, first_dealer, practice FROM game_tables WHERE id = ?", (table_id,)
             )
             if table is None:
                 raise TableNotFound(table_id)
-            deals = await self._fetch_all(
+            deals = await self._core.fetch_all(
                 """
                 SELECT d.deal_no, d.dealer, d.seed, d.hands_json, d.started_at,
                        r.deal_no IS NOT NULL AS finished
@@ -84,7 +84,7 @@ class RecordsRepo(DatabaseCore):
                 """,
                 (table_id,),
             )
-            actions = await self._fetch_all(
+            actions = await self._core.fetch_all(
                 "SELECT deal_no, action FROM actions WHERE table_id = ? ORDER BY deal_no, seq", (table_id,)
             )
         actions_by_deal: dict[int, list[str]] = {}
@@ -99,16 +99,16 @@ class RecordsRepo(DatabaseCore):
         )
 
     async def finished_deal_nos(self, table_id: int) -> list[int]:
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             "SELECT deal_no FROM deal_results WHERE table_id = ? ORDER BY deal_no", (table_id,)
         )
         return [int(row["deal_no"]) for row in rows]
 
     async def record_deal_result(self, result: DealResultRow) -> None:
         """Mark the deal finished; no more actions may be appended to it."""
-        async with self.transaction():
+        async with self._core.transaction():
             try:
-                await self._execute(
+                await self._core.execute(
                     """
                     INSERT INTO deal_results (table_id, deal_no, contract, declarer_seat, winner_team,
                                               game_points, multiplier, reason, finished_at)
@@ -127,14 +127,14 @@ class RecordsRepo(DatabaseCore):
                     ),
                 )
             except Exception as err:
-                if self._violated(err) in ("unique", "foreign_key"):
+                if self._core.violated(err) in ("unique", "foreign_key"):
                     raise RecordConflict(
                         f"table {result.table_id}: deal {result.deal_no} is missing or already finished"
                     ) from err
                 raise
 
     async def deal_results(self, table_id: int) -> list[DealResultRow]:
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             """
             SELECT table_id, deal_no, contract, declarer_seat, winner_team, game_points, multiplier, reason,
                    finished_at

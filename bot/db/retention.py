@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .core import DatabaseCore
+from .core import Repository
 
 DAY_SECONDS = 86_400
 BATCH_ROWS = 500  # actions deleted per transaction: a few milliseconds of holding the write lock
@@ -26,7 +26,7 @@ def retention_cutoff(now: int, days: int) -> int | None:
     return None if days == 0 else now - days * DAY_SECONDS
 
 
-class RetentionRepo(DatabaseCore):
+class RetentionRepo(Repository):
     async def prune_closed_tables(self, older_than: int) -> int:
         """Delete the actions of every table that is closed and was last updated before `older_than` (unix
         seconds; closing a table sets `updated_at`). Returns how many tables lost actions (0 once done).
@@ -34,7 +34,7 @@ class RetentionRepo(DatabaseCore):
         Runs as many short transactions of at most `BATCH_ROWS` rows, so other writes get in between; call
         it outside a transaction (inside one it would join it and hold the lock to the end).
         """
-        candidates = await self._fetch_all(
+        candidates = await self._core.fetch_all(
             """
             SELECT id FROM game_tables AS t
             WHERE status = 'closed' AND updated_at < ? AND EXISTS (SELECT 1 FROM actions WHERE table_id = t.id)
@@ -47,9 +47,9 @@ class RetentionRepo(DatabaseCore):
             table_id = int(candidate["id"])
             deleted_any = False
             while True:
-                async with self.transaction():
+                async with self._core.transaction():
                     # The condition is checked again in the batch's own transaction.
-                    deleted = await self._execute(
+                    deleted = await self._core.execute(
                         """
                         DELETE FROM actions WHERE (table_id, deal_no, seq) IN (
                             SELECT table_id, deal_no, seq FROM actions

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from .core import DatabaseCore
+from .core import Repository
 from .models import GuildSettings
 
 
-class GuildSettingsRepo(DatabaseCore):
+class GuildSettingsRepo(Repository):
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings, or the defaults when it never saved any."""
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people,"
             " table_threads, deal_review, rule_changes_json FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
@@ -25,8 +25,8 @@ class GuildSettingsRepo(DatabaseCore):
         return GuildSettings(**values)
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
-        async with self.transaction():
-            await self._execute(
+        async with self._core.transaction():
+            await self._core.execute(
                 """
                 INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
                                             ai_delay_ms, rated_min_people, table_threads, deal_review,

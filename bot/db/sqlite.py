@@ -142,7 +142,7 @@ class SqliteCore(DatabaseCore):
         self._unsettled = False
 
     @asynccontextmanager
-    async def _reading(self) -> AsyncIterator[None]:
+    async def reading(self) -> AsyncIterator[None]:
         """Hold the connection for a few consistent reads (already held inside this task's transaction)."""
         if self._owner is asyncio.current_task():
             yield
@@ -155,12 +155,12 @@ class SqliteCore(DatabaseCore):
             finally:
                 self._owner = None
 
-    async def _fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        async with self._reading():
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        async with self.reading():
             return cast(list[Row], list(await self._conn.execute_fetchall(sql, tuple(params))))
 
-    async def _fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
-        async with self._reading():
+    async def fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        async with self.reading():
             cursor = await self._conn.execute(sql)
             try:
                 while rows := await cursor.fetchmany(size):
@@ -168,7 +168,7 @@ class SqliteCore(DatabaseCore):
             finally:
                 await cursor.close()
 
-    async def _execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """Run one write inside the current transaction; returns the number of rows changed."""
         if not (self._writing and self._owner is asyncio.current_task()):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
@@ -176,21 +176,21 @@ class SqliteCore(DatabaseCore):
         cursor = await self._conn.execute(sql, tuple(params))
         return cursor.rowcount
 
-    async def _execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+    async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction, in one trip to the thread."""
         if not (self._writing and self._owner is asyncio.current_task()):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
         await self._conn.executemany(sql, [tuple(row) for row in rows])
 
-    async def _next_id_hint(self, table: str) -> int:
-        row = await self._fetch_one("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+    async def next_id_hint(self, table: str) -> int:
+        row = await self.fetch_one("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
         return 1 if row is None else int(row["seq"]) + 1
 
     @asynccontextmanager
-    async def _statement_savepoint(self) -> AsyncIterator[None]:
+    async def statement_savepoint(self) -> AsyncIterator[None]:
         yield  # a failed statement leaves SQLite's transaction as it was before the statement
 
-    def _violated(self, err: BaseException) -> str | None:
+    def violated(self, err: BaseException) -> str | None:
         if not isinstance(err, sqlite3.IntegrityError):
             return None
         text = str(err)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from bot.vocabulary import LeaderboardSort
 
-from .core import DatabaseCore, Row
+from .core import Repository, Row
 from .models import (
     BummerlRow,
     LeaderboardEntry,
@@ -109,7 +109,7 @@ def _ordered(pair1: tuple[int, int], pair2: tuple[int, int]) -> tuple[tuple[int,
     return (pair1, pair2, False) if pair1 < pair2 else (pair2, pair1, True)
 
 
-class StatsRepo(DatabaseCore):
+class StatsRepo(Repository):
     # ---- Bummerl ------------------------------------------------------------------------------------
 
     async def record_bummerl(self, result: BummerlRow) -> int:
@@ -118,8 +118,8 @@ class StatsRepo(DatabaseCore):
         (w1, w2), (l1, l2) = result.winners, result.losers
         winner_pair, loser_pair = pair_key(w1.user_id, w2.user_id), pair_key(l1.user_id, l2.user_id)
         _ordered(winner_pair, loser_pair)  # refuse a pair against itself before writing anything
-        async with self.transaction():
-            row = await self._fetch_one(
+        async with self._core.transaction():
+            row = await self._core.fetch_one(
                 """
                 INSERT INTO bummerl_results (guild_id, table_id, winner1_id, winner1_name, winner2_id,
                                              winner2_name, loser1_id, loser1_name, loser2_id, loser2_name,
@@ -153,14 +153,14 @@ class StatsRepo(DatabaseCore):
         return int(row["id"])
 
     async def bummerl_results_of_table(self, table_id: int) -> list[BummerlRow]:
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             "SELECT * FROM bummerl_results WHERE table_id = ? ORDER BY id", (table_id,)
         )
         return [_bummerl_from_row(row) for row in rows]
 
     async def all_bummerl_results(self) -> list[BummerlRow]:
         """Every finished Bummerl of every guild, in the order they were stored (for a ratings rebuild)."""
-        return [_bummerl_from_row(row) for row in await self._fetch_all("SELECT * FROM bummerl_results ORDER BY id")]
+        return [_bummerl_from_row(row) for row in await self._core.fetch_all("SELECT * FROM bummerl_results ORDER BY id")]
 
     # ---- player statistics --------------------------------------------------------------------------
 
@@ -168,12 +168,12 @@ class StatsRepo(DatabaseCore):
         self, guild_id: int, winners: Sequence[Player], losers: Sequence[Player]
     ) -> None:
         """+1 Bummerl won / lost for each human (AI players are skipped). `record_bummerl` calls this."""
-        async with self.transaction():
+        async with self._core.transaction():
             for players, won in ((winners, 1), (losers, 0)):
                 for player in players:
                     if player.user_id is None:
                         continue
-                    await self._execute(
+                    await self._core.execute(
                         """
                         INSERT INTO player_stats (guild_id, user_id, display_name, bummerl_won, bummerl_lost)
                         VALUES (?, ?, ?, ?, ?)
@@ -187,9 +187,9 @@ class StatsRepo(DatabaseCore):
 
     async def add_deal_stats(self, guild_id: int, players: Sequence[PlayerDealStats]) -> None:
         """Add one finished deal to each human's statistics."""
-        async with self.transaction():
+        async with self._core.transaction():
             for stats in players:
-                await self._execute(
+                await self._core.execute(
                     """
                     INSERT INTO player_stats (guild_id, user_id, display_name, deals_played, deals_won,
                                               game_points, contracts_declared, contracts_made)
@@ -214,7 +214,7 @@ class StatsRepo(DatabaseCore):
                 )
 
     async def get_player_stats(self, guild_id: int, user_id: int) -> PlayerStats | None:
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             f"SELECT {_STATS_COLUMNS} FROM player_stats WHERE guild_id = ? AND user_id = ?",
             (guild_id, user_id),
         )
@@ -229,8 +229,8 @@ class StatsRepo(DatabaseCore):
         winner_pair, loser_pair = pair_key(*winner_pair), pair_key(*loser_pair)
         first, second, winner_is_second = _ordered(winner_pair, loser_pair)
         first_wins, second_wins = (0, count) if winner_is_second else (count, 0)
-        async with self.transaction():
-            await self._execute(
+        async with self._core.transaction():
+            await self._core.execute(
                 """
                 INSERT INTO team_tallies (guild_id, pair1_low, pair1_high, pair2_low, pair2_high,
                                           pair1_wins, pair2_wins)
@@ -247,7 +247,7 @@ class StatsRepo(DatabaseCore):
     ) -> tuple[int, int]:
         """(Bummerl won by pair1, Bummerl won by pair2) against each other; (0, 0) when they never met."""
         first, second, swapped = _ordered(pair_key(*pair1), pair_key(*pair2))
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             """
             SELECT pair1_wins, pair2_wins FROM team_tallies
             WHERE guild_id = ? AND pair1_low = ? AND pair1_high = ? AND pair2_low = ? AND pair2_high = ?
@@ -262,7 +262,7 @@ class StatsRepo(DatabaseCore):
     async def tallies_of_pair(self, guild_id: int, pair: tuple[int, int]) -> list[Tally]:
         """The pair's tally against every pair it played, most Bummerl played first."""
         pair = pair_key(*pair)
-        rows = await self._fetch_all(
+        rows = await self._core.fetch_all(
             """
             SELECT * FROM (
                 SELECT pair2_low AS opp_low, pair2_high AS opp_high, pair1_wins AS wins, pair2_wins AS losses
@@ -290,12 +290,12 @@ class StatsRepo(DatabaseCore):
         """One page of the guild's leaderboard. `min_games` counts Bummerl played, rated Bummerl on the rating
         board (win rate needs >= 1)."""
         minimum = _min_played(sort, min_games)
-        async with self._reading():
-            rows = await self._fetch_all(
+        async with self._core.reading():
+            rows = await self._core.fetch_all(
                 f"{_ranking_sql(sort)} ORDER BY rank, lower(display_name), user_id LIMIT ? OFFSET ?",
                 (guild_id, minimum, limit, offset),
             )
-            total = await self._fetch_one(f"SELECT COUNT(*) AS n FROM ({_ranking_sql(sort)}) AS ranked", (guild_id, minimum))
+            total = await self._core.fetch_one(f"SELECT COUNT(*) AS n FROM ({_ranking_sql(sort)}) AS ranked", (guild_id, minimum))
         assert total is not None
         return LeaderboardPage(tuple(_entry_from_row(row) for row in rows), int(total["n"]))
 
@@ -303,7 +303,7 @@ class StatsRepo(DatabaseCore):
         self, guild_id: int, user_id: int, sort: LeaderboardSort = "bummerl", min_games: int = 0
     ) -> LeaderboardEntry | None:
         """The user's place on that leaderboard, or None when they are not on it."""
-        row = await self._fetch_one(
+        row = await self._core.fetch_one(
             f"SELECT * FROM ({_ranking_sql(sort)}) AS ranked WHERE user_id = ?",
             (guild_id, _min_played(sort, min_games), user_id),
         )

@@ -151,17 +151,17 @@ class TableCore:
     ) -> TableSnapshot:
         """Publish ``table`` with its row and seats read back after a committed change (the engine state is
         unaffected)."""
-        row = await self.db.get_table(table.id)
+        row = await self.db.tables.get_table(table.id)
         assert row is not None
-        seats = seats_by_number(await self.db.seats_of(table.id))
+        seats = seats_by_number(await self.db.seats.seats_of(table.id))
         return self.publish(replace(table, row=row, rules=rules_of(row), seats=seats), before, events)
 
     async def load(
         self, row: TableRow, before: TableSnapshot | None = None, events: tuple[ev.TableEvent, ...] = ()
     ) -> TableSnapshot:
         """Publish the table replayed from storage."""
-        seats = await self.db.seats_of(row.id)
-        record = await self.db.load_record(row.id)
+        seats = await self.db.seats.seats_of(row.id)
+        record = await self.db.records.load_record(row.id)
         return self.publish(restore(row, seats, record), before, events)
 
     def forget(self, table_id: int) -> None:
@@ -196,7 +196,7 @@ class TableCore:
         self.check_may_host(host_id)
         try:
             async with self.db.transaction():
-                row = await self.db.create_table(
+                row = await self.db.tables.create_table(
                     guild_id=guild_id,
                     channel_id=channel_id,
                     host_id=host_id,
@@ -209,7 +209,7 @@ class TableCore:
                     thread_parent_id=thread_parent_id,
                     practice=practice,
                 )
-                await self.db.take_seat(row.id, 0, host_id, host_name)
+                await self.db.seats.take_seat(row.id, 0, host_id, host_name)
         except ChannelBusy:
             raise UserError("error.channel_busy") from None
         except AlreadySeated as err:
@@ -225,9 +225,9 @@ class TableCore:
         """Undo ``open_table`` for a lobby whose thread could not be used: it leaves storage and memory as if
         it had never been opened (a lobby that has moved on meanwhile is closed instead)."""
         async with self.lock(table_id):
-            if not await self.db.delete_new_table(table_id):
+            if not await self.db.tables.delete_new_table(table_id):
                 async with self.db.transaction():
-                    await self.db.set_status(table_id, "closed", self.now())
+                    await self.db.tables.set_status(table_id, "closed", self.now())
             self.forget(table_id)
 
     async def take_seat(self, table_id: int, user_id: int, name: str, seat: int | None) -> TableSnapshot:
@@ -250,9 +250,9 @@ class TableCore:
 
             async def sit() -> list[ev.TableEvent]:
                 if table.seats[chosen] is not None:
-                    await self.db.leave_seat(table.id, chosen)  # an AI makes room for a person
-                await self.db.take_seat(table.id, chosen, user_id, name)
-                await self.db.bump_version(table.id, self.now())
+                    await self.db.seats.leave_seat(table.id, chosen)  # an AI makes room for a person
+                await self.db.seats.take_seat(table.id, chosen, user_id, name)
+                await self.db.tables.bump_version(table.id, self.now())
                 return [ev.SeatTaken(chosen, user_id)]
 
             try:
@@ -274,8 +274,8 @@ class TableCore:
             target = empty[0] if seat is None or seat not in empty else seat
 
             async def seat_ai() -> list[ev.TableEvent]:
-                await self.db.set_ai_seat(table.id, target, AI_NAMES[target])
-                await self.db.bump_version(table.id, self.now())
+                await self.db.seats.set_ai_seat(table.id, target, AI_NAMES[target])
+                await self.db.tables.bump_version(table.id, self.now())
                 return [ev.SeatTaken(target, None)]
 
             return await self.refresh(table, table, await self.store(table.row, seat_ai))
@@ -296,17 +296,17 @@ class TableCore:
                 assert seat is not None and occupant is not None
                 events: list[ev.TableEvent] = [ev.SeatLeft(occupant)]
                 if table.status == "lobby":
-                    await self.db.leave_seat(table.id, seat)
+                    await self.db.seats.leave_seat(table.id, seat)
                 else:
-                    await self.db.set_ai_seat(table.id, seat, f"{AI_NAMES[seat]} ({occupant.display_name})")
-                await self.db.bump_version(table.id, self.now())
+                    await self.db.seats.set_ai_seat(table.id, seat, f"{AI_NAMES[seat]} ({occupant.display_name})")
+                await self.db.tables.bump_version(table.id, self.now())
                 if not others:
-                    await self.db.set_status(table.id, "closed", self.now())
+                    await self.db.tables.set_status(table.id, "closed", self.now())
                     events.append(ev.TableClosed("notice.closed_abandoned"))
                 elif user_id == table.row.host_id:
                     heir = min(others, key=lambda s: (s.seat - seat) % 4)  # the next person round the table
                     assert heir.user_id is not None
-                    await self.db.set_host(table.id, heir.user_id, self.now())
+                    await self.db.tables.set_host(table.id, heir.user_id, self.now())
                     events.append(ev.HostChanged(heir.user_id, heir.display_name))
                 return events
 
@@ -321,8 +321,8 @@ class TableCore:
             table = hosted_lobby(self.get(table_id), user_id)
 
             async def write() -> list[ev.TableEvent]:
-                await self.db.set_practice(table.id, practice)
-                await self.db.bump_version(table.id, self.now())
+                await self.db.tables.set_practice(table.id, practice)
+                await self.db.tables.bump_version(table.id, self.now())
                 return [ev.LobbyChanged()]
 
             return await self.refresh(table, table, await self.store(table.row, write))
@@ -350,13 +350,13 @@ class TableCore:
             rules = rulesettings.ruleset_of(preset or table.rules.preset, {**kept, **given})
 
             async def write() -> list[ev.TableEvent]:
-                if not await self.db.set_lobby_rules(table.id, json.dumps(engine.ruleset_to_json(rules)), self.now()):
+                if not await self.db.tables.set_lobby_rules(table.id, json.dumps(engine.ruleset_to_json(rules)), self.now()):
                     raise UserError("error.rules_locked")
-                await self.db.bump_version(table.id, self.now())
+                await self.db.tables.bump_version(table.id, self.now())
                 return [ev.LobbyChanged()]
 
             events = await self.store(table.row, write)
-            row = await self.db.get_table(table.id)
+            row = await self.db.tables.get_table(table.id)
             assert row is not None
             return await self.load(row, table, events)  # the match is rebuilt with the new rules
 
@@ -385,8 +385,8 @@ class TableCore:
         async def write() -> list[ev.TableEvent]:
             for seat, occupant in enumerate(table.seats):
                 if occupant is None:
-                    await self.db.set_ai_seat(table.id, seat, AI_NAMES[seat])
-            await self.db.set_status(table.id, "playing", self.now())
+                    await self.db.seats.set_ai_seat(table.id, seat, AI_NAMES[seat])
+            await self.db.tables.set_status(table.id, "playing", self.now())
             dealt.append(await self.deal_next(table))
             return [ev.TableStarted(rematch), ev.DealDealt(dealt[0].deal_no, dealt[0].dealer)]
 
@@ -407,7 +407,7 @@ class TableCore:
                     raise UserError("error.stale")
 
             async def write() -> list[ev.TableEvent]:
-                await self.db.set_status(table.id, "closed", self.now())
+                await self.db.tables.set_status(table.id, "closed", self.now())
                 return [ev.TableClosed(reason_key)]
 
             events = await self.store(table.row, write)
@@ -422,10 +422,10 @@ class TableCore:
         dealer = table.match.next_dealer
         hands = engine.deal_hands(seed, dealer)
         deal_no = table.deal_no + 1
-        await self.db.start_deal(table.id, deal_no, dealer, seed, hands, self.now())
-        await self.db.bump_version(table.id, self.now())
+        await self.db.records.start_deal(table.id, deal_no, dealer, seed, hands, self.now())
+        await self.db.tables.bump_version(table.id, self.now())
         for seat in range(4):
-            await self.db.set_dm_message(table.id, seat, None, None)
+            await self.db.seats.set_dm_message(table.id, seat, None, None)
         return Dealt(engine.new_deal(table.rules, dealer, hands), deal_no, dealer)
 
     # --- playing ---------------------------------------------------------------------------------
@@ -458,8 +458,8 @@ class TableCore:
                 if theirs and occupant is not None and occupant.ai_takeover:  # their click says they are back
 
                     async def take_back() -> list[ev.TableEvent]:
-                        await self.db.set_takeover(table.id, seat, False)
-                        await self.db.set_warned(table.id, seat, False)
+                        await self.db.seats.set_takeover(table.id, seat, False)
+                        await self.db.seats.set_warned(table.id, seat, False)
                         return [ev.SeatReclaimed(seat)]
 
                     await self.refresh(table, table, await self.store(table.row, take_back, guild_only=True))
@@ -499,13 +499,13 @@ class TableCore:
 
         async def write() -> list[ev.TableEvent]:
             changes: list[ev.TableEvent] = [ev.ActionTaken(seat, action, events)]
-            seq = await self.db.append_action(table.id, table.deal_no, text, now)
-            stored.append((seq, await self.db.bump_version(table.id, now)))
+            seq = await self.db.records.append_action(table.id, table.deal_no, text, now)
+            stored.append((seq, await self.db.tables.bump_version(table.id, now)))
             if handed is not None:
-                await self.db.click_done(handed.id)  # stored with its move: a crash never runs it twice
+                await self.db.inbox.click_done(handed.id)  # stored with its move: a crash never runs it twice
             if back:
-                await self.db.set_takeover(table.id, seat, False)  # acting takes an idle seat back
-                await self.db.set_warned(table.id, seat, False)
+                await self.db.seats.set_takeover(table.id, seat, False)  # acting takes an idle seat back
+                await self.db.seats.set_warned(table.id, seat, False)
                 changes.append(ev.SeatReclaimed(seat))
             if deal_end is not None:
                 changes.append(ev.DealEnded(deal_end))
@@ -518,7 +518,7 @@ class TableCore:
             if deal_end is None:
                 return []
             if bummerl is not None:
-                await self.db.set_status(table.id, "finished", now)
+                await self.db.tables.set_status(table.id, "finished", now)
                 return []
             dealt.append(await self.deal_next(played))  # its dealer follows the new match state
             return [ev.DealDealt(dealt[0].deal_no, dealt[0].dealer)]

@@ -33,7 +33,7 @@ class ShardDirectory:
             return self.owns_guild(table.row.guild_id)
         if table_id in self._foreign:
             return False
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None:
             return False
         if self.owns_guild(row.guild_id):
@@ -50,7 +50,7 @@ class ShardDirectory:
         if shard is not None:
             self._foreign.move_to_end(table_id)
             return shard
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None or row.status == "closed" or self.owns_guild(row.guild_id):
             return None
         return self.remember_foreign(table_id, row.guild_id)

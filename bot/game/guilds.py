@@ -20,7 +20,7 @@ class GuildDefaults:
         self.db = db
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        return await self.db.get_guild_settings(guild_id)
+        return await self.db.settings.get_guild_settings(guild_id)
 
     async def update_guild_settings(
         self,
@@ -37,7 +37,7 @@ class GuildDefaults:
         deal_review: bool | None = None,
     ) -> GuildSettings:
         """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
-        current = await self.db.get_guild_settings(guild_id)
+        current = await self.db.settings.get_guild_settings(guild_id)
         if turn_seconds is not None:
             check_turn_seconds(turn_seconds)
         if ai_delay_ms is not None and not 0 <= ai_delay_ms <= 10_000:
@@ -57,7 +57,7 @@ class GuildDefaults:
             deal_review=current.deal_review if deal_review is None else deal_review,
             rule_changes=current.rule_changes,  # changed by update_guild_rules only
         )
-        await self.db.save_guild_settings(updated)
+        await self.db.settings.save_guild_settings(updated)
         return updated
 
     async def update_guild_rules(
@@ -70,12 +70,12 @@ class GuildDefaults:
     ) -> GuildSettings:
         """Change the rules new tables of the guild get: as ``set_table_rules`` does for a lobby (tables
         already open keep theirs). Nothing is stored when a value is refused."""
-        current = await self.db.get_guild_settings(guild_id)
+        current = await self.db.settings.get_guild_settings(guild_id)
         kept = {} if reset else dict(current.rule_changes)
         given = rulesettings.checked_changes(changes or {})
         chosen = current.preset if preset is None else preset
         rules = rulesettings.ruleset_of(chosen, {**kept, **given})
         # Settings that equal the preset's are dropped, so that what is stored is what differs.
         updated = replace(current, preset=rules.preset, rule_changes=rulesettings.changes_from_preset(rules))
-        await self.db.save_guild_settings(updated)
+        await self.db.settings.save_guild_settings(updated)
         return updated

@@ -19,11 +19,11 @@ class Housekeeping:
         """Drop the action logs of tables closed more than ``retention_days`` ago (0: keep them forever);
         statistics, tallies and finished Bummerl stay. Returns how many tables were pruned."""
         cutoff = retention_cutoff(int(self.clock()), retention_days)
-        return 0 if cutoff is None else await self.db.prune_closed_tables(cutoff)
+        return 0 if cutoff is None else await self.db.retention.prune_closed_tables(cutoff)
 
     async def command_hash(self) -> str | None:
         """The digest of the slash commands as last synced with Discord."""
-        return await self.db.get_meta(COMMAND_HASH_KEY)
+        return await self.db.meta.get(COMMAND_HASH_KEY)
 
     async def set_command_hash(self, digest: str) -> None:
-        await self.db.set_meta(COMMAND_HASH_KEY, digest)
+        await self.db.meta.set(COMMAND_HASH_KEY, digest)

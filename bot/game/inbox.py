@@ -24,16 +24,16 @@ class HandedClicks:
         if shard is None:
             return False
         # A remembered table may be closed by now: its owner runs the click, and the usual checks answer it.
-        await self.db.post_click(table_id, shard, interaction, int(self.clock()))
+        await self.db.inbox.post_click(table_id, shard, interaction, int(self.clock()))
         return True
 
     async def clicks_handed_to_us(self, limit: int = 100) -> list[InboxClick]:
         """Clicks other processes received for our tables, oldest first (at most ``limit``)."""
         shards = self.directory.shards
-        return [] if shards is None else await self.db.clicks_for(shards.ids, limit=limit)
+        return [] if shards is None else await self.db.inbox.clicks_for(shards.ids, limit=limit)
 
     async def click_handled(self, click_id: int) -> None:
-        await self.db.click_done(click_id)
+        await self.db.inbox.click_done(click_id)
 
     async def listen_for_clicks(
         self, on_click: Callable[[], None], on_lost: Callable[[], None]

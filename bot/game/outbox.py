@@ -17,11 +17,11 @@ class Outbox:
     async def pending_announcements(self, table_id: int | None = None) -> list[Owed]:
         """What stored changes still owe, oldest first, for the tables this process serves (all of them
         without shards)."""
-        entries = await self.db.pending_announcements(table_id)
+        entries = await self.db.outbox.pending_announcements(table_id)
         if self.directory.shards is not None:
             ours = {table: await self.directory.owns_table(table) for table in {entry.table_id for entry in entries}}
             entries = [entry for entry in entries if ours[entry.table_id]]
         return [Owed.of(entry) for entry in entries]
 
     async def announcement_delivered(self, entry_id: int) -> None:
-        await self.db.announcement_delivered(entry_id)
+        await self.db.outbox.announcement_delivered(entry_id)

@@ -30,7 +30,7 @@ class PrefsCache:
         """Where the person's hand lives and in which order it is shown (read once, then from memory)."""
         prefs = self.cached_prefs(user_id)
         if prefs is None:
-            prefs = await self.db.get_player_prefs(user_id)
+            prefs = await self.db.prefs.get_player_prefs(user_id)
             self._remember(prefs)
         return prefs
 
@@ -51,7 +51,7 @@ class PrefsCache:
             hand_place=current.hand_place if hand_place is None else one_of(hand_place, HAND_PLACES),
             hand_order=current.hand_order if hand_order is None else one_of(hand_order, HAND_ORDERS),
         )
-        await self.db.save_player_prefs(updated, int(self.clock()))
+        await self.db.prefs.save_player_prefs(updated, int(self.clock()))
         self._remember(updated)
         return updated
 
@@ -63,7 +63,7 @@ class PrefsCache:
             raise UserError("error.forget_seated")
         pseudonym = PSEUDONYM_CEILING - random.SystemRandom().getrandbits(52)
         try:
-            forgotten = await self.db.forget_person(user_id, pseudonym)
+            forgotten = await self.db.privacy.forget_person(user_id, pseudonym)
         except AlreadySeated:  # at a table another process serves
             raise UserError("error.forget_seated") from None
         self._prefs.pop(user_id, None)

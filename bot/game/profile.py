@@ -102,26 +102,26 @@ class ProfileQueries:
     async def player_rating(self, guild_id: int, user_id: int) -> ShownRating | None:
         """The player's rating in this guild as people see it, with the last ``RATING_HISTORY_LENGTH`` shown
         values and the place on the rating board; None while they have no rated Bummerl."""
-        rating = (await self.db.get_ratings(guild_id, [user_id]))[user_id]
+        rating = (await self.db.ratings.get_ratings(guild_id, [user_id]))[user_id]
         if rating.games == 0:
             return None
-        entry = await self.db.rank_of(guild_id, user_id, "rating", RATING_MIN_GAMES)
-        rated = await self.db.rating_history(guild_id, user_id, RATING_HISTORY_LENGTH)
+        entry = await self.db.stats.rank_of(guild_id, user_id, "rating", RATING_MIN_GAMES)
+        rated = await self.db.ratings.rating_history(guild_id, user_id, RATING_HISTORY_LENGTH)
         history = tuple(shown_rating(mu, sigma) for _, mu, sigma in rated)
         return ShownRating(rating.shown, rating.uncertainty, history, None if entry is None else entry.rank)
 
     async def player_profile(self, guild_id: int, user_id: int) -> PlayerProfile:
         """Everything ``/schnapsen stats`` shows of the player in this guild (zeros for a player with no games)."""
-        stats = await self.db.get_player_stats(guild_id, user_id)
+        stats = await self.db.stats.get_player_stats(guild_id, user_id)
         rating = await self.player_rating(guild_id, user_id)
         if rating is not None:
             rank = rating.rank
         else:
-            entry = await self.db.rank_of(guild_id, user_id, "bummerl", 1)
+            entry = await self.db.stats.rank_of(guild_id, user_id, "bummerl", 1)
             rank = None if entry is None else entry.rank
-        contracts = await self.db.contract_tallies(guild_id, user_id)
-        kontra = await self.db.kontra_tally(guild_id, user_id)
-        partners = await self.db.partners(guild_id, user_id, MIN_BUMMERL_TOGETHER)
+        contracts = await self.db.profile.contract_tallies(guild_id, user_id)
+        kontra = await self.db.profile.kontra_tally(guild_id, user_id)
+        partners = await self.db.profile.partners(guild_id, user_id, MIN_BUMMERL_TOGETHER)
         best = partners[0] if partners else None
         return PlayerProfile(
             guild_id=guild_id,

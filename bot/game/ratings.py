@@ -95,9 +95,9 @@ async def rate_bummerl(
     if not is_rated(bummerl, settings.rated_min_people):
         return []
     winners, losers = teams_of(bummerl)
-    ratings = await db.get_ratings(bummerl.guild_id, (*winners, *losers))
+    ratings = await db.ratings.get_ratings(bummerl.guild_id, (*winners, *losers))
     changes = changes_of(bummerl, ratings)
-    await db.store_rating_changes(bummerl.guild_id, bummerl_id, changes)
+    await db.ratings.store_rating_changes(bummerl.guild_id, bummerl_id, changes)
     return changes
 
 
@@ -125,15 +125,15 @@ async def rebuild(db: Database) -> int:
 
     Each guild's ``rated_min_people`` of today applies to its whole history."""
     async with db.transaction():
-        bummerls = await db.all_bummerl_results()
-        settings = {g: (await db.get_guild_settings(g)).rated_min_people for g in {b.guild_id for b in bummerls}}
+        bummerls = await db.stats.all_bummerl_results()
+        settings = {g: (await db.settings.get_guild_settings(g)).rated_min_people for g in {b.guild_id for b in bummerls}}
         final, rated = replay(bummerls, settings)
-        await db.clear_ratings()
+        await db.ratings.clear_ratings()
         history = []
         for bummerl, changes in rated:
             assert bummerl.id is not None
             history += [(bummerl.id, bummerl.guild_id, change) for change in changes]
-        await db.store_rebuilt_ratings(final, history)
+        await db.ratings.store_rebuilt_ratings(final, history)
     log.info("ratings rebuilt from %d stored Bummerl (%d rated)", len(bummerls), len(rated))
     return len(rated)
 
@@ -141,11 +141,11 @@ async def rebuild(db: Database) -> int:
 async def rebuild_if_pending(db: Database) -> int | None:
     """Rebuild when a migration asked for it (existing databases get ratings from their stored results);
     None when nothing was pending."""
-    if await db.get_meta(REBUILD_PENDING) != "1":
+    if await db.meta.get(REBUILD_PENDING) != "1":
         return None
     async with db.transaction():
         # Asked again under the write lock: of processes starting together on one PostgreSQL, the first
         # rebuilds and the others find it done.
-        if await db.get_meta(REBUILD_PENDING) != "1":
+        if await db.meta.get(REBUILD_PENDING) != "1":
             return None
         return await rebuild(db)

@@ -45,7 +45,7 @@ class Restorer:
         if (rated := await ratings.rebuild_if_pending(self.db)) is not None:
             log.info("ratings computed from the stored results after a migration: %d Bummerl rated", rated)
         restored, set_aside, repaired = [], [], []
-        for row in await self.db.list_open_tables():
+        for row in await self.db.tables.list_open_tables():
             if not self.directory.owns_guild(row.guild_id):
                 continue  # another process holds this guild's shard: it restores and drives the table
             try:
@@ -65,7 +65,7 @@ class Restorer:
         self.core.forget(row.id)
 
         async def write() -> list[ev.TableEvent]:
-            await self.db.set_status(row.id, "closed", self.core.now())
+            await self.db.tables.set_status(row.id, "closed", self.core.now())
             return [ev.TableSetAside()]
 
         await self.core.store(row, write)
@@ -79,7 +79,7 @@ class Restorer:
             if table.last_bummerl is not None:
                 log.warning("table %s: its Bummerl ended but the table was still playing; marked finished", table.id)
                 async with self.db.transaction():
-                    await self.db.set_status(table.id, "finished", self.core.now())
+                    await self.db.tables.set_status(table.id, "finished", self.core.now())
                 return await self.core.refresh(table)
             log.warning("table %s: its last deal ended but no next deal was stored; dealing it now", table.id)
             async with self.db.transaction():

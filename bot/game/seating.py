@@ -25,7 +25,7 @@ class Seating:
         """The idle player is warned (once per turn); None when the turn has moved on."""
 
         async def warn(table: TableSnapshot, occupant: SeatRow) -> list[ev.TableEvent]:
-            await self.db.set_warned(table_id, seat, True)
+            await self.db.seats.set_warned(table_id, seat, True)
             assert occupant.user_id is not None
             return [ev.PlayerWarned(seat, occupant.user_id, round(table.row.turn_seconds / 3))]
 
@@ -35,7 +35,7 @@ class Seating:
         """The idle player's seat is played by the AI until they click again; None when the turn has moved on."""
 
         async def replace_by_ai(table: TableSnapshot, occupant: SeatRow) -> list[ev.TableEvent]:
-            await self.db.set_takeover(table_id, seat, True)
+            await self.db.seats.set_takeover(table_id, seat, True)
             return [ev.TakenOver(seat, occupant.display_name)]
 
         return await self._while_idle(table_id, seat, version, replace_by_ai)
@@ -69,8 +69,8 @@ class Seating:
             chosen = seat
 
             async def write() -> list[ev.TableEvent]:
-                await self.db.set_takeover(table_id, chosen, False)
-                await self.db.set_warned(table_id, chosen, False)
+                await self.db.seats.set_takeover(table_id, chosen, False)
+                await self.db.seats.set_warned(table_id, chosen, False)
                 return [ev.SeatReclaimed(chosen)]
 
             return await self.core.refresh(table, table, await self.core.store(table.row, write, guild_only=True))
@@ -81,7 +81,7 @@ class Seating:
         """Remember the table's message (of a closed table too; only an open one has a snapshot to return)."""
         async with self.core.lock(table_id):
             async with self.db.transaction():
-                await self.db.set_table_message(table_id, message_id)
+                await self.db.tables.set_table_message(table_id, message_id)
             table = self.core.held(table_id)
             if table is None:
                 return None
@@ -96,7 +96,7 @@ class Seating:
             if table is None or occupant is None or occupant.dm_message_id != message_id:
                 return None
             async with self.db.transaction(guild_id=table.row.guild_id):
-                await self.db.set_dm_message(table_id, seat, None, None)
+                await self.db.seats.set_dm_message(table_id, seat, None, None)
             changed = _with_seat(table, replace(occupant, dm_channel_id=None, dm_message_id=None))
             return self.core.publish(changed, table, (ev.MessageStored(),))
 
@@ -111,7 +111,7 @@ class Seating:
             if table is None or occupant is None or occupant.user_id != user_id or table.deal_no != deal_no:
                 return None
             async with self.db.transaction(guild_id=table.row.guild_id):
-                await self.db.set_dm_message(table_id, seat, channel_id, message_id)
+                await self.db.seats.set_dm_message(table_id, seat, channel_id, message_id)
             changed = _with_seat(table, replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id))
             return self.core.publish(changed, table, (ev.MessageStored(),))
 
@@ -125,8 +125,8 @@ class Seating:
                 return None
 
             async def write() -> list[ev.TableEvent]:
-                await self.db.set_dms_closed(table_id, seat, True)
-                await self.db.set_dm_message(table_id, seat, None, None)
+                await self.db.seats.set_dms_closed(table_id, seat, True)
+                await self.db.seats.set_dm_message(table_id, seat, None, None)
                 return [ev.DmsClosed(seat, user_id)]
 
             return await self.core.refresh(table, table, await self.core.store(table.row, write, guild_only=True))

@@ -25,11 +25,11 @@ HANDS = [[f"c{seat}{n}" for n in range(5)] for seat in range(4)]
 
 
 async def new_table(db: Database, channel_id: int = 500) -> TableRow:
-    table = await db.create_table(
+    table = await db.tables.create_table(
         guild_id=1, channel_id=channel_id, host_id=11, rules_json='"standard"', deck="doppeldeutsch",
         turn_seconds=60, language="en", first_dealer=3, now=NOW,
     )
-    await db.start_deal(table.id, 0, dealer=3, seed=7, hands=HANDS, now=NOW)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=7, hands=HANDS, now=NOW)
     return table
 
 
@@ -56,11 +56,11 @@ async def test_a_backup_taken_while_the_bot_holds_a_write_transaction_has_every_
     async with await Database.open(path) as db:
         table = await new_table(db)
         for n in range(50):
-            await db.append_action(table.id, 0, f"N play c{n}", NOW)
+            await db.records.append_action(table.id, 0, f"N play c{n}", NOW)
         assert (tmp_path / "bot.sqlite3-wal").stat().st_size > 0  # the newest commits are in the WAL only
 
         async with db.transaction():  # the bot is in the middle of a write: the backup neither waits nor sees it
-            await db.append_action(table.id, 0, "uncommitted", NOW)
+            await db.records.append_action(table.id, 0, "uncommitted", NOW)
             result = await asyncio.to_thread(make_backup, path, dest)
 
     assert result.path.parent == dest
@@ -71,9 +71,9 @@ async def test_a_backup_taken_while_the_bot_holds_a_write_transaction_has_every_
     with sqlite3.connect(result.path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)  # one self-contained file
     async with await Database.open(result.path) as restored:  # the bot can start from it
-        record = await restored.load_record(table.id)
+        record = await restored.records.load_record(table.id)
         assert len(record.deals[0].actions) == 50
-        assert [row.id for row in await restored.list_open_tables()] == [table.id]
+        assert [row.id for row in await restored.tables.list_open_tables()] == [table.id]
 
 
 async def test_backups_taken_while_another_task_keeps_writing_are_consistent(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ async def test_backups_taken_while_another_task_keeps_writing_are_consistent(tmp
         table = await new_table(db)
         async with db.transaction():  # some bulk, so that a copy takes a moment
             for n in range(3000):
-                await db._execute(
+                await db.core.execute(
                     "INSERT INTO meta (key, value) VALUES (?, ?)", (f"filler{n}", "x" * 200)
                 )
         stop = asyncio.Event()
@@ -90,7 +90,7 @@ async def test_backups_taken_while_another_task_keeps_writing_are_consistent(tmp
         async def keep_writing() -> int:
             written = 0
             while not stop.is_set():
-                await db.append_action(table.id, 0, f"N play c{written}", NOW)
+                await db.records.append_action(table.id, 0, f"N play c{written}", NOW)
                 written += 1
             return written
 

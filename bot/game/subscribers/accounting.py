@@ -33,7 +33,7 @@ class DealAccounting:
         assert deal is not None and deal.result is not None
         result = deal.result
         assert deal.contract is not None and deal.declarer is not None
-        await self.db.record_deal_result(
+        await self.db.records.record_deal_result(
             DealResultRow(
                 table.id,
                 table.deal_no,
@@ -61,7 +61,7 @@ class DealAccounting:
             for s in table.humans()
             if s.user_id is not None and not s.ai_takeover  # humans() has a user id; said again for the types
         ]
-        await self.db.add_deal_stats(table.row.guild_id, players)
+        await self.db.stats.add_deal_stats(table.row.guild_id, players)
 
     async def _bummerl_ended(self, table: TableSnapshot, bummerl: BummerlWon, now: int) -> BummerlRated:
         def pair(team: int) -> tuple[Player, Player]:
@@ -69,7 +69,7 @@ class DealAccounting:
             assert a is not None and b is not None
             return (Player(a.user_id, a.display_name), Player(b.user_id, b.display_name))
 
-        settings = await self.db.get_guild_settings(table.row.guild_id)
+        settings = await self.db.settings.get_guild_settings(table.row.guild_id)
         row = BummerlRow(
             table.row.guild_id,
             table.id,
@@ -82,14 +82,14 @@ class DealAccounting:
             now,
             ai_strength=settings.ai_strength,
         )
-        bummerl_id = await self.db.record_bummerl(row)
+        bummerl_id = await self.db.stats.record_bummerl(row)
         by_person = {c.player_id: c for c in await ratings.rate_bummerl(self.db, row, bummerl_id, settings)}
         changes = tuple(  # every person's change in seat order, for the result message
             (s.display_name, change.delta, change.after.shown)
             for s in table.humans()
             if s.user_id is not None and (change := by_person.get(s.user_id)) is not None
         )
-        tally = await self.db.get_tally(
+        tally = await self.db.stats.get_tally(
             table.row.guild_id, table.team_key(bummerl.winner), table.team_key(1 - bummerl.winner)
         )
         return BummerlRated(tally, changes)

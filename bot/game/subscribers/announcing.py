@@ -30,7 +30,7 @@ class Announcing:
     async def __call__(self, change: Change) -> Sequence[TableEvent]:
         for announcement in owed(change.row, change.events):
             kind, payload = encode(announcement)
-            await self.db.add_announcement(change.row.id, kind, payload, change.now)
+            await self.db.outbox.add_announcement(change.row.id, kind, payload, change.now)
         return ()
 
 

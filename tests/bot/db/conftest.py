@@ -19,7 +19,7 @@ def make_table(db: Database) -> MakeTable:
     """Open a lobby, created at `CREATED_AT` (unix seconds) with first dealer W."""
 
     async def make(channel_id: int = 500, guild_id: int = 1, host_id: int = 11) -> TableRow:
-        return await db.create_table(
+        return await db.tables.create_table(
             guild_id=guild_id,
             channel_id=channel_id,
             host_id=host_id,

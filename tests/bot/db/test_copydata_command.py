@@ -23,7 +23,7 @@ NOW = 1_700_000_000
 
 
 async def new_table(db: Database, channel_id: int) -> TableRow:
-    return await db.create_table(
+    return await db.tables.create_table(
         guild_id=GUILD, channel_id=channel_id, host_id=21, rules_json='"standard"', deck="french",
         turn_seconds=60, language="de", first_dealer=1, now=NOW, practice=channel_id % 2 == 0,
     )
@@ -33,55 +33,55 @@ async def fill(path: Path) -> None:
     """A server's life: a closed table with its seats, a table mid-deal, results, ratings, outbox, prefs."""
     db = await Database.open(path)
     try:
-        await db.save_guild_settings(GuildSettings(GUILD, language="de", rated_min_people=1, table_threads=True))
+        await db.settings.save_guild_settings(GuildSettings(GUILD, language="de", rated_min_people=1, table_threads=True))
         closed = await new_table(db, 501)
         for seat, player in enumerate((ALICE, BOB, CAROL, DAVE)):
             assert player.user_id is not None
-            await db.take_seat(closed.id, seat, player.user_id, player.display_name)
+            await db.seats.take_seat(closed.id, seat, player.user_id, player.display_name)
         await play(db, closed, deals=3, actions_per_deal=6)
         await finished_bummerl(db, closed)
         row = BummerlRow(GUILD, closed.id, (ALICE, BOB), (CAROL, Player(None, "Sepp")), "schneider", 2, 24, 0, NOW)
         async with db.transaction():
-            bummerl_id = await db.record_bummerl(row)
-            await ratings.rate_bummerl(db, row, bummerl_id, await db.get_guild_settings(GUILD))
-        await db.set_status(closed.id, "closed", NOW + 5)
+            bummerl_id = await db.stats.record_bummerl(row)
+            await ratings.rate_bummerl(db, row, bummerl_id, await db.settings.get_guild_settings(GUILD))
+        await db.tables.set_status(closed.id, "closed", NOW + 5)
         running = await new_table(db, 502)
-        await db.take_seat(running.id, 0, 21, "Alice")
-        await db.set_ai_seat(running.id, 1, "Sepp")
-        await db.set_dm_message(running.id, 0, 9001, 9002)
-        await db.set_status(running.id, "playing", NOW + 6)
+        await db.seats.take_seat(running.id, 0, 21, "Alice")
+        await db.seats.set_ai_seat(running.id, 1, "Sepp")
+        await db.seats.set_dm_message(running.id, 0, 9001, 9002)
+        await db.tables.set_status(running.id, "playing", NOW + 6)
         await play(db, running, deals=2, actions_per_deal=4, finish_last=False)
         async with db.transaction():
-            await db.add_announcement(running.id, "notice", {"text": "hallo", "n": 1}, NOW)
-        await db.save_player_prefs(PlayerPrefs(21, "channel", "dealt"), NOW)
-        await db.set_meta("commands", "hash")
+            await db.outbox.add_announcement(running.id, "notice", {"text": "hallo", "n": 1}, NOW)
+        await db.prefs.save_player_prefs(PlayerPrefs(21, "channel", "dealt"), NOW)
+        await db.meta.set("commands", "hash")
     finally:
         await db.close()
 
 
 async def answers(db: Database) -> dict[str, Any]:
     """What the bot asks storage, by query."""
-    tables = await db.list_open_tables()
+    tables = await db.tables.list_open_tables()
     return {
         "open": tables,
-        "tables": [await db.get_table(table_id) for table_id in (1, 2)],
-        "seats": [await db.seats_of(table_id) for table_id in (1, 2)],
-        "records": [await db.load_record(table_id) for table_id in (1, 2)],
-        "results": [await db.deal_results(table_id) for table_id in (1, 2)],
-        "bummerl": await db.all_bummerl_results(),
-        "ratings": await db.all_ratings(),
-        "history": await db.rating_history(GUILD, 21, 10),
-        "boards": [await db.leaderboard(GUILD, sort) for sort in ("rating", "bummerl", "winrate", "points")],
-        "tally": await db.get_tally(GUILD, (21, 22), (23, 24)),
-        "stats": await db.get_player_stats(GUILD, 21),
-        "partners": await db.partners(GUILD, 21),
-        "contracts": await db.contract_tallies(GUILD, 21),
-        "outbox": await db.pending_announcements(),
-        "prefs": await db.get_player_prefs(21),
-        "settings": await db.get_guild_settings(GUILD),
-        "meta": await db.get_meta("commands"),
-        "user": await db.table_of_user(21),
-        "next": await db.next_table_id(),
+        "tables": [await db.tables.get_table(table_id) for table_id in (1, 2)],
+        "seats": [await db.seats.seats_of(table_id) for table_id in (1, 2)],
+        "records": [await db.records.load_record(table_id) for table_id in (1, 2)],
+        "results": [await db.records.deal_results(table_id) for table_id in (1, 2)],
+        "bummerl": await db.stats.all_bummerl_results(),
+        "ratings": await db.ratings.all_ratings(),
+        "history": await db.ratings.rating_history(GUILD, 21, 10),
+        "boards": [await db.stats.leaderboard(GUILD, sort) for sort in ("rating", "bummerl", "winrate", "points")],
+        "tally": await db.stats.get_tally(GUILD, (21, 22), (23, 24)),
+        "stats": await db.stats.get_player_stats(GUILD, 21),
+        "partners": await db.profile.partners(GUILD, 21),
+        "contracts": await db.profile.contract_tallies(GUILD, 21),
+        "outbox": await db.outbox.pending_announcements(),
+        "prefs": await db.prefs.get_player_prefs(21),
+        "settings": await db.settings.get_guild_settings(GUILD),
+        "meta": await db.meta.get("commands"),
+        "user": await db.seats.table_of_user(21),
+        "next": await db.tables.next_table_id(),
         "counts": await row_counts(db),
     }
 
@@ -180,22 +180,22 @@ def test_copy_all_streams_every_table_in_batches_never_whole(
     async def copy() -> tuple[dict[str, int], list[int], dict[str, int]]:
         source, target = await Database.open(source_path), await Database.open(target_path)
         try:
-            read_whole = source._fetch_all
+            read_whole = source.core.fetch_all
 
             async def fetch_all(sql: str, params: Any = ()) -> Any:
                 assert not sql.startswith("SELECT * FROM"), f"read a whole table: {sql}"
                 return await read_whole(sql, params)
 
             written: list[int] = []
-            write_many = target._execute_many
+            write_many = target.core.execute_many
 
             async def execute_many(sql: str, rows: Any) -> None:
                 rows = list(rows)
                 written.append(len(rows))
                 await write_many(sql, rows)
 
-            monkeypatch.setattr(source, "_fetch_all", fetch_all)
-            monkeypatch.setattr(target, "_execute_many", execute_many)
+            monkeypatch.setattr(source.core, "fetch_all", fetch_all)
+            monkeypatch.setattr(target.core, "execute_many", execute_many)
             copied = dict(await copy_all(source, target, batch=3))
             monkeypatch.undo()
             return copied, written, await row_counts(target)

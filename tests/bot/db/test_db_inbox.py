@@ -12,29 +12,29 @@ CLICK = {"id": "1", "type": 3, "token": "t", "data": {"custom_id": "bs:1:2:play:
 
 
 async def test_clicks_wait_per_shard_in_order_until_deleted(db: Database) -> None:
-    first = await db.post_click(7, 1, CLICK, 100)
-    second = await db.post_click(8, 0, {**CLICK, "id": "2"}, 101)
-    third = await db.post_click(7, 1, {**CLICK, "id": "3"}, 102)
+    first = await db.inbox.post_click(7, 1, CLICK, 100)
+    second = await db.inbox.post_click(8, 0, {**CLICK, "id": "2"}, 101)
+    third = await db.inbox.post_click(7, 1, {**CLICK, "id": "3"}, 102)
 
-    waiting = await db.clicks_for((1,))
+    waiting = await db.inbox.clicks_for((1,))
     assert [click.id for click in waiting] == [first, third]
     assert waiting[0].table_id == 7 and waiting[0].interaction == CLICK and waiting[0].received_at == 100
-    assert [click.id for click in await db.clicks_for((0, 1))] == [first, second, third]
-    assert await db.clicks_for(()) == []
+    assert [click.id for click in await db.inbox.clicks_for((0, 1))] == [first, second, third]
+    assert await db.inbox.clicks_for(()) == []
 
-    await db.click_done(first)
-    await db.click_done(first)  # deleting twice is harmless
-    assert [click.id for click in await db.clicks_for((0, 1))] == [second, third]
+    await db.inbox.click_done(first)
+    await db.inbox.click_done(first)  # deleting twice is harmless
+    assert [click.id for click in await db.inbox.clicks_for((0, 1))] == [second, third]
 
 
 async def test_a_click_that_was_rolled_back_was_never_stored(db: Database) -> None:
     try:
         async with db.transaction():
-            await db.post_click(7, 1, CLICK, 100)
+            await db.inbox.post_click(7, 1, CLICK, 100)
             raise RuntimeError("the disk is full")
     except RuntimeError:
         pass
-    assert await db.clicks_for((1,)) == []
+    assert await db.inbox.clicks_for((1,)) == []
 
 
 async def test_storing_a_click_wakes_the_listeners_on_postgresql(db: Database) -> None:
@@ -46,10 +46,10 @@ async def test_storing_a_click_wakes_the_listeners_on_postgresql(db: Database) -
         return
     assert stop is not None
     try:
-        await db.post_click(7, 1, CLICK, 100)
+        await db.inbox.post_click(7, 1, CLICK, 100)
         assert await asyncio.wait_for(heard.get(), 10) == "1"
         async with db.transaction():
-            await db.post_click(8, 0, CLICK, 101)
+            await db.inbox.post_click(8, 0, CLICK, 101)
             assert heard.empty()  # NOTIFY is delivered at commit, never for a click not yet stored
         assert await asyncio.wait_for(heard.get(), 10) == "0"
     finally:
@@ -65,7 +65,7 @@ async def test_a_listening_connection_that_dies_is_reported_lost_on_postgresql(d
     assert stop is not None
     try:
         async with db.transaction():  # the server ends the listener's session (a restart, an admin, a network)
-            await db._fetch_all(
+            await db.core.fetch_all(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                 " WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
             )

@@ -51,11 +51,11 @@ async def test_migrates_an_empty_database_to_the_number_of_files(tmp_path: Path)
 async def test_reopening_is_idempotent_and_keeps_data(tmp_path: Path) -> None:
     path = tmp_path / "bot.db"
     db = await Database.open(path)
-    await db.set_meta("commands", "abc")
+    await db.meta.set("commands", "abc")
     await db.close()
     before = schema_of(path)
     db = await Database.open(path)
-    assert await db.get_meta("commands") == "abc"
+    assert await db.meta.get("commands") == "abc"
     await db.close()
     assert schema_of(path) == before
 
@@ -65,7 +65,7 @@ async def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
     db = await Database.open(path)
     try:
         # Connection-level settings can only be read on the connection itself.
-        rows = await db._conn.execute_fetchall("PRAGMA foreign_keys")
+        rows = await db.core._conn.execute_fetchall("PRAGMA foreign_keys")
         assert next(iter(rows))[0] == 1
     finally:
         await db.close()
@@ -102,11 +102,11 @@ async def test_migrations_before_the_failed_one_stay_applied(tmp_path: Path) -> 
 async def test_a_new_migration_applies_on_top(tmp_path: Path) -> None:
     path = tmp_path / "bot.db"
     db = await Database.open(path)
-    await db.set_meta("kept", "yes")
+    await db.meta.set("kept", "yes")
     await db.close()
     directory = migrations_with(tmp_path, **{f"{NEXT}-notes.sql": "CREATE TABLE notes (id INTEGER PRIMARY KEY);"})
     db = await Database.open(path, migrations_dir=directory)
-    assert await db.get_meta("kept") == "yes"
+    assert await db.meta.get("kept") == "yes"
     await db.close()
     assert schema_of(path)[0] == LATEST + 1
     assert "notes" in table_names(path)

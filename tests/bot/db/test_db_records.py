@@ -22,15 +22,15 @@ def result_of(table_id: int, deal_no: int) -> DealResultRow:
 
 async def test_the_record_round_trips(db: Database, make_table) -> None:
     table = await make_table()
-    await db.start_deal(table.id, 0, dealer=3, seed=12345, hands=HANDS, now=NOW)
-    seqs = [await db.append_action(table.id, 0, action, NOW + 1)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=12345, hands=HANDS, now=NOW)
+    seqs = [await db.records.append_action(table.id, 0, action, NOW + 1)
             for action in ("N trump H", "N pass", "E pass", "S pass", "W pass")]
     assert seqs == [0, 1, 2, 3, 4]
-    await db.record_deal_result(result_of(table.id, 0))
-    await db.start_deal(table.id, 1, dealer=0, seed=2**63 - 1, hands=HANDS[::-1], now=NOW + 60)
-    assert await db.append_action(table.id, 1, "E aufschlagen", NOW + 61) == 0
+    await db.records.record_deal_result(result_of(table.id, 0))
+    await db.records.start_deal(table.id, 1, dealer=0, seed=2**63 - 1, hands=HANDS[::-1], now=NOW + 60)
+    assert await db.records.append_action(table.id, 1, "E aufschlagen", NOW + 61) == 0
 
-    record = await db.load_record(table.id)
+    record = await db.records.load_record(table.id)
     assert (record.table_id, record.rules_json, record.first_dealer) == (table.id, '"standard"', 3)
     first, second = record.deals
     assert (first.deal_no, first.dealer, first.seed, first.hands, first.started_at, first.finished) == (
@@ -40,18 +40,18 @@ async def test_the_record_round_trips(db: Database, make_table) -> None:
     assert (second.deal_no, second.seed, second.hands, second.actions, second.finished) == (
         1, 2**63 - 1, HANDS[::-1], ("E aufschlagen",), False
     )
-    assert await db.finished_deal_nos(table.id) == [0]
-    assert await db.deal_results(table.id) == [result_of(table.id, 0)]
+    assert await db.records.finished_deal_nos(table.id) == [0]
+    assert await db.records.deal_results(table.id) == [result_of(table.id, 0)]
 
 
 async def test_the_export_hides_the_running_deal(db: Database, make_table) -> None:
     table = await make_table()
-    await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
-    await db.append_action(table.id, 0, "N trump H", NOW)
-    await db.record_deal_result(result_of(table.id, 0))
-    await db.start_deal(table.id, 1, dealer=0, seed=2, hands=HANDS[::-1], now=NOW)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    await db.records.append_action(table.id, 0, "N trump H", NOW)
+    await db.records.record_deal_result(result_of(table.id, 0))
+    await db.records.start_deal(table.id, 1, dealer=0, seed=2, hands=HANDS[::-1], now=NOW)
 
-    record = await db.load_record(table.id)
+    record = await db.records.load_record(table.id)
     exported = record.to_game_record().to_json()
     assert exported == {
         "format": "bauernschnapsen/1",
@@ -65,92 +65,92 @@ async def test_the_export_hides_the_running_deal(db: Database, make_table) -> No
 async def test_deals_are_numbered_without_gaps(db: Database, make_table) -> None:
     table = await make_table()
     with pytest.raises(RecordConflict):
-        await db.start_deal(table.id, 1, dealer=0, seed=1, hands=HANDS, now=NOW)
-    await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+        await db.records.start_deal(table.id, 1, dealer=0, seed=1, hands=HANDS, now=NOW)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
     with pytest.raises(RecordConflict):
-        await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+        await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
     with pytest.raises(TableNotFound):
-        await db.start_deal(table.id + 1, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+        await db.records.start_deal(table.id + 1, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
     with pytest.raises(ValueError, match="four hands"):
-        await db.start_deal(table.id, 1, dealer=0, seed=1, hands=HANDS[:3], now=NOW)
-    assert [deal.deal_no for deal in (await db.load_record(table.id)).deals] == [0]
+        await db.records.start_deal(table.id, 1, dealer=0, seed=1, hands=HANDS[:3], now=NOW)
+    assert [deal.deal_no for deal in (await db.records.load_record(table.id)).deals] == [0]
 
 
 async def test_actions_go_only_to_the_running_deal(db: Database, make_table) -> None:
     table = await make_table()
     with pytest.raises(RecordConflict):
-        await db.append_action(table.id, 0, "N trump H", NOW)
-    await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
-    await db.record_deal_result(result_of(table.id, 0))
+        await db.records.append_action(table.id, 0, "N trump H", NOW)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    await db.records.record_deal_result(result_of(table.id, 0))
     with pytest.raises(RecordConflict, match="finished"):
-        await db.append_action(table.id, 0, "N trump H", NOW)
+        await db.records.append_action(table.id, 0, "N trump H", NOW)
     with pytest.raises(RecordConflict):
-        await db.record_deal_result(result_of(table.id, 0))
-    await db.start_deal(table.id, 1, dealer=0, seed=1, hands=HANDS, now=NOW)
+        await db.records.record_deal_result(result_of(table.id, 0))
+    await db.records.start_deal(table.id, 1, dealer=0, seed=1, hands=HANDS, now=NOW)
     with pytest.raises(RecordConflict, match="not the running deal"):
-        await db.append_action(table.id, 2, "N trump H", NOW)
+        await db.records.append_action(table.id, 2, "N trump H", NOW)
     with pytest.raises(RecordConflict, match="still running"):
-        await db.start_deal(table.id, 2, dealer=1, seed=1, hands=HANDS, now=NOW)
+        await db.records.start_deal(table.id, 2, dealer=1, seed=1, hands=HANDS, now=NOW)
 
 
 async def test_a_failed_transaction_leaves_nothing_behind(db: Database, make_table) -> None:
     table = await make_table()
-    await db.take_seat(table.id, 0, 21, "Alice")
-    await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
-    await db.append_action(table.id, 0, "N trump H", NOW)
+    await db.seats.take_seat(table.id, 0, 21, "Alice")
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    await db.records.append_action(table.id, 0, "N trump H", NOW)
     with pytest.raises(RuntimeError, match="message failed"):
         async with db.transaction():
-            assert await db.append_action(table.id, 0, "N pass", NOW) == 1
-            assert await db.bump_version(table.id, NOW) == 1
-            await db.set_warned(table.id, 0, True)
+            assert await db.records.append_action(table.id, 0, "N pass", NOW) == 1
+            assert await db.tables.bump_version(table.id, NOW) == 1
+            await db.seats.set_warned(table.id, 0, True)
             raise RuntimeError("message failed")
-    record = await db.load_record(table.id)
+    record = await db.records.load_record(table.id)
     assert record.deals[0].actions == ("N trump H",)
-    stored = await db.get_table(table.id)
+    stored = await db.tables.get_table(table.id)
     assert stored is not None and stored.version == 0
-    assert not (await db.seats_of(table.id))[0].warned
+    assert not (await db.seats.seats_of(table.id))[0].warned
     # The next action gets the seq the rolled-back one had.
-    assert await db.append_action(table.id, 0, "N pass", NOW) == 1
+    assert await db.records.append_action(table.id, 0, "N pass", NOW) == 1
 
 
 async def test_one_transaction_commits_several_writes(db: Database, make_table) -> None:
     table = await make_table()
     async with db.transaction():
-        await db.set_status(table.id, "playing", NOW)
-        await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
-        await db.append_action(table.id, 0, "N trump H", NOW)
-        await db.bump_version(table.id, NOW)
-    stored = await db.get_table(table.id)
+        await db.tables.set_status(table.id, "playing", NOW)
+        await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+        await db.records.append_action(table.id, 0, "N trump H", NOW)
+        await db.tables.bump_version(table.id, NOW)
+    stored = await db.tables.get_table(table.id)
     assert stored is not None and (stored.status, stored.version) == ("playing", 1)
-    assert (await db.load_record(table.id)).deals[0].actions == ("N trump H",)
+    assert (await db.records.load_record(table.id)).deals[0].actions == ("N trump H",)
 
 
 async def test_a_typed_error_inside_a_transaction_has_written_nothing(db: Database, make_table) -> None:
     first = await make_table(channel_id=500)
     async with db.transaction():
-        await db.take_seat(first.id, 0, 21, "Alice")
+        await db.seats.take_seat(first.id, 0, 21, "Alice")
         with pytest.raises(RecordConflict):
-            await db.append_action(first.id, 0, "N trump H", NOW)  # no deal yet
-    assert [seat.user_id for seat in await db.seats_of(first.id)] == [21]
+            await db.records.append_action(first.id, 0, "N trump H", NOW)  # no deal yet
+    assert [seat.user_id for seat in await db.seats.seats_of(first.id)] == [21]
 
 
 async def test_other_tasks_never_see_an_unfinished_transaction(db: Database, make_table) -> None:
     table = await make_table()
-    await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
     written = asyncio.Event()
     release = asyncio.Event()
 
     async def click_that_fails() -> None:
         async with db.transaction():
-            await db.append_action(table.id, 0, "N trump H", NOW)
-            await db.bump_version(table.id, NOW)
+            await db.records.append_action(table.id, 0, "N trump H", NOW)
+            await db.tables.bump_version(table.id, NOW)
             written.set()
             await release.wait()
             raise RuntimeError("edit failed")
 
     click = asyncio.create_task(click_that_fails())
     await written.wait()
-    reader = asyncio.create_task(db.get_table(table.id))
+    reader = asyncio.create_task(db.tables.get_table(table.id))
     for _ in range(5):  # let the reader get as far as it can while the transaction is open
         await asyncio.sleep(0)
     assert not reader.done()
@@ -159,17 +159,17 @@ async def test_other_tasks_never_see_an_unfinished_transaction(db: Database, mak
         await click
     seen = await reader
     assert seen is not None and seen.version == 0
-    assert (await db.load_record(table.id)).deals[0].actions == ()
+    assert (await db.records.load_record(table.id)).deals[0].actions == ()
 
 
 async def test_a_cancelled_click_rolls_back_and_frees_the_database(db: Database, make_table) -> None:
     table = await make_table()
-    await db.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
     written = asyncio.Event()
 
     async def click_cancelled_mid_way() -> None:
         async with db.transaction():
-            await db.append_action(table.id, 0, "N trump H", NOW)
+            await db.records.append_action(table.id, 0, "N trump H", NOW)
             written.set()
             await asyncio.Event().wait()  # never set: the task is cancelled here
 
@@ -178,5 +178,5 @@ async def test_a_cancelled_click_rolls_back_and_frees_the_database(db: Database,
     click.cancel()
     with pytest.raises(asyncio.CancelledError):
         await click
-    assert await db.append_action(table.id, 0, "N aufschlagen", NOW) == 0
-    assert (await db.load_record(table.id)).deals[0].actions == ("N aufschlagen",)
+    assert await db.records.append_action(table.id, 0, "N aufschlagen", NOW) == 0
+    assert (await db.records.load_record(table.id)).deals[0].actions == ("N aufschlagen",)

@@ -25,7 +25,7 @@ def stats_of(user_id: int) -> list[PlayerDealStats]:
 async def deal_in_guild(guild_id: int, user_id: int, db: Database) -> None:
     """What a move at a table of the guild writes, in the guild's transaction: its players' statistics."""
     async with db.transaction(guild_id=guild_id):
-        await db.add_deal_stats(guild_id, stats_of(user_id))
+        await db.stats.add_deal_stats(guild_id, stats_of(user_id))
 
 
 @asynccontextmanager
@@ -37,9 +37,9 @@ async def holding(db: Database, guild_id: int | None) -> AsyncIterator[None]:
     async def hold() -> None:
         async with db.transaction(guild_id=guild_id):
             if guild_id is None:
-                await db.set_meta("held", "1")
+                await db.meta.set("held", "1")
             else:
-                await db.add_deal_stats(guild_id, stats_of(1))
+                await db.stats.add_deal_stats(guild_id, stats_of(1))
             opened.set()
             await release.wait()
 
@@ -62,15 +62,15 @@ async def test_two_processes_write_in_different_guilds_at_once(
     async with holding(first, guild_id=1):
         # Finishes while the first process's transaction is still open (it would wait for ever otherwise).
         await asyncio.wait_for(deal_in_guild(2, 7, second), timeout=10)
-        assert (await first.get_player_stats(2, 7)) is not None
-    assert (await second.get_player_stats(1, 1)) is not None
+        assert (await first.stats.get_player_stats(2, 7)) is not None
+    assert (await second.stats.get_player_stats(1, 1)) is not None
 
 
 @pytest.mark.parametrize(
     ("held_guild", "waiting"),
     [
         (1, lambda db: deal_in_guild(1, 7, db)),  # the same guild
-        (1, lambda db: db.set_meta("whole", "1")),  # a transaction not confined to a guild waits for guilds'
+        (1, lambda db: db.meta.set("whole", "1")),  # a transaction not confined to a guild waits for guilds'
         (None, lambda db: deal_in_guild(2, 7, db)),  # and every guild's transaction waits for it
     ],
     ids=["same guild", "whole database after a guild", "guild after the whole database"],
@@ -83,24 +83,24 @@ async def test_transactions_that_may_touch_the_same_rows_wait_for_each_other(
         later = asyncio.create_task(waiting(second))
         assert await waits_for_a_lock(watcher, later), "it ran while the first transaction was open"
     await later
-    assert await second.get_meta("held") == (None if held_guild is not None else "1")
-    assert (await second.get_player_stats(1, 1) is not None) == (held_guild is not None)
+    assert await second.meta.get("held") == (None if held_guild is not None else "1")
+    assert (await second.stats.get_player_stats(1, 1) is not None) == (held_guild is not None)
 
 
 async def test_a_guild_transaction_joins_the_open_transaction_and_refuses_another_guild(db: Database) -> None:
     async with db.transaction(guild_id=1):
-        await db.add_deal_stats(1, stats_of(7))  # the repository's own block joins the guild's
+        await db.stats.add_deal_stats(1, stats_of(7))  # the repository's own block joins the guild's
         async with db.transaction(guild_id=1):
-            await db.add_deal_stats(1, stats_of(8))
+            await db.stats.add_deal_stats(1, stats_of(8))
         with pytest.raises(RuntimeError, match="guild 1 cannot write rows of guild 2"):
             async with db.transaction(guild_id=2):
                 pass
-    assert (await db.get_player_stats(1, 7)) is not None
-    assert (await db.get_player_stats(1, 8)) is not None
+    assert (await db.stats.get_player_stats(1, 7)) is not None
+    assert (await db.stats.get_player_stats(1, 8)) is not None
     # A whole-database transaction may hold any guild's block.
     async with db.transaction(), db.transaction(guild_id=3):
-        await db.add_deal_stats(3, stats_of(9))
-    assert (await db.get_player_stats(3, 9)) is not None
+        await db.stats.add_deal_stats(3, stats_of(9))
+    assert (await db.stats.get_player_stats(3, 9)) is not None
 
 
 async def test_a_guild_transaction_takes_its_guild_lock_only_once_it_holds_the_write_lock_shared(

@@ -17,7 +17,7 @@ from bot.db.postgres import WRITE_LOCK_KEY
 async def test_connections_dropped_by_the_server_fail_one_call_at_most_and_then_work(pg_url: str) -> None:
     db = await Database.open(pg_url)
     try:
-        await db.set_meta("before", "1")
+        await db.meta.set("before", "1")
         admin = await asyncpg.connect(pg_url)
         await admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
@@ -27,10 +27,10 @@ async def test_connections_dropped_by_the_server_fail_one_call_at_most_and_then_
         # The pool may hand out a connection that died: that call fails (the caller retries, as it does for
         # any storage fault); the broken connection is dropped, and the next call gets a new one.
         with contextlib.suppress(Exception):  # asyncpg reports a dead connection in several error types
-            await db.set_meta("during", "1")
-        await db.set_meta("after", "1")
-        assert await db.get_meta("before") == "1"
-        assert await db.get_meta("after") == "1"
+            await db.meta.set("during", "1")
+        await db.meta.set("after", "1")
+        assert await db.meta.get("before") == "1"
+        assert await db.meta.get("after") == "1"
     finally:
         await db.close()
 
@@ -53,11 +53,13 @@ async def waits_for_a_lock(conn: asyncpg.Connection, task: asyncio.Task[object])
 async def guild_write(db: Database, key: str) -> None:
     """A write in a guild's transaction, which waits for the write lock shared."""
     async with db.transaction(guild_id=1):
-        await db.set_meta(key, "1")
+        await db.meta.set(key, "1")
 
 
 @pytest.mark.parametrize(
-    "write", [Database.set_meta, lambda db, key, _value: guild_write(db, key)], ids=["whole database", "guild"]
+    "write",
+    [lambda db, key, value: db.meta.set(key, value), lambda db, key, _value: guild_write(db, key)],
+    ids=["whole database", "guild"],
 )
 async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writes_nothing(
     pg_url: str, write: Callable[[Database, str, str], Awaitable[None]]
@@ -70,7 +72,7 @@ async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writ
         await other_process.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK_KEY)
 
         waiting = asyncio.create_task(write(db, "cancelled", "1"))
-        reading = await db.get_meta("cancelled")  # reads are not blocked by a writer
+        reading = await db.meta.get("cancelled")  # reads are not blocked by a writer
         assert reading is None
         await until_someone_waits_for_a_lock(other_process)
         assert not waiting.done()
@@ -79,9 +81,9 @@ async def test_a_write_cancelled_while_another_process_holds_the_write_lock_writ
             await waiting
         await holding.rollback()
 
-        await db.set_meta("later", "1")  # the lock is free and the pool usable
-        assert await db.get_meta("cancelled") is None
-        assert await db.get_meta("later") == "1"
+        await db.meta.set("later", "1")  # the lock is free and the pool usable
+        assert await db.meta.get("cancelled") is None
+        assert await db.meta.get("later") == "1"
     finally:
         await other_process.close()
         await db.close()

@@ -50,11 +50,11 @@ async def test_an_empty_database_gets_every_table_and_the_latest_version(pg_empt
 
 async def test_reopening_keeps_data_and_schema(pg_empty_url: str) -> None:
     db = await Database.open(pg_empty_url)
-    await db.set_meta("kept", "yes")
+    await db.meta.set("kept", "yes")
     await db.close()
     before = await catalogue(pg_empty_url)
     db = await Database.open(pg_empty_url)
-    assert await db.get_meta("kept") == "yes"
+    assert await db.meta.get("kept") == "yes"
     await db.close()
     assert await catalogue(pg_empty_url) == before
 

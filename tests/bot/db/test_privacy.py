@@ -26,23 +26,23 @@ async def closed_table_with_results(
     table = await make_table(channel_id=channel_id, guild_id=guild_id, host_id=ALICE.user_id)
     for seat, player in enumerate((ALICE, CAROL, BOB, DAVE)):
         assert player.user_id is not None
-        await db.take_seat(table.id, seat, player.user_id, player.display_name)
-    await db.set_dm_message(table.id, 0, 9001, 9002)
+        await db.seats.take_seat(table.id, seat, player.user_id, player.display_name)
+    await db.seats.set_dm_message(table.id, 0, 9001, 9002)
     for winners, losers in [((ALICE, BOB), (CAROL, DAVE))] * 2 + [((CAROL, DAVE), (ALICE, BOB))]:
-        await db.record_bummerl(BummerlRow(guild_id, table.id, winners, losers, "bummerl", 1, 24, 10, NOW))
-        await db.add_tally(
+        await db.stats.record_bummerl(BummerlRow(guild_id, table.id, winners, losers, "bummerl", 1, 24, 10, NOW))
+        await db.stats.add_tally(
             guild_id,
             (winners[0].user_id or 0, winners[1].user_id or 0),
             (losers[0].user_id or 0, losers[1].user_id or 0),
         )
-    await db.add_deal_stats(
+    await db.stats.add_deal_stats(
         guild_id,
         [
             PlayerDealStats(p.user_id or 0, p.display_name, True, 2, False, False)
             for p in (ALICE, BOB, CAROL, DAVE)
         ],
     )
-    await db.set_status(table.id, "closed", NOW)
+    await db.tables.set_status(table.id, "closed", NOW)
     return table.id
 
 
@@ -62,7 +62,7 @@ async def everything_of(db: Database, user_id: int) -> dict[str, object]:
     }
     found = {}
     for place, sql in places.items():
-        row = await db._fetch_one(sql, (user_id,))
+        row = await db.core.fetch_one(sql, (user_id,))
         assert row is not None
         found[place] = int(row["n"])
     return found
@@ -75,11 +75,11 @@ async def others_view(db: Database) -> object:
     for guild_id in (GUILD, OTHER_GUILD):
         for player in (BOB, CAROL, DAVE):
             assert player.user_id is not None
-            stats = await db.get_player_stats(guild_id, player.user_id)
+            stats = await db.stats.get_player_stats(guild_id, player.user_id)
             view.append((guild_id, player.user_id, stats))
-        view.append(await db.get_tally(guild_id, (CAROL.user_id or 0, DAVE.user_id or 0), (0, 0)))
-        view.append(await db.get_ratings(guild_id, [BOB.user_id or 0, CAROL.user_id or 0, DAVE.user_id or 0]))
-        view.append([(p.together, p.won) for p in await db.partners(guild_id, BOB.user_id or 0)])
+        view.append(await db.stats.get_tally(guild_id, (CAROL.user_id or 0, DAVE.user_id or 0), (0, 0)))
+        view.append(await db.ratings.get_ratings(guild_id, [BOB.user_id or 0, CAROL.user_id or 0, DAVE.user_id or 0]))
+        view.append([(p.together, p.won) for p in await db.profile.partners(guild_id, BOB.user_id or 0)])
     return view
 
 
@@ -91,25 +91,25 @@ async def test_a_person_is_forgotten_and_the_others_keep_everything(
         await closed_table_with_results(db, make_table, OTHER_GUILD, 600),
     ]
     await ratings.rebuild(db)
-    await db.save_player_prefs(PlayerPrefs(ALICE.user_id or 0, "channel", "dealt"), NOW)
+    await db.prefs.save_player_prefs(PlayerPrefs(ALICE.user_id or 0, "channel", "dealt"), NOW)
     assert ALICE.user_id is not None
     before = await everything_of(db, ALICE.user_id)
     assert all(before.values()), before
     others_before = await others_view(db)
 
-    forgotten = await db.forget_person(ALICE.user_id, PSEUDONYM)
+    forgotten = await db.privacy.forget_person(ALICE.user_id, PSEUDONYM)
 
     assert forgotten.anything
     assert (forgotten.statistics, forgotten.prefs, forgotten.bummerl, forgotten.seats) == (2, 1, 6, 2)
     assert await everything_of(db, ALICE.user_id) == dict.fromkeys(before, 0)
-    assert await db.get_player_prefs(ALICE.user_id) == PlayerPrefs(ALICE.user_id)
+    assert await db.prefs.get_player_prefs(ALICE.user_id) == PlayerPrefs(ALICE.user_id)
     # Records others played keep their shape: the place is the pseudonym's, the name is gone.
     for table_id in tables:
-        for result in await db.bummerl_results_of_table(table_id):
+        for result in await db.stats.bummerl_results_of_table(table_id):
             alice = next(p for p in (*result.winners, *result.losers) if p.user_id == PSEUDONYM)
             assert alice.display_name == REMOVED_NAME
             assert ALICE.display_name not in {p.display_name for p in (*result.winners, *result.losers)}
-        north = (await db.seats_of(table_id))[0]
+        north = (await db.seats.seats_of(table_id))[0]
         assert (north.user_id, north.display_name, north.dm_channel_id, north.dm_message_id) == (
             None,
             REMOVED_NAME,
@@ -122,7 +122,7 @@ async def test_a_person_is_forgotten_and_the_others_keep_everything(
     assert await others_view(db) == others_before
     assert (await everything_of(db, ALICE.user_id))["ratings"] == 0
     # Asking again finds nothing more to do.
-    assert not (await db.forget_person(ALICE.user_id, PSEUDONYM - 1)).anything
+    assert not (await db.privacy.forget_person(ALICE.user_id, PSEUDONYM - 1)).anything
 
 
 async def test_a_person_at_an_open_table_is_refused_and_nothing_changes(
@@ -131,15 +131,15 @@ async def test_a_person_at_an_open_table_is_refused_and_nothing_changes(
     await closed_table_with_results(db, make_table, GUILD, 500)
     lobby = await make_table(channel_id=501, guild_id=GUILD, host_id=ALICE.user_id)
     assert ALICE.user_id is not None
-    await db.take_seat(lobby.id, 0, ALICE.user_id, ALICE.display_name)
+    await db.seats.take_seat(lobby.id, 0, ALICE.user_id, ALICE.display_name)
     before = await everything_of(db, ALICE.user_id)
     with pytest.raises(AlreadySeated):
-        await db.forget_person(ALICE.user_id, PSEUDONYM)
+        await db.privacy.forget_person(ALICE.user_id, PSEUDONYM)
     assert await everything_of(db, ALICE.user_id) == before
 
 
 async def test_ids_outside_their_ranges_are_refused(db: Database) -> None:
     with pytest.raises(ValueError):
-        await db.forget_person(0, PSEUDONYM)
+        await db.privacy.forget_person(0, PSEUDONYM)
     with pytest.raises(ValueError):
-        await db.forget_person(21, -2)  # an AI identity
+        await db.privacy.forget_person(21, -2)  # an AI identity

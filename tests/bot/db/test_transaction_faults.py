@@ -23,8 +23,8 @@ def meta_rows(path: Path) -> dict[str, str]:
 
 
 def assert_idle(db: Database) -> None:
-    assert db._owner is None
-    assert not db._writing
+    assert db.core._owner is None
+    assert not db.core._writing
 
 
 @pytest.fixture
@@ -54,21 +54,21 @@ def logged_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
 async def test_a_full_disk_fails_the_write_and_the_next_transaction_works_once_space_is_freed(
     db: Database, path: Path
 ) -> None:
-    await db.set_meta("before", "1")
-    (pages,) = next(iter(await db._conn.execute_fetchall("PRAGMA page_count")))
-    await db._conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page may be added
+    await db.meta.set("before", "1")
+    (pages,) = next(iter(await db.core._conn.execute_fetchall("PRAGMA page_count")))
+    await db.core._conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page may be added
 
     with pytest.raises(sqlite3.OperationalError, match="full"):
         async with db.transaction():
             for n in range(200):
-                await db._execute("INSERT INTO meta (key, value) VALUES (?, ?)", (f"big{n}", "x" * 2000))
+                await db.core.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (f"big{n}", "x" * 2000))
     assert_idle(db)
-    assert not db._conn.in_transaction
+    assert not db.core._conn.in_transaction
 
-    await db._conn.execute("PRAGMA max_page_count = 1073741823")  # space is freed
-    await db.set_meta("after", "2")
+    await db.core._conn.execute("PRAGMA max_page_count = 1073741823")  # space is freed
+    await db.meta.set("after", "2")
     assert meta_rows(path) == {"before": "1", "after": "2"}
-    assert await db.get_meta("big0") is None
+    assert await db.meta.get("big0") is None
 
 
 async def test_a_failed_commit_whose_rollback_fails_too_is_rolled_back_before_the_next_use(
@@ -76,7 +76,7 @@ async def test_a_failed_commit_whose_rollback_fails_too_is_rolled_back_before_th
 ) -> None:
     """The worst case: COMMIT fails (full disk) and leaves the transaction open, then ROLLBACK fails too
     (I/O error). The caller sees the COMMIT's error; the next use of the connection rolls back first."""
-    real_execute = db._conn.execute
+    real_execute = db.core._conn.execute
     faults = {"COMMIT": sqlite3.OperationalError("database or disk is full"),
               "ROLLBACK": sqlite3.OperationalError("disk I/O error")}
 
@@ -86,15 +86,15 @@ async def test_a_failed_commit_whose_rollback_fails_too_is_rolled_back_before_th
             raise fault
         return await real_execute(sql, parameters)
 
-    monkeypatch.setattr(db._conn, "execute", execute)
+    monkeypatch.setattr(db.core._conn, "execute", execute)
     with pytest.raises(sqlite3.OperationalError, match="full"):
         async with db.transaction():
-            await db._execute("INSERT INTO meta (key, value) VALUES ('lost', 'x')")
+            await db.core.execute("INSERT INTO meta (key, value) VALUES ('lost', 'x')")
     assert_idle(db)
     assert not faults
 
-    assert await db.get_meta("lost") is None  # a read does not see the failed write
-    await db.set_meta("next", "1")  # and the next transaction works
+    assert await db.meta.get("lost") is None  # a read does not see the failed write
+    await db.meta.set("next", "1")  # and the next transaction works
     assert meta_rows(path) == {"next": "1"}
     assert any("rolled back" in message for message in logged_errors(errors_logged))
 
@@ -110,7 +110,7 @@ async def test_a_write_cancelled_while_it_waits_for_the_write_lock_leaves_the_co
 
         async def write() -> None:
             async with db.transaction():
-                await db._execute("INSERT INTO meta (key, value) VALUES ('cancelled', 'x')")
+                await db.core.execute("INSERT INTO meta (key, value) VALUES ('cancelled', 'x')")
 
         task = asyncio.create_task(write())
         for _ in range(3):
@@ -125,9 +125,9 @@ async def test_a_write_cancelled_while_it_waits_for_the_write_lock_leaves_the_co
         other.close()
     assert_idle(db)
 
-    await db.set_meta("next", "1")
+    await db.meta.set("next", "1")
     assert meta_rows(path) == {"next": "1"}
-    await db.set_meta("again", "2")
+    await db.meta.set("again", "2")
     assert meta_rows(path) == {"next": "1", "again": "2"}
 
 
@@ -136,7 +136,7 @@ async def test_a_write_cancelled_during_commit_raises_cancelled_and_leaves_the_c
 ) -> None:
     """A COMMIT runs in aiosqlite's thread: a task cancelled while it runs may have committed. The task
     ends with CancelledError (not a follow-up error), the flags are cleared, the next write works."""
-    real_execute = db._conn.execute
+    real_execute = db.core._conn.execute
     entered, release = threading.Event(), threading.Event()
 
     async def execute(sql: str, parameters: Any = None) -> Any:
@@ -144,16 +144,16 @@ async def test_a_write_cancelled_during_commit_raises_cancelled_and_leaves_the_c
             def slow_commit() -> None:
                 entered.set()
                 release.wait(10)
-                db._conn._conn.execute("COMMIT")
+                db.core._conn._conn.execute("COMMIT")
 
-            return await db._conn._execute(slow_commit)
+            return await db.core._conn._execute(slow_commit)
         return await real_execute(sql, parameters)
 
-    monkeypatch.setattr(db._conn, "execute", execute)
+    monkeypatch.setattr(db.core._conn, "execute", execute)
 
     async def write() -> None:
         async with db.transaction():
-            await db._execute("INSERT INTO meta (key, value) VALUES ('committed', 'x')")
+            await db.core.execute("INSERT INTO meta (key, value) VALUES ('committed', 'x')")
 
     task = asyncio.create_task(write())
     assert await asyncio.to_thread(entered.wait, 10)
@@ -167,7 +167,7 @@ async def test_a_write_cancelled_during_commit_raises_cancelled_and_leaves_the_c
     monkeypatch.undo()
 
     assert meta_rows(path) == {"committed": "x"}  # the thread finished the COMMIT
-    await db.set_meta("next", "1")
+    await db.meta.set("next", "1")
     assert meta_rows(path) == {"committed": "x", "next": "1"}
 
 
@@ -175,11 +175,11 @@ async def test_a_commit_refused_by_a_deferred_constraint_is_rolled_back(db: Data
     """A COMMIT that fails and leaves the transaction open (here a deferred foreign key) is rolled back."""
     with pytest.raises(sqlite3.IntegrityError):
         async with db.transaction():
-            await db._execute("PRAGMA defer_foreign_keys = ON")
-            await db._execute(
+            await db.core.execute("PRAGMA defer_foreign_keys = ON")
+            await db.core.execute(
                 "INSERT INTO actions (table_id, deal_no, seq, action, created_at) VALUES (99, 0, 0, 'N x', 1)"
             )
     assert_idle(db)
-    assert not db._conn.in_transaction
-    await db.set_meta("next", "1")
+    assert not db.core._conn.in_transaction
+    await db.meta.set("next", "1")
     assert meta_rows(path) == {"next": "1"}

@@ -102,12 +102,12 @@ async def test_a_change_whose_subscriber_fails_is_not_stored_at_all(db: Database
     with pytest.raises(OSError):
         await core.take_seat(lobby.id, BOB, NAMES[BOB], None)
     assert core.snapshot(lobby.id) == lobby
-    assert [seat.user_id for seat in await db.seats_of(lobby.id)] == [ALICE]
+    assert [seat.user_id for seat in await db.seats.seats_of(lobby.id)] == [ALICE]
 
 
 async def test_a_handed_click_leaves_the_inbox_with_its_move(core: TableCore, db: Database) -> None:
     table = await four_at_play(core)  # type: ignore[arg-type]
-    click_id = await db.post_click(table.id, 0, {"id": "1"}, 0)
+    click_id = await db.inbox.post_click(table.id, 0, {"id": "1"}, 0)
     assert table.deal is not None and table.deal.to_act is not None
     seat = table.deal.to_act
     occupant = table.seats[seat]
@@ -116,9 +116,9 @@ async def test_a_handed_click_leaves_the_inbox_with_its_move(core: TableCore, db
     action = engine.legal_actions(table.deal)[0]
     with pytest.raises(UserError):  # a refused click stays in the inbox (its runner deletes it)
         await core.act(table.id, seat, action, table.version - 1, user_id=occupant.user_id, handed=handed)
-    assert not handed.deleted and [click.id for click in await db.clicks_for([0])] == [click_id]
+    assert not handed.deleted and [click.id for click in await db.inbox.clicks_for([0])] == [click_id]
     await core.act(table.id, seat, action, table.version, user_id=occupant.user_id, handed=handed)
-    assert handed.deleted and await db.clicks_for([0]) == []
+    assert handed.deleted and await db.inbox.clicks_for([0]) == []
 
 
 async def test_a_click_of_a_person_the_ai_stood_in_for_takes_the_seat_back_even_when_refused(
@@ -129,7 +129,7 @@ async def test_a_click_of_a_person_the_ai_stood_in_for_takes_the_seat_back_even_
     seat = table.deal.to_act
     occupant = table.seats[seat]
     assert occupant is not None and occupant.user_id is not None
-    await db.set_takeover(table.id, seat, True)
+    await db.seats.set_takeover(table.id, seat, True)
     table = await core.refresh(table)
     told = listened(core)
     action = engine.legal_actions(table.deal)[0]  # type: ignore[arg-type]

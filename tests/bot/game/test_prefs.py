@@ -22,4 +22,4 @@ async def test_defaults_until_chosen_then_only_what_is_given_changes(
 async def test_an_unknown_choice_changes_nothing(service: TableService, db: Database) -> None:
     with pytest.raises(UserError):
         await service.prefs.set_player_prefs(8, hand_place="carrier-pigeon")
-    assert await db.get_player_prefs(8) == PlayerPrefs(8)
+    assert await db.prefs.get_player_prefs(8) == PlayerPrefs(8)

@@ -15,28 +15,28 @@ ALICE, BOB, CAROL, DAVE = Player(21, "Alice"), Player(22, "Bob"), Player(23, "Ca
 
 async def played_history(db: Database) -> None:
     """Alice (N) and Bob (S) against Carol (E) and Dave (W): deals, a Kontra and four Bummerl."""
-    table = await db.create_table(
+    table = await db.tables.create_table(
         guild_id=GUILD, channel_id=9, host_id=21, rules_json='"standard"', deck="french", turn_seconds=60,
         language="en", first_dealer=0, now=NOW,
     )  # fmt: skip
     for seat, player in enumerate((ALICE, CAROL, BOB, DAVE)):
-        await db.take_seat(table.id, seat, player.user_id, player.display_name)
+        await db.seats.take_seat(table.id, seat, player.user_id, player.display_name)
     deals = [("bettler", 0, 0, ()), ("ass_bettler", 0, 1, ("E kontra",)), ("gang", 0, 0, ("N kontra",))]
     for deal_no, (contract, declarer, winner, actions) in enumerate(deals):
-        await db.start_deal(table.id, deal_no, dealer=3, seed=deal_no, hands=HANDS, now=NOW)
+        await db.records.start_deal(table.id, deal_no, dealer=3, seed=deal_no, hands=HANDS, now=NOW)
         for action in actions:
-            await db.append_action(table.id, deal_no, action, NOW)
-        await db.record_deal_result(
+            await db.records.append_action(table.id, deal_no, action, NOW)
+        await db.records.record_deal_result(
             DealResultRow(table.id, deal_no, contract, declarer, winner, 3, 1, "x", NOW)
         )
-        await db.add_deal_stats(
+        await db.stats.add_deal_stats(
             GUILD,
             [
                 PlayerDealStats(21, "Alice", won=winner == 0, game_points=3, declared=True, made=winner == 0),
             ],
         )
     for winners, losers in [((ALICE, BOB), (CAROL, DAVE))] * 3 + [((CAROL, DAVE), (ALICE, BOB))]:
-        await db.record_bummerl(BummerlRow(GUILD, table.id, winners, losers, "bummerl", 1, 24, 3, NOW))
+        await db.stats.record_bummerl(BummerlRow(GUILD, table.id, winners, losers, "bummerl", 1, 24, 3, NOW))
 
 
 async def test_a_profile_sums_up_what_storage_holds(db: Database, service: TableService) -> None:

@@ -129,7 +129,7 @@ async def test_a_finished_bummerl_rates_every_seat_and_its_result_shows_each_per
     table = await four_at_play(service)
     payload = await play_bummerl(service, table.id)
     assert [change["name"] for change in payload["ratings"]] == ["alice", "bob", "carl", "dora"]
-    stored = await db.get_ratings(GUILD, [ALICE, BOB, CARL, DORA])
+    stored = await db.ratings.get_ratings(GUILD, [ALICE, BOB, CARL, DORA])
     for change in payload["ratings"]:
         user = {"alice": ALICE, "bob": BOB, "carl": CARL, "dora": DORA}[change["name"]]
         assert change["shown"] == stored[user].shown and stored[user].games == 1
@@ -153,17 +153,17 @@ async def test_a_rating_write_that_fails_leaves_the_bummerls_last_action_unstore
     async def full_disk(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(db, "store_rating_changes", full_disk)
+    monkeypatch.setattr(db.ratings, "store_rating_changes", full_disk)
     with pytest.raises(OSError):
         await act_once(service, table)
     assert await stored_actions(db, table.id) == actions
-    assert await db.all_ratings() == [] and service.snapshot(table.id) == table
+    assert await db.ratings.all_ratings() == [] and service.snapshot(table.id) == table
     pending = await service.outbox.pending_announcements(table.id)
     assert all(e.payload["deal_no"] < table.deal_no for e in pending if e.kind == "result")
     monkeypatch.undo()
     outcome = await act_once(service, table)
     assert outcome.bummerl is not None and outcome.table.status == "finished"
-    assert {rating.player_id for _, rating in await db.all_ratings()} == {ALICE, BOB, CARL, DORA}
+    assert {rating.player_id for _, rating in await db.ratings.all_ratings()} == {ALICE, BOB, CARL, DORA}
 
 
 async def test_a_table_with_fewer_people_than_the_guild_asks_for_is_not_rated(
@@ -175,13 +175,13 @@ async def test_a_table_with_fewer_people_than_the_guild_asks_for_is_not_rated(
     table = await service.start(lobby.id, ALICE)  # alice and bob (partners) against two AI seats
     payload = await play_bummerl(service, table.id)
     assert payload["ratings"] == []
-    assert await db.all_ratings() == []
+    assert await db.ratings.all_ratings() == []
 
     await service.guilds.update_guild_settings(GUILD, rated_min_people=2)
     await service.rematch(table.id, ALICE)
     payload = await play_bummerl(service, table.id)
     assert {c["name"] for c in payload["ratings"]} == {"alice", "bob"}
-    rated = {rating.player_id: rating.games for _, rating in await db.all_ratings()}
+    rated = {rating.player_id: rating.games for _, rating in await db.ratings.all_ratings()}
     assert rated == {ALICE: 1, BOB: 1, AI_IDENTITIES["pimc"]: 1}  # both AI seats: one identity, once
 
 

@@ -102,16 +102,16 @@ async def test_server_changes_add_up_until_reset_and_a_bad_value_stores_nothing(
 ) -> None:
     await service.guilds.update_guild_rules(GUILD, changes={"target": 12})
     await service.guilds.update_guild_rules(GUILD, changes={"kontra_forbidden": "none", "max_multiplier": 8})
-    stored = await db.get_guild_settings(GUILD)
+    stored = await db.settings.get_guild_settings(GUILD)
     assert stored.rule_changes == {"kontra_forbidden": [], "max_multiplier": 8, "target": 12}
     with pytest.raises(UserError):
         await service.guilds.update_guild_rules(GUILD, changes={"target": 3, "bettler_value": 5})
-    assert await db.get_guild_settings(GUILD) == stored
+    assert await db.settings.get_guild_settings(GUILD) == stored
     # Switching to a preset that has a change already keeps only what still differs.
     switched = await service.guilds.update_guild_rules(GUILD, preset="stargames")
     assert (switched.preset, switched.rule_changes) == ("stargames", {"target": 12})
     assert (await service.guilds.update_guild_rules(GUILD, reset=True)).rule_changes == {}
-    cleared = await db.get_guild_settings(GUILD)
+    cleared = await db.settings.get_guild_settings(GUILD)
     assert (cleared.preset, cleared.rule_changes) == ("stargames", {})
 
 
@@ -158,13 +158,13 @@ async def test_only_the_host_changes_a_lobbys_rules(service: TableService) -> No
 
 async def test_a_started_table_keeps_its_rules(service: TableService, db: Database) -> None:
     table = await four_at_play(service, await open_lobby(service, rule_changes={"target": 12}))
-    before = await db.get_table(table.id)
+    before = await db.tables.get_table(table.id)
     for who in (ALICE, BOB):
         with pytest.raises(UserError) as err:
             await service.set_table_rules(table.id, who, changes={"target": 30})
         assert err.value.key == "error.rules_locked"
     assert service.snapshot(table.id) == table
-    assert await db.get_table(table.id) == before
+    assert await db.tables.get_table(table.id) == before
     # Storage refuses too, should a change get past the service's check.
-    assert not await db.set_lobby_rules(table.id, '"standard"', 0)
-    assert (await db.get_table(table.id)) == before
+    assert not await db.tables.set_lobby_rules(table.id, '"standard"', 0)
+    assert (await db.tables.get_table(table.id)) == before

@@ -65,7 +65,7 @@ def refused(err: pytest.ExceptionInfo[UserError]) -> str:
 
 
 async def stored_actions(db: Database, table_id: int) -> list[str]:
-    return [action for deal in (await db.load_record(table_id)).deals for action in deal.actions]
+    return [action for deal in (await db.records.load_record(table_id)).deals for action in deal.actions]
 
 
 # --- opening a table ------------------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ async def test_a_deal_played_to_its_end_stores_its_result_and_what_it_owes_and_d
     deal_end = end.deal_end
     assert deal_end is not None and deal_end.deal == finished and deal_end.deal_no == 0
     assert deal_end.match == end.table.match and deal_end.match.deals_played == 1
-    assert await db.finished_deal_nos(table.id) == [0]
+    assert await db.records.finished_deal_nos(table.id) == [0]
     owed = {entry.kind: entry.payload for entry in await service.outbox.pending_announcements(table.id)}
     assert owed["result"]["deal_no"] == 0
     assert owed["final_hand"] | {"seat": 1, "message_id": 901} == owed["final_hand"]
@@ -267,18 +267,18 @@ async def test_the_last_action_of_a_deal_and_all_it_owes_are_stored_together_or_
             break
         table = (await act_once(service, table)).table
     actions = await stored_actions(db, table.id)
-    real_add = db.add_announcement
+    real_add = db.outbox.add_announcement
 
     async def full_disk(table_id: int, kind: Any, *args: Any, **kwargs: Any) -> Any:
         if kind == "result":
             raise OSError("disk full")
         return await real_add(table_id, kind, *args, **kwargs)
 
-    monkeypatch.setattr(db, "add_announcement", full_disk)
+    monkeypatch.setattr(db.outbox, "add_announcement", full_disk)
     with pytest.raises(OSError):
         await act_once(service, table)
     assert await stored_actions(db, table.id) == actions
-    assert await db.finished_deal_nos(table.id) == []
+    assert await db.records.finished_deal_nos(table.id) == []
     assert await service.outbox.pending_announcements(table.id) == []
     assert service.snapshot(table.id) == table
     monkeypatch.undo()
@@ -398,7 +398,7 @@ async def test_a_table_whose_record_no_longer_replays_is_set_aside(
     table = await four_at_play(service)
     table = (await act_once(service, table)).table
     async with db.transaction():
-        await db._execute("UPDATE actions SET action = 'N play XX' WHERE table_id = ?", (table.id,))
+        await db.core.execute("UPDATE actions SET action = 'N play XX' WHERE table_id = ?", (table.id,))
     fresh = TableService(db, clock=clock)
     restored = await fresh.restorer.restore_all()
     assert (restored.tables, restored.set_aside) == ([], [table.id])

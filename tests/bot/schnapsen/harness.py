@@ -221,13 +221,13 @@ class Table:
 
     async def stored(self, table_id: int) -> Stored:
         assert self.bot is not None
-        row = await self.bot.db.get_table(table_id)
+        row = await self.bot.db.tables.get_table(table_id)
         assert row is not None
-        return Stored(row, await self.bot.db.seats_of(table_id), await self.bot.db.load_record(table_id))
+        return Stored(row, await self.bot.db.seats.seats_of(table_id), await self.bot.db.records.load_record(table_id))
 
     async def action_count(self, table_id: int) -> int:
         assert self.bot is not None
-        record = await self.bot.db.load_record(table_id)
+        record = await self.bot.db.records.load_record(table_id)
         return sum(len(deal.actions) for deal in record.deals)
 
     async def command(self, user: FakeUser, *path: str, **options: Any) -> Any:
@@ -284,16 +284,16 @@ class Table:
         async with db.transaction():
             if target is not None:
                 rules = json.dumps({"preset": table.rules.preset, "target": target})
-                await db._execute("UPDATE game_tables SET rules_json = ? WHERE id = ?", (rules, table.id))
+                await db.core.execute("UPDATE game_tables SET rules_json = ? WHERE id = ?", (rules, table.id))
             if turn_seconds is not None:
-                await db._execute(
+                await db.core.execute(
                     "UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (turn_seconds, table.id)
                 )
             if first_dealer is not None:
-                await db._execute(
+                await db.core.execute(
                     "UPDATE game_tables SET first_dealer = ? WHERE id = ?", (first_dealer, table.id)
                 )
-        row = await db.get_table(table.id)
+        row = await db.tables.get_table(table.id)
         assert row is not None
         return await self.bot.service.load(row)
 

@@ -258,9 +258,9 @@ async def test_practice_deals_count_for_no_leaderboard_statistic_or_rating(
     assert table.status == "finished" and table.match.bummerls
 
     db = world.bot.db
-    assert await db.all_bummerl_results() == []
-    assert await db.all_ratings() == []
-    assert await db.get_player_stats(world.guild.id, alice.id) is None
+    assert await db.stats.all_bummerl_results() == []
+    assert await db.ratings.all_ratings() == []
+    assert await db.stats.get_player_stats(world.guild.id, alice.id) is None
     board = await world.command(alice, "leaderboard")
     assert "Nobody has finished a Bummerl here yet" in (await reply_to(board)).visible_text
     stats = await world.command(alice, "stats")

@@ -113,7 +113,7 @@ def result_messages(world: Table) -> int:
 @contextlib.contextmanager
 def failing_action_writes(bot: SchnapsenBot, times: int) -> Any:
     """The next ``times`` writes of an action fail as on a full disk; then storage works again."""
-    real = bot.db.append_action
+    real = bot.db.records.append_action
     failed = []
 
     async def append_action(*args: Any, **kwargs: Any) -> int:
@@ -122,11 +122,11 @@ def failing_action_writes(bot: SchnapsenBot, times: int) -> Any:
             raise sqlite3.OperationalError("database or disk is full")
         return await real(*args, **kwargs)
 
-    bot.db.append_action = append_action  # type: ignore[method-assign]
+    bot.db.records.append_action = append_action  # type: ignore[method-assign]
     try:
         yield failed
     finally:
-        bot.db.append_action = real  # type: ignore[method-assign]
+        bot.db.records.append_action = real  # type: ignore[method-assign]
 
 
 async def test_503s_on_posts_and_edits_are_retried_and_every_result_arrives_once(
@@ -231,12 +231,12 @@ async def delete_next_deal(world: Table, table_id: int) -> int:
     """What an older version left after a crash: the last deal finished, the next one never stored."""
     assert world.bot is not None
     db = world.bot.db
-    rows = await db._fetch_all("SELECT deal_no FROM deals WHERE table_id = ? ORDER BY deal_no DESC", (table_id,))
+    rows = await db.core.fetch_all("SELECT deal_no FROM deals WHERE table_id = ? ORDER BY deal_no DESC", (table_id,))
     newest = rows[0]["deal_no"]
     async with db.transaction():
-        await db._execute("DELETE FROM actions WHERE table_id = ? AND deal_no = ?", (table_id, newest))
-        await db._execute("DELETE FROM deals WHERE table_id = ? AND deal_no = ?", (table_id, newest))
-        await db._execute("DELETE FROM outbox WHERE table_id = ?", (table_id,))
+        await db.core.execute("DELETE FROM actions WHERE table_id = ? AND deal_no = ?", (table_id, newest))
+        await db.core.execute("DELETE FROM deals WHERE table_id = ? AND deal_no = ?", (table_id, newest))
+        await db.core.execute("DELETE FROM outbox WHERE table_id = ?", (table_id,))
     return newest
 
 
@@ -271,7 +271,7 @@ async def test_a_finished_bummerl_stored_as_playing_is_marked_finished_on_start(
     assert world.bot is not None
     await settled(world.bot)
     async with world.bot.db.transaction():
-        await world.bot.db._execute("UPDATE game_tables SET status = 'playing' WHERE id = ?", (table.id,))
+        await world.bot.db.core.execute("UPDATE game_tables SET status = 'playing' WHERE id = ?", (table.id,))
     await world.stop_bot()
     bot = await world.start_bot()
     restored = bot.service.snapshot(table.id)
@@ -297,7 +297,7 @@ async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_se
     assert world.bot is not None
     healthy_id = next(t.id for t in world.bot.service.open_tables() if t.row.channel_id == other_channel.id)
     async with world.bot.db.transaction():  # a manual edit (or a rule tightened since): the record is illegal
-        await world.bot.db._execute(
+        await world.bot.db.core.execute(
             "UPDATE actions SET action = 'N play XX' WHERE table_id = ? AND seq = 1", (broken.id,)
         )
     await world.stop_bot()
@@ -444,9 +444,11 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
 
 @contextlib.contextmanager
 def stalled_reads(bot: SchnapsenBot, *names: str) -> Any:
-    """Storage that answers only when the test lets it (a disk busy with a backup, a write lock held)."""
+    """Storage that answers only when the test lets it (a disk busy with a backup, a write lock held).
+    `names` are a repository's methods: "stats.get_tally"."""
     release = asyncio.Event()
-    originals = {name: getattr(bot.db, name) for name in names}
+    methods = [(getattr(bot.db, repository), method) for repository, method in (n.split(".") for n in names)]
+    originals = [(repository, method, getattr(repository, method)) for repository, method in methods]
 
     def held(read: Any) -> Any:
         async def call(*args: Any, **kwargs: Any) -> Any:
@@ -455,24 +457,24 @@ def stalled_reads(bot: SchnapsenBot, *names: str) -> Any:
 
         return call
 
-    for name, read in originals.items():
-        setattr(bot.db, name, held(read))
+    for repository, method, read in originals:
+        setattr(repository, method, held(read))
     try:
         yield release
     finally:
         release.set()
-        for name, read in originals.items():
-            setattr(bot.db, name, read)
+        for repository, method, read in originals:
+            setattr(repository, method, read)
 
 
 @pytest.mark.parametrize(
     ("command", "reads"),
     [
-        (("score",), ("get_tally", "tallies_of_pair")),
-        (("leaderboard",), ("leaderboard", "rank_of")),
-        (("export",), ("load_record",)),
-        (("settings",), ("get_guild_settings",)),
-        (("join",), ("take_seat",)),
+        (("score",), ("stats.get_tally", "stats.tallies_of_pair")),
+        (("leaderboard",), ("stats.leaderboard", "stats.rank_of")),
+        (("export",), ("records.load_record",)),
+        (("settings",), ("settings.get_guild_settings",)),
+        (("join",), ("seats.take_seat",)),
     ],
 )
 async def test_commands_that_wait_on_storage_are_acknowledged_first(
@@ -514,7 +516,7 @@ async def test_the_bot_prunes_old_closed_tables_action_logs(fake_discord: FakeDi
     await game_cog(bot).prune_old_action_logs()
     assert await world.action_count(table.id) > 0, "closed just now: kept"
     async with bot.db.transaction():  # closed 91 days ago
-        await bot.db._execute("UPDATE game_tables SET updated_at = updated_at - 91 * 86400 WHERE id = ?", (table.id,))
+        await bot.db.core.execute("UPDATE game_tables SET updated_at = updated_at - 91 * 86400 WHERE id = ?", (table.id,))
     await game_cog(bot).prune_old_action_logs()
     assert await world.action_count(table.id) == 0
     assert (await world.stored(table.id)).row.status == "closed"
@@ -571,13 +573,13 @@ async def test_the_watchdog_delivers_announcements_owed_for_a_whole_interval_and
     table = await world.open_table(alice, [], start=False)
     async with bot.db.transaction():  # owed, and (a bug) nobody asked for its delivery
         notice = Notice(table.row.channel_id, table.row.language, "notice.new_host", (("name", "nobody"),))
-        await bot.db.add_announcement(table.id, *encode(notice), bot.service.now())
+        await bot.db.outbox.add_announcement(table.id, *encode(notice), bot.service.now())
     runtime = runtime_of(bot)
     await runtime.watch()
     assert await bot.service.outbox.pending_announcements(table.id), "just stored: its delivery may still be on the way"
     assert not any("announcements are owed" in e for e in table_errors(caplog, table.id))
     async with bot.db.transaction():
-        await bot.db._execute("UPDATE outbox SET created_at = created_at - ? WHERE table_id = ?",
+        await bot.db.core.execute("UPDATE outbox SET created_at = created_at - ? WHERE table_id = ?",
                               (int(world.settings.watchdog_interval) + 1, table.id))
     await runtime.watch()
     await fake_discord.wait_for(lambda: "nobody is the host now." in world.channel_texts(), what="the notice")

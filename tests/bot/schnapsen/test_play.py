@@ -198,7 +198,7 @@ async def test_export_mid_deal_has_only_finished_deals(fake_discord: FakeDiscord
     message = await export.wait_original()
     assert message.ephemeral
     data = json.loads(message.attachments[0].data)
-    record = await world.bot.db.load_record(table.id)
+    record = await world.bot.db.records.load_record(table.id)
     finished = [deal for deal in record.deals if deal.finished]
     assert len(data["deals"]) == len(finished) == table.deal_no
     for exported, stored in zip(data["deals"], finished, strict=True):

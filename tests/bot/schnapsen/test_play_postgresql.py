@@ -56,4 +56,4 @@ async def test_people_play_on_postgresql_through_a_restart_mid_deal(
     after = await world.stored(table_id)
     assert after.record.deals[: len(stored.record.deals) - 1] == stored.record.deals[:-1]
     assert sum(len(deal.actions) for deal in after.record.deals) >= clicks
-    assert (await restarted.db.leaderboard(world.guild.id)).total == 4  # the Bummerl counted for all four
+    assert (await restarted.db.stats.leaderboard(world.guild.id)).total == 4  # the Bummerl counted for all four

@@ -141,7 +141,7 @@ async def test_her_card_that_ends_the_bummerl_leaves_no_buttons_on_her_hand_in_t
     assert table.status == "finished", "a Bummerl of one game point is over after its first deal"
     await bot.runtime.messages.edits.drain(timeout=10)
 
-    record = await bot.db.load_record(table.id)
+    record = await bot.db.records.load_record(table.id)
     seat = table.seat_of(anna.id)
     assert seat is not None and record.deals[0].actions[-1].startswith(f"{engine.SEAT_NAMES[seat]} "), (
         "the seed no longer gives anna the last card",

@@ -25,11 +25,11 @@ async def test_a_bummerl_shows_each_persons_rating_change_and_the_rating_board_l
     await world.no_ai_delay()
     async with bot.db.transaction():  # both played rated Bummerl before: one more puts them on the board
         for user in (alice, bob):
-            await bot.db._execute(
+            await bot.db.core.execute(
                 "INSERT INTO ratings (guild_id, player_id, mu, sigma, games) VALUES (?, ?, ?, ?, ?)",
                 (world.guild.id, user.id, 25.0, 25.0 / 3, RATING_MIN_GAMES - 1),
             )
-    before = await bot.db.get_ratings(world.guild.id, [alice.id, bob.id])
+    before = await bot.db.ratings.get_ratings(world.guild.id, [alice.id, bob.id])
     board = await world.command(bob, "leaderboard", sort="rating")
     assert f"Nobody has {RATING_MIN_GAMES} rated Bummerl here yet." in board.original.embeds[0]["description"]
 
@@ -46,7 +46,7 @@ async def test_a_bummerl_shows_each_persons_rating_change_and_the_rating_board_l
         return None
 
     field = await fake_discord.wait_for(rating_field, what="the result message with the rating changes")
-    after = await bot.db.get_ratings(world.guild.id, [alice.id, bob.id])
+    after = await bot.db.ratings.get_ratings(world.guild.id, [alice.id, bob.id])
     lines = [CHANGE_LINE.fullmatch(line) for line in field["value"].splitlines()]
     assert all(lines) and [m["name"] for m in lines if m] == ["alice", "bob"]
     for match, user in zip(lines, (alice, bob), strict=True):
@@ -76,7 +76,7 @@ async def test_the_settings_reply_says_how_many_people_a_rated_bummerl_needs(wor
     reply = await world.command(world.admin, "settings", rated_min_people=3)
     assert "Rated if people hold at least 3 of the 4 seats" in reply.original.content
     assert world.bot is not None
-    assert (await world.bot.db.get_guild_settings(world.guild.id)).rated_min_people == 3
+    assert (await world.bot.db.settings.get_guild_settings(world.guild.id)).rated_min_people == 3
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -86,7 +86,7 @@ async def test_bad_values_and_people_without_manage_server_are_refused(world: Ta
     player = world.add_player("bert")
     await world.start_bot()
     assert world.bot is not None
-    before = await world.bot.db.get_guild_settings(world.guild.id)
+    before = await world.bot.db.settings.get_guild_settings(world.guild.id)
 
     too_short = await world.command(world.admin, "server-rules", target=5)
     assert await ephemeral_reply(too_short) == "The target must be from 6 to 99 game points."
@@ -94,7 +94,7 @@ async def test_bad_values_and_people_without_manage_server_are_refused(world: Ta
     assert await ephemeral_reply(too_long) == "The target must be from 6 to 99 game points."
     not_allowed = await world.command(player, "server-rules", target=12)
     assert "Manage Server" in await ephemeral_reply(not_allowed)
-    assert await world.bot.db.get_guild_settings(world.guild.id) == before
+    assert await world.bot.db.settings.get_guild_settings(world.guild.id) == before
 
     shown = await world.command(player, "table-rules")
     assert "There is no table in this channel" in await ephemeral_reply(shown)
@@ -165,11 +165,11 @@ async def close_and_store_a_bummerl(world: Table, anna: FakeUser, bert: FakeUser
     await world.fake.wait_for(lambda: world.bot.service.snapshot(table_id) is None, what="the table to close")
     people = Player(anna.id, "anna"), Player(bert.id, "bert")
     robots = Player(None, "Sepp"), Player(None, "Resi")
-    await db.record_bummerl(BummerlRow(world.guild.id, table_id, people, robots, "bummerl", 1, 24, 3, 1))
-    await db.add_deal_stats(
+    await db.stats.record_bummerl(BummerlRow(world.guild.id, table_id, people, robots, "bummerl", 1, 24, 3, 1))
+    await db.stats.add_deal_stats(
         world.guild.id, [PlayerDealStats(u.id, u.name, True, 3, True, True) for u in (anna, bert)]
     )
-    await db.save_player_prefs(PlayerPrefs(anna.id, "channel", "dealt"), 1)
+    await db.prefs.save_player_prefs(PlayerPrefs(anna.id, "channel", "dealt"), 1)
     return table_id
 
 
@@ -180,9 +180,9 @@ async def confirm_forget_me(world: Table, anna: FakeUser, question: FakeMessage,
     db = world.bot.db
     done = await world.fake.click(anna, question, label="Yes, delete my data")
     assert (await ephemeral_reply(done)).startswith("Done: your statistics, ratings and choices are deleted")
-    assert await db.get_player_stats(world.guild.id, anna.id) is None
-    assert await db.get_player_prefs(anna.id) == PlayerPrefs(anna.id)
-    [result] = await db.bummerl_results_of_table(table_id)
+    assert await db.stats.get_player_stats(world.guild.id, anna.id) is None
+    assert await db.prefs.get_player_prefs(anna.id) == PlayerPrefs(anna.id)
+    [result] = await db.stats.bummerl_results_of_table(table_id)
     assert [p.display_name for p in result.winners] == [REMOVED_NAME, "bert"]
     return result
 
@@ -207,16 +207,16 @@ async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDis
     asked = await world.command(anna, "forget-me")
     question = asked.original
     assert question.ephemeral and "This cannot be undone." in question.content
-    assert await db.get_player_stats(world.guild.id, anna.id) is not None, "asking deletes nothing yet"
+    assert await db.stats.get_player_stats(world.guild.id, anna.id) is not None, "asking deletes nothing yet"
 
     # Only Anna's own click counts (a forged one by Bert is refused).
     forged = await fake_discord.click(bert, question, label="Yes, delete my data", force=True)
     assert await ephemeral_reply(forged) == "That button belongs to another player."
-    assert await db.get_player_stats(world.guild.id, anna.id) is not None
+    assert await db.stats.get_player_stats(world.guild.id, anna.id) is not None
 
     result = await confirm_forget_me(world, anna, question, table_id)
     assert result.winners[0].user_id not in (anna.id, None)
-    assert await db.get_player_stats(world.guild.id, bert.id) is not None, "Bert keeps his"
+    assert await db.stats.get_player_stats(world.guild.id, bert.id) is not None, "Bert keeps his"
     seats = (await world.stored(table_id)).seats
     assert [(s.user_id, s.display_name) for s in seats] == [(None, REMOVED_NAME), (bert.id, "bert")]
     assert (await world.stored(table_id)).row.host_id == 0
@@ -233,13 +233,13 @@ async def test_forget_me_whose_storage_fails_midway_changes_nothing_and_can_be_a
     await world.open_table(anna, [bert], start=False)
     table_id = await close_and_store_a_bummerl(world, anna, bert)
     stored_before = (
-        await db.get_player_stats(world.guild.id, anna.id),
-        await db.get_player_prefs(anna.id),
-        await db.bummerl_results_of_table(table_id),
+        await db.stats.get_player_stats(world.guild.id, anna.id),
+        await db.prefs.get_player_prefs(anna.id),
+        await db.stats.bummerl_results_of_table(table_id),
         (await world.stored(table_id)).seats,
     )
 
-    real_execute = db._execute
+    real_execute = db.core.execute
     ran: list[str] = []  # the writes before the fault
     failed: list[str] = []
 
@@ -251,7 +251,7 @@ async def test_forget_me_whose_storage_fails_midway_changes_nothing_and_can_be_a
             ran.append(sql.strip())
         return await real_execute(sql, params)
 
-    monkeypatch.setattr(db, "_execute", disk_fails_at_the_names)
+    monkeypatch.setattr(db.core, "execute", disk_fails_at_the_names)
     question = (await world.command(anna, "forget-me")).original
     refused = await fake_discord.click(anna, question, label="Yes, delete my data")
     assert (
@@ -263,9 +263,9 @@ async def test_forget_me_whose_storage_fails_midway_changes_nothing_and_can_be_a
         "unexpected error" in r.getMessage() and r.exc_info for r in caplog.records if r.levelname == "ERROR"
     )
     assert (
-        await db.get_player_stats(world.guild.id, anna.id),
-        await db.get_player_prefs(anna.id),
-        await db.bummerl_results_of_table(table_id),
+        await db.stats.get_player_stats(world.guild.id, anna.id),
+        await db.prefs.get_player_prefs(anna.id),
+        await db.stats.bummerl_results_of_table(table_id),
         (await world.stored(table_id)).seats,
     ) == stored_before, "all or nothing: nothing was deleted or renamed"
 

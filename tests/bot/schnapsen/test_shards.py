@@ -84,10 +84,10 @@ async def split(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Spli
     try:
         async with db.transaction():
             for guild in guilds:
-                await db._execute("UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (TURN_SECONDS, guild.table_id))
+                await db.core.execute("UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (TURN_SECONDS, guild.table_id))
                 payload = {"channel_id": guild.world.channel.id, "lang": "en", "key": "notice.new_host",
                            "values": {"name": f"Owed{guild.table_id}"}}
-                await db.add_announcement(guild.table_id, "notice", payload, 0)
+                await db.outbox.add_announcement(guild.table_id, "notice", payload, 0)
     finally:
         await db.close()
     yield Split(fake_discord, db_path, (guilds[0], guilds[1]))
@@ -99,9 +99,9 @@ async def split(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Spli
 
 
 async def stored(bot: SchnapsenBot, table_id: int) -> Stored:
-    row = await bot.db.get_table(table_id)
+    row = await bot.db.tables.get_table(table_id)
     assert row is not None
-    return Stored(row, await bot.db.seats_of(table_id), await bot.db.load_record(table_id))
+    return Stored(row, await bot.db.seats.seats_of(table_id), await bot.db.records.load_record(table_id))
 
 
 async def patient(split: Split, table_id: int) -> None:
@@ -110,7 +110,7 @@ async def patient(split: Split, table_id: int) -> None:
     db = await Database.open(str(split.db_path))
     try:
         async with db.transaction():
-            await db._execute("UPDATE game_tables SET turn_seconds = 3600 WHERE id = ?", (table_id,))
+            await db.core.execute("UPDATE game_tables SET turn_seconds = 3600 WHERE id = ?", (table_id,))
     finally:
         await db.close()
 
@@ -150,9 +150,9 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
     # The other shard's table is left alone: no AI move, no warning, no sweeping, nothing announced.
     assert await stored(bot, away.table_id) == away_before
     assert not any(seat.ai_takeover or seat.warned for seat in away_before.seats)
-    lobby = await bot.db.get_table(away.lobby_id)
+    lobby = await bot.db.tables.get_table(away.lobby_id)
     assert lobby is not None and lobby.status == "lobby"
-    assert [entry.table_id for entry in await bot.db.pending_announcements(away.table_id)] == [away.table_id]
+    assert [entry.table_id for entry in await bot.db.outbox.pending_announcements(away.table_id)] == [away.table_id]
     assert len(away.world.channel.messages) + len(away.lobby_channel.messages) == away_messages
     # Pruning old action logs covers every guild's closed tables: the process holding shard 0 does it.
     assert prunes == 0
@@ -184,20 +184,20 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
 
     bot.service.clicks.hand_click_to_owner = spied_hand_to_owner  # type: ignore[method-assign]
     looked_up: list[int] = []
-    get_table = bot.db.get_table
+    get_table = bot.db.tables.get_table
 
     async def counted_get_table(table_id: int) -> object:
         looked_up.append(table_id)
         return await get_table(table_id)
 
-    bot.db.get_table = counted_get_table  # type: ignore[method-assign, assignment]
+    bot.db.tables.get_table = counted_get_table  # type: ignore[method-assign, assignment]
 
     # Shard 0's process acknowledges the click at once and hands it on; the owner is down, so nothing moves.
     click = await split.fake.click(player, message, custom_id)
     response = await click.wait_response()
     assert response.type == 6  # deferred: the answer comes from the owner, through the token
     await asyncio.wait_for(handed.wait(), 10)
-    [waiting] = await bot.db.clicks_for((1,))
+    [waiting] = await bot.db.inbox.clicks_for((1,))
     assert waiting.table_id == away.table_id and waiting.interaction["data"]["custom_id"] == custom_id
     assert await stored(bot, away.table_id) == before and not click.followups
 
@@ -207,7 +207,7 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     assert (await again.wait_response()).type == 6
     await asyncio.wait_for(handed.wait(), 10)
     assert looked_up.count(away.table_id) == 1
-    assert [c.interaction["id"] for c in await bot.db.clicks_for((1,))] == [str(click.id), str(again.id)]
+    assert [c.interaction["id"] for c in await bot.db.inbox.clicks_for((1,))] == [str(click.id), str(again.id)]
 
     # The process holding shard 1 starts on the same database: it takes its inbox and applies the click as if
     # Discord had sent it there, under its checks, in one transaction; the player's DM shows the move.
@@ -289,12 +289,12 @@ async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     moves = sum(len(deal.actions) for deal in after.record.deals)
     assert moves == sum(len(deal.actions) for deal in before.record.deals) + 1
     assert not click.followups and len(again.followups) == 1
-    [refused] = await owner.db.clicks_for((1,))  # kept while its deletion fails
+    [refused] = await owner.db.inbox.clicks_for((1,))  # kept while its deletion fails
     assert set(tried) == {refused.id}  # the moved click's deletion was its move's, never tried again
     assert any("deleting handed click" in record.getMessage() for record in caplog.records)
     monkeypatch.undo()
     assert await owner.runtime.inbox.take_waiting() == 0  # its deletion retried, not the click
-    assert await owner.db.clicks_for((1,)) == []
+    assert await owner.db.inbox.clicks_for((1,)) == []
     assert bot.service.snapshot(away.table_id) is None
 
 
@@ -319,7 +319,7 @@ async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it
     async def failing_post_click(*_: object) -> int:
         raise OSError("database or disk is full")
 
-    monkeypatch.setattr(bot.db, "post_click", failing_post_click)
+    monkeypatch.setattr(bot.db.inbox, "post_click", failing_post_click)
     with caplog.at_level(logging.ERROR):
         failed = await split.fake.click(player, hand, button["custom_id"])
         assert (await failed.wait_response()).type == 6
@@ -327,7 +327,7 @@ async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it
     assert error.ephemeral and "Something went wrong" in error.content
     assert any(record.levelno == logging.ERROR and "disk is full" in (record.exc_text or "") for record in caplog.records)
     monkeypatch.undo()
-    assert await bot.db.clicks_for((1,)) == []
+    assert await bot.db.inbox.clicks_for((1,)) == []
 
     # Discord refuses the acknowledgement (the click came too late for it): the click is not handed on, the
     # failure is logged, and the player is answered by the error path.
@@ -338,4 +338,4 @@ async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it
         answer = await late.wait_response()
     assert answer.type == 4 and "Something went wrong" in answer.data["content"]
     assert any(record.levelno == logging.ERROR and "Unknown interaction" in (record.exc_text or "") for record in caplog.records)
-    assert await bot.db.clicks_for((1,)) == []
+    assert await bot.db.inbox.clicks_for((1,)) == []

@@ -26,19 +26,19 @@ async def seed_history(db_path: Path, guild_id: int, channel_id: int, players: l
     against players[2] (E) and an AI (W), players[0] declaring and making a Bettler and saying one Kontra."""
     north, south, east = players
     async with await Database.open(db_path) as db:
-        table = await db.create_table(
+        table = await db.tables.create_table(
             guild_id=guild_id, channel_id=channel_id, host_id=north.id, rules_json='"standard"', deck="french",
             turn_seconds=60, language="en", first_dealer=0, now=NOW,
         )  # fmt: skip
         for seat, user in ((0, north), (1, east), (2, south)):
-            await db.take_seat(table.id, seat, user.id, user.name)
-        await db.set_ai_seat(table.id, 3, "Sepp")
+            await db.seats.take_seat(table.id, seat, user.id, user.name)
+        await db.seats.set_ai_seat(table.id, 3, "Sepp")
         for deal_no, (contract, winner, actions) in enumerate([("bettler", 0, ("N kontra",)), ("normal", 1, ())]):
-            await db.start_deal(table.id, deal_no, dealer=3, seed=deal_no, hands=HANDS, now=NOW)
+            await db.records.start_deal(table.id, deal_no, dealer=3, seed=deal_no, hands=HANDS, now=NOW)
             for action in actions:
-                await db.append_action(table.id, deal_no, action, NOW)
-            await db.record_deal_result(DealResultRow(table.id, deal_no, contract, 0, winner, 3, 1, "x", NOW))
-            await db.add_deal_stats(guild_id, [
+                await db.records.append_action(table.id, deal_no, action, NOW)
+            await db.records.record_deal_result(DealResultRow(table.id, deal_no, contract, 0, winner, 3, 1, "x", NOW))
+            await db.stats.add_deal_stats(guild_id, [
                 PlayerDealStats(user.id, user.name, won=(seat & 1) == winner, game_points=3,
                                 declared=seat == 0 and contract != "normal", made=seat == 0 and winner == 0)
                 for seat, user in ((0, north), (1, east), (2, south))
@@ -46,8 +46,8 @@ async def seed_history(db_path: Path, guild_id: int, channel_id: int, players: l
         winners = (Player(north.id, north.name), Player(south.id, south.name))
         losers = (Player(east.id, east.name), Player(None, "Sepp"))
         for _ in range(3):
-            await db.record_bummerl(BummerlRow(guild_id, table.id, winners, losers, "bummerl", 1, 24, 10, NOW))
-        await db.set_status(table.id, "closed", NOW)
+            await db.stats.record_bummerl(BummerlRow(guild_id, table.id, winners, losers, "bummerl", 1, 24, 10, NOW))
+        await db.tables.set_status(table.id, "closed", NOW)
 
 
 async def world_with_history(world: Table, lang: str) -> tuple[FakeUser, FakeUser, FakeUser]:

@@ -75,7 +75,7 @@ async def test_a_thread_waits_for_its_table_message_to_show_the_close_before_it_
     thread, _ = await open_in_thread(world, alice)
     assert world.bot is not None
     messages, db = world.bot.runtime.messages, world.bot.db
-    get_table, closed_shown = db.get_table, messages._closed_event
+    get_table, closed_shown = db.tables.get_table, messages._closed_event
     at_the_archive = asyncio.Event()
     held: list[bool] = []
 
@@ -92,7 +92,7 @@ async def test_a_thread_waits_for_its_table_message_to_show_the_close_before_it_
         return row
 
     monkeypatch.setattr(messages, "_closed_event", delivery_waits_at_the_archive)
-    monkeypatch.setattr(db, "get_table", close_published_after_a_delivery)
+    monkeypatch.setattr(db.tables, "get_table", close_published_after_a_delivery)
     asked = await in_channel(world, alice, thread, "stop")
     confirm = await fake_discord.click(alice, asked.original, label="Yes, close the table")
     await confirm.wait_response()
@@ -191,7 +191,7 @@ async def test_without_the_permissions_nothing_is_opened_and_the_answer_names_th
     refused = await world.command(alice, "new")
     assert "**Send Messages in Threads**" in await ephemeral_reply(refused)
     assert [t for t in world.channel.threads if not t.archived] == [], "no thread is left without a table"
-    assert await world.bot.db.list_open_tables() == [] and world.bot.service.open_tables() == []
+    assert await world.bot.db.tables.list_open_tables() == [] and world.bot.service.open_tables() == []
     assert world.channel.messages == []
 
     # Nothing is left that would stop alice from opening a table now.
@@ -214,7 +214,7 @@ async def test_a_server_error_while_the_thread_is_made_is_retried_or_refused_cle
         assert len(world.channel.threads) == 1 and len(world.bot.service.open_tables()) == 1
     else:
         assert "could not open a thread" in text
-        assert world.channel.threads == [] and await world.bot.db.list_open_tables() == []
+        assert world.channel.threads == [] and await world.bot.db.tables.list_open_tables() == []
 
 
 async def test_a_thread_made_although_discord_answered_500_is_not_left_behind(

@@ -214,12 +214,12 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
     accepted.append(stored_text(people.index(person), button["custom_id"]))
     db = await Database.open(pg_url)
     try:
-        [table] = [row for row in await db.list_open_tables() if row.guild_id == guild.id]
-        record = await db.load_record(table.id)
+        [table] = [row for row in await db.tables.list_open_tables() if row.guild_id == guild.id]
+        record = await db.records.load_record(table.id)
         # (The next deal's hands may come before the result: a click on one counts as well.)
         assert [action for deal in record.deals for action in deal.actions] == accepted
         assert record.deals[0].finished
-        assert await db.clicks_for((0, 1)) == []  # every handed click was taken and deleted
+        assert await db.inbox.clicks_for((0, 1)) == []  # every handed click was taken and deleted
     finally:
         await db.close()
     # Every click was a DM click for shard 1's table, acknowledged by shard 0 and answered by the owner.

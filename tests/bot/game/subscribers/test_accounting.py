@@ -38,18 +38,18 @@ async def test_a_bummerl_stores_each_deal_and_its_own_result_and_answers_its_tal
     table = await four_at_play(core)  # type: ignore[arg-type]
     events = await play_bummerl(core, table)
     ended = [e for e in events if isinstance(e, ev.DealEnded)]
-    assert await db.finished_deal_nos(table.id) == [e.table.deal_no for e in ended]
-    stats = await db.get_player_stats(GUILD, ALICE)
+    assert await db.records.finished_deal_nos(table.id) == [e.table.deal_no for e in ended]
+    stats = await db.stats.get_player_stats(GUILD, ALICE)
     assert stats is not None and stats.deals_played == len(ended) and stats.bummerl_played == 1
     rated = [e for e in events if isinstance(e, ev.BummerlRated)]
     assert len(rated) == 1 and sum(rated[0].tally) == 1
     assert [name for name, _, _ in rated[0].ratings] == ["alice", "bob", "carl", "dora"]
-    assert await db.pending_announcements(table.id) == [], "announcing is not this subscriber's job"
+    assert await db.outbox.pending_announcements(table.id) == [], "announcing is not this subscriber's job"
 
 
 async def test_a_practice_table_counts_only_the_results(core: TableCore, db: Database) -> None:
     table = await four_at_play(core, await open_lobby(core, practice=True))  # type: ignore[arg-type]
     events = await play_bummerl(core, table)
-    assert await db.finished_deal_nos(table.id), "a practice deal's result is stored (for its review)"
-    assert await db.get_player_stats(GUILD, BOB) is None
+    assert await db.records.finished_deal_nos(table.id), "a practice deal's result is stored (for its review)"
+    assert await db.stats.get_player_stats(GUILD, BOB) is None
     assert not [e for e in events if isinstance(e, ev.BummerlRated)]
