@@ -8,7 +8,12 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import os
 from functools import cache
+from pathlib import Path
+from types import ModuleType
 
 from ..cards import SUITS
 from .compact import (
@@ -20,15 +25,12 @@ from .compact import (
     SCHNAPSER,
     SUIT_OF,
     Position,
+    SearchAborted,
     Table,
     trick_winner,
 )
 
 INFINITY = 1000
-
-
-class SearchAborted(Exception):
-    """Raised inside the search when its node limit is reached (the anytime loop then stops)."""
 
 
 class Solver:
@@ -473,4 +475,39 @@ def _normal_base(loser_tricks: int, loser_total: int) -> int:
     return 2 if loser_total < 33 else 1
 
 
-__all__ = ["INFINITY", "SUITS", "SearchAborted", "Solver"]
+# The accelerator (docs/ai.md): setup.py compiles a copy of this file with mypyc as ``_solver_compiled``,
+# with this file's SHA-256 in it. It replaces ``Solver`` below only while this file still has that hash, so
+# an edit here is never shadowed by a stale build: the edited pure Python runs until the next install.
+PureSolver = Solver
+ACCELERATOR = "_solver_compiled"
+
+
+def _accelerator() -> ModuleType | None:
+    """The compiled copy of this very text, or None (not built, stale, or refused by the environment)."""
+    if os.environ.get("BAUERNSCHNAPSEN_PURE_SOLVER"):
+        return None
+    try:
+        compiled = importlib.import_module(f"{__name__.rpartition('.')[0]}.{ACCELERATOR}")
+    except ImportError:
+        return None
+    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return compiled if getattr(compiled, "SOURCE_SHA256", None) == digest else None
+
+
+# Only the pure module looks for its compiled copy (the copy itself is named ``_solver_compiled``).
+_compiled = _accelerator() if __name__.rpartition(".")[2] == "solver" else None
+KIND = "pure" if _compiled is None else "compiled"
+if _compiled is not None:
+    globals()["Solver"] = _compiled.Solver
+
+
+def solver_classes() -> dict[str, type[Solver]]:
+    """Every solver this process has: "pure" always, "compiled" where the accelerator is built and current."""
+    classes = {"pure": PureSolver}
+    if _compiled is not None:
+        classes["compiled"] = _compiled.Solver
+    return classes
+
+
+__all__ = ["INFINITY", "KIND", "SUITS", "PureSolver", "SearchAborted", "Solver", "solver_classes"]
+
