@@ -99,11 +99,11 @@ def groups(count: int) -> Iterator[tuple[Table, list[Position]]]:
         yield table, found
 
 
-def run(solver_class: type, count: int) -> tuple[list[tuple[int, int]], int]:
+def run(solver_class: type, cases: list[tuple[Table, list[Position]]]) -> tuple[list[tuple[int, int]], int]:
     """(value, nodes so far) per search (value -99 where the node limit cut it), and the nodes searched."""
     answers = []
     nodes = 0
-    for index, (table, positions) in enumerate(groups(count)):
+    for index, (table, positions) in enumerate(cases):
         solver = solver_class(table)
         last = 0
         for number, pos in enumerate(positions):
@@ -132,10 +132,11 @@ def main() -> int:
         print(f"no {args.solver} solver here (built: {sorted(classes)})", file=sys.stderr)
         return 2
     solver_class = solver_module.Solver if args.solver == "auto" else classes[args.solver]
+    cases = list(groups(args.positions))
     best = float("inf")
     for _ in range(args.repeat):
         started = time.process_time()
-        answers, nodes = run(solver_class, args.positions)
+        answers, nodes = run(solver_class, cases)
         best = min(best, time.process_time() - started)
     digest = hashlib.sha256(json.dumps(answers).encode()).hexdigest()[:16]
     report = {
