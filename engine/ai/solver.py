@@ -75,6 +75,8 @@ class Solver:
         self.card_points: list[int] = list(POINTS)
         # Replies per hand and trick (contracts with points; point-free ones thin by the live cards).
         self.replies: dict[int, list[int]] = {}
+        # Legal cards per hand and trick (point-free contracts, whose replies also depend on other hands).
+        self.legal: dict[int, int] = {}
 
     def solve(self, pos: Position, alpha: int | None = None, beta: int | None = None) -> int:
         """The exact value of ``pos`` (within the window, as usual for alpha-beta). The default window is
@@ -199,7 +201,11 @@ class Solver:
             partner_wins = (win_seat ^ seat) & 1 == 0
             last = in_trick + 1 == self.players
             if self.point_free:
-                legal = self._drop_equivalent(self.table.legal_mask(hand, led, win_card), trick_mask)
+                legal_key = hand | led << 20 | win_card << 22
+                legal = self.legal.get(legal_key, -1)
+                if legal < 0:
+                    legal = self.legal[legal_key] = self.table.legal_mask(hand, led, win_card)
+                legal = self._drop_equivalent(legal, trick_mask)
                 duck = seat == self.ducker
                 order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
                 moves = self.orders.get(order_key)
