@@ -39,7 +39,8 @@ class Solver:
         self.table = table
         self.node_limit = node_limit
         self.nodes = 0
-        self.cache: dict[tuple[int, int], tuple[int, int]] = {}
+        # Bounds per position at a trick boundary: ``(lower + INFINITY) << 11 | (upper + INFINITY)``.
+        self.cache: dict[tuple[int, int], int] = {}
         # Move lists per hand and situation; a move is ``card | marriage value << 5`` (one int is cheaper
         # to store and take apart than a pair).
         self.orders: dict[int, list[int]] = {}
@@ -162,7 +163,7 @@ class Solver:
         hands = self.hands
         hand = hands[seat]
         key = None
-        entry = None
+        entry = -1
         if in_trick == 0:
             if trick_no == 5:
                 return self._last_trick(seat, p0, p1, t0, t1, m0, m1)
@@ -181,9 +182,10 @@ class Solver:
                 hands[0] | hands[1] << 20 | m0 << 40 | m1 << 47 | (t0 > 0) << 54 | (t1 > 0) << 55,
                 hands[2] | hands[3] << 20 | seat << 40 | p0 << 42 | p1 << 49,
             )
-            entry = self.cache.get(key)
-            if entry is not None:
-                lower, upper = entry
+            entry = self.cache.get(key, -1)
+            if entry >= 0:
+                lower = (entry >> 11) - INFINITY
+                upper = (entry & 2047) - INFINITY
                 if lower == upper or lower >= beta:
                     return lower
                 if upper <= alpha:
@@ -293,17 +295,19 @@ class Solver:
             if alpha >= beta:
                 break
         if key is not None:
-            if entry is not None:
-                lower, upper = entry
+            if entry >= 0:
+                lower = (entry >> 11) - INFINITY
+                upper = (entry & 2047) - INFINITY
             else:
-                lower, upper = -INFINITY, INFINITY
+                lower = -INFINITY
+                upper = INFINITY
             if best <= alpha0:
                 upper = min(upper, best)
             elif best >= beta0:
                 lower = max(lower, best)
             else:
                 lower = upper = best
-            self.cache[key] = (lower, upper)
+            self.cache[key] = (lower + INFINITY) << 11 | (upper + INFINITY)
         return best
 
     def _normal_range(self, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> tuple[int, int]:
