@@ -15,7 +15,6 @@ searches cut by a node limit. Prints the nodes searched, the CPU time per node a
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import random
@@ -26,52 +25,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import PLAY, STANDARD, Contract, DealState, apply_unchecked, deal_hands, legal_actions, new_deal
 from engine.ai import solver as solver_module
-from engine.ai.compact import INDEX, Position, Table, mask_of
-from engine.cards import partner_of
-from engine.ruleset import Ruleset
-
-CONTRACTS = tuple(c for c in Contract if c not in (Contract.FARBRINGERL, Contract.TRUMPFFARBRINGERL))
-RULES = (
-    STANDARD,
-    dataclasses.replace(STANDARD, undertrump_required=False),
-    dataclasses.replace(STANDARD, schnapser_marriages="additive", schnapser_leader="declarer"),
-    dataclasses.replace(
-        STANDARD, partner_sits_out=frozenset({Contract.BETTLER, Contract.GANG, Contract.ZEHNERLOCH})
-    ),
+from engine.ai.compact import Position, Table
+from engine.contracts import Contract
+from tests.engine.ai.helpers import (
+    PLAYED_CONTRACTS,
+    RULE_VARIANTS,
+    play_start,
+    position_of_state,
+    random_walk,
+    table_of_state,
 )
-
-
-def start(seed: int, contract: Contract, rules: Ruleset) -> tuple[DealState, Table]:
-    rng = random.Random(seed)
-    dealer = rng.randrange(4)
-    state = new_deal(rules, dealer, deal_hands(seed, dealer))
-    trump = rng.choice("HDCS")
-    declarer = rng.randrange(4)
-    sitting_out = partner_of(declarer) if contract in rules.partner_sits_out else None
-    table = Table(rules, contract, trump, declarer, sitting_out)
-    state = state._replace(
-        phase=PLAY, trump=trump, contract=contract, declarer=declarer, sitting_out=sitting_out,
-        to_act=table.first_leader(state.forehand),
-    )  # fmt: skip
-    return state, table
-
-
-def position(state: DealState) -> Position:
-    marriages = [0, 0]
-    for m in state.marriages:
-        marriages[m.seat & 1] += m.value
-    assert state.to_act is not None
-    return Position(
-        [mask_of(h) for h in state.hands],
-        state.to_act,
-        [(seat, INDEX[card]) for seat, card in state.trick],
-        len(state.tricks) + 1,
-        list(state.team_cards),
-        list(state.team_tricks),
-        marriages,
-    )
 
 
 def groups(count: int) -> Iterator[tuple[Table, list[Position]]]:
@@ -81,19 +45,16 @@ def groups(count: int) -> Iterator[tuple[Table, list[Position]]]:
     while made < count:
         seed += 1
         # Half the deals are the normal game, the AI's most common card play.
-        contract = Contract.NORMAL if seed % 2 else CONTRACTS[seed // 2 % len(CONTRACTS)]
-        rules = RULES[seed // 7 % len(RULES)]
-        state, table = start(seed, contract, rules)
+        contract = Contract.NORMAL if seed % 2 else PLAYED_CONTRACTS[seed // 2 % len(PLAYED_CONTRACTS)]
+        rules = RULE_VARIANTS[seed // 7 % len(RULE_VARIANTS)]
+        state = play_start(seed, contract, rules)
+        table = table_of_state(state)
         rng = random.Random(seed)
         found = []
         for _ in range(8):
-            walked = state
-            for _ in range(rng.choice((0, 0, 1, 2, 3, 4, 5, 6, 8, 10))):
-                if walked.finished:
-                    break
-                walked, _ = apply_unchecked(walked, walked.to_act, rng.choice(legal_actions(walked)))
+            walked = random_walk(state, rng, rng.choice((0, 0, 1, 2, 3, 4, 5, 6, 8, 10)))
             if not walked.finished:
-                found.append(position(walked))
+                found.append(position_of_state(walked))
         found = found[: count - made]
         made += len(found)
         yield table, found
@@ -127,7 +88,9 @@ def main() -> int:
     parser.add_argument("--solver", choices=("auto", "pure", "compiled"), default="auto")
     parser.add_argument("--repeat", type=int, default=3, help="best CPU time of this many runs")
     args = parser.parse_args()
-    classes = solver_module.solver_classes()
+    # An older tree (before the accelerator) has only its pure solver: run this file from a copy placed
+    # there with ``python -S`` to compare hashes with it.
+    classes = getattr(solver_module, "solver_classes", lambda: {"pure": solver_module.Solver})()
     if args.solver != "auto" and args.solver not in classes:
         print(f"no {args.solver} solver here (built: {sorted(classes)})", file=sys.stderr)
         return 2
@@ -140,7 +103,7 @@ def main() -> int:
         best = min(best, time.process_time() - started)
     digest = hashlib.sha256(json.dumps(answers).encode()).hexdigest()[:16]
     report = {
-        "solver": args.solver if args.solver != "auto" else solver_module.KIND,
+        "solver": args.solver if args.solver != "auto" else getattr(solver_module, "KIND", "pure"),
         "positions": args.positions,
         "nodes": nodes,
         "cpu_s": round(best, 3),
