@@ -56,7 +56,7 @@ def _compiled_solver() -> type:
 def _answers(solver_class: type, seed: int) -> list[tuple[int, int]]:
     """(value, nodes so far) of the searches the card play makes, on positions of every contract and rule
     variant: one solver per deal kept across positions, full-window and null-window searches, some cut by
-    a node limit (value None)."""
+    a node limit (value -99)."""
     rng = random.Random(seed)
     answers: list[tuple[int, int]] = []
     for index in range(60):
