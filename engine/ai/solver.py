@@ -216,6 +216,7 @@ class Solver:
                         legal, win_card, duck, partner_wins, last
                     )
             else:
+                # Nobody ducks here: only a Bettler declarer does, and the Bettler is point-free.
                 reply_key = hand | led << 20 | win_card << 22 | partner_wins << 27 | last << 28
                 moves = self.replies.get(reply_key)
                 if moves is None:
