@@ -33,6 +33,11 @@ ALL_CARDS = (1 << 20) - 1
 NORMAL, BEGGAR, SCHNAPSER, ALL_TRICKS = 0, 1, 2, 3
 
 
+class SearchAborted(Exception):
+    """Raised inside the search when its node limit is reached (the anytime loop then stops). Defined here,
+    outside the solver, so the pure and the compiled solver (solver.py) raise the same class."""
+
+
 def mask_of(cards: object) -> int:
     mask = 0
     for card in cards:  # type: ignore[attr-defined]

@@ -127,6 +127,13 @@ Plausible = Callable[[list[int]], bool]
 Weight = Callable[[list[int]], float]
 
 
+# ``Sampler._attempt`` draws as ``random.Random.randrange(n)`` does for n > 0 (``_randbelow_with_getrandbits``),
+# inline, where this Python's Random draws so; tests/engine/ai/test_sampler_draws.py holds the two equal.
+INLINE_DRAWS = getattr(random.Random, "_randbelow", None) is getattr(
+    random.Random, "_randbelow_with_getrandbits", object()
+)
+
+
 class Sampler:
     """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included).
 
@@ -219,14 +226,25 @@ class Sampler:
         """Each card to a seat that may hold it, chosen in proportion to the cards the seat still needs."""
         need = list(self.k.need)
         hands = list(self.base)
-        randrange = self.rng.randrange
+        rng = self.rng
+        inline = INLINE_DRAWS and type(rng) is random.Random
+        randrange = rng.randrange
+        getrandbits = rng.getrandbits
         for bit, seats in self.placing:
             total = 0
             for seat in seats:
                 total += need[seat]
             if not total:
                 return None
-            pick = randrange(total)
+            if inline:
+                # What ``randrange(total)`` returns, drawn as random.py draws it: the sampler places
+                # hundreds of thousands of cards per decision, and the call costs a third of its time.
+                width = total.bit_length()
+                pick = getrandbits(width)
+                while pick >= total:
+                    pick = getrandbits(width)
+            else:
+                pick = randrange(total)
             # A seat that needs nothing more subtracts 0 and cannot be picked: pick is never negative
             # before the seat that takes the card.
             for seat in seats:

@@ -8,7 +8,13 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import os
 from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Final
 
 from ..cards import SUITS
 from .compact import (
@@ -20,15 +26,12 @@ from .compact import (
     SCHNAPSER,
     SUIT_OF,
     Position,
+    SearchAborted,
     Table,
     trick_winner,
 )
 
-INFINITY = 1000
-
-
-class SearchAborted(Exception):
-    """Raised inside the search when its node limit is reached (the anytime loop then stops)."""
+INFINITY: Final = 1000
 
 
 class Solver:
@@ -36,8 +39,11 @@ class Solver:
         self.table = table
         self.node_limit = node_limit
         self.nodes = 0
-        self.cache: dict[tuple[int, ...], tuple[int, int]] = {}
-        self.orders: dict[int, list[tuple[int, int]]] = {}
+        # Bounds per position at a trick boundary: ``(lower + INFINITY) << 11 | (upper + INFINITY)``.
+        self.cache: dict[tuple[int, int], int] = {}
+        # Move lists per hand and situation; a move is ``card | marriage value << 5`` (one int is cheaper
+        # to store and take apart than a pair).
+        self.orders: dict[int, list[int]] = {}
         # Point-free contracts: only who wins tricks matters, so touching cards of one hand are equivalent.
         self.point_free = table.family in (BEGGAR, ALL_TRICKS)
         # Every value lies in [-bound, bound]: the normal game scores 1 to 3, a contract its value.
@@ -55,6 +61,23 @@ class Solver:
         ]
         # ``_drop_equivalent`` looks its answer up per suit (it runs at most nodes of point-free contracts).
         self.run_heads = [_run_heads(tuple(order)) for order in self.suit_order]
+        # The table's fixed facts as typed attributes of the solver: the search reads them at every node,
+        # and the compiled solver (docs/ai.md) reads its own attributes far faster than a Python object's.
+        self.beats: list[int] = list(table.beats)
+        self.next_seat: list[int] = list(table.next_seat)
+        self.players: int = table.players
+        self.is_normal = table.family == NORMAL
+        self.is_beggar = table.family == BEGGAR
+        self.is_schnapser = table.family == SCHNAPSER
+        self.declarer: int = table.declarer
+        self.value: int = table.value
+        self.claim = table.rules.schnapser_marriages == "claim"
+        self.suit_of: list[int] = list(SUIT_OF)
+        self.card_points: list[int] = list(POINTS)
+        # Replies per hand and trick (contracts with points; point-free ones thin by the live cards).
+        self.replies: dict[int, list[int]] = {}
+        # Legal cards per hand and trick (point-free contracts, whose replies also depend on other hands).
+        self.legal: dict[int, int] = {}
 
     def solve(self, pos: Position, alpha: int | None = None, beta: int | None = None) -> int:
         """The exact value of ``pos`` (within the window, as usual for alpha-beta). The default window is
@@ -137,10 +160,10 @@ class Solver:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise SearchAborted
-        table = self.table
         hands = self.hands
         hand = hands[seat]
         key = None
+        entry = -1
         if in_trick == 0:
             if trick_no == 5:
                 return self._last_trick(seat, p0, p1, t0, t1, m0, m1)
@@ -154,19 +177,15 @@ class Solver:
                     alpha = low
                 if high < beta:
                     beta = high
+            # Two integers below 2**62 (hands, scores, marriages, who leads, whether a team has a trick).
             key = (
-                hands[0] | hands[1] << 20 | hands[2] << 40 | hands[3] << 60,
-                seat,
-                p0,
-                p1,
-                t0 > 0,
-                t1 > 0,
-                m0,
-                m1,
+                hands[0] | hands[1] << 20 | m0 << 40 | m1 << 47 | (t0 > 0) << 54 | (t1 > 0) << 55,
+                hands[2] | hands[3] << 20 | seat << 40 | p0 << 42 | p1 << 49,
             )
-            entry = self.cache.get(key)
-            if entry is not None:
-                lower, upper = entry
+            entry = self.cache.get(key, -1)
+            if entry >= 0:
+                lower = (entry >> 11) - INFINITY
+                upper = (entry & 2047) - INFINITY
                 if lower == upper or lower >= beta:
                     return lower
                 if upper <= alpha:
@@ -180,43 +199,71 @@ class Solver:
             if moves is None:
                 moves = self.orders[order_key] = self._lead_moves(seat, hand, trick_no)
         else:
-            legal = table.legal_mask(hand, led, win_card)
-            if self.point_free:
-                legal = self._drop_equivalent(legal, trick_mask)
             # Orders are remembered per solver: the same hand meets the same trick in many worlds.
             partner_wins = (win_seat ^ seat) & 1 == 0
-            last = in_trick + 1 == table.players
-            duck = seat == self.ducker
-            order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
-            moves = self.orders.get(order_key)
-            if moves is None:
-                moves = self.orders[order_key] = self._follow_order(legal, win_card, duck, partner_wins, last)
+            last = in_trick + 1 == self.players
+            if self.point_free:
+                legal_key = hand | led << 20 | win_card << 22
+                legal = self.legal.get(legal_key, -1)
+                if legal < 0:
+                    legal = self.legal[legal_key] = self.table.legal_mask(hand, led, win_card)
+                legal = self._drop_equivalent(legal, trick_mask)
+                duck = seat == self.ducker
+                order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
+                moves = self.orders.get(order_key)
+                if moves is None:
+                    moves = self.orders[order_key] = self._follow_order(
+                        legal, win_card, duck, partner_wins, last
+                    )
+            else:
+                # Nobody ducks here: only a Bettler declarer does, and the Bettler is point-free.
+                reply_key = hand | led << 20 | win_card << 22 | partner_wins << 27 | last << 28
+                moves = self.replies.get(reply_key)
+                if moves is None:
+                    legal = self.table.legal_mask(hand, led, win_card)
+                    moves = self.replies[reply_key] = self._follow_order(
+                        legal, win_card, False, partner_wins, last
+                    )
         maximising = seat & 1 == 0
-        alpha0, beta0 = alpha, beta
+        alpha0 = alpha
+        beta0 = beta
         best = -INFINITY if maximising else INFINITY
-        beats = table.beats
-        last_of_trick = in_trick + 1 == table.players
-        following = table.next_seat[seat]
-        for card, marriage in moves:
+        beats = self.beats
+        card_points = self.card_points
+        last_of_trick = in_trick + 1 == self.players
+        following = self.next_seat[seat]
+        for move in moves:
+            card = move & 31
+            marriage = move >> 5
             if marriage:
-                value = self._marriage(seat, marriage, p0, p1, t0, t1, m0, m1)
-                if value is None:
-                    mm0, mm1 = (m0 + marriage, m1) if seat & 1 == 0 else (m0, m1 + marriage)
-                    value = self._lead_card(seat, card, trick_no, p0, p1, t0, t1, mm0, mm1, alpha, beta)
+                found = self._marriage(seat, marriage, p0, p1, t0, t1, m0, m1)
+                if found is None:
+                    if seat & 1 == 0:
+                        value = self._lead_card(
+                            seat, card, trick_no, p0, p1, t0, t1, m0 + marriage, m1, alpha, beta
+                        )
+                    else:
+                        value = self._lead_card(
+                            seat, card, trick_no, p0, p1, t0, t1, m0, m1 + marriage, alpha, beta
+                        )
+                else:
+                    value = found
             else:
                 bit = 1 << card
                 hands[seat] = hand ^ bit
                 if in_trick == 0:
                     value = self._node(
-                        following, 1, SUIT_OF[card], card, seat, POINTS[card], trick_no,
+                        following, 1, self.suit_of[card], card, seat, card_points[card], trick_no,
                         p0, p1, t0, t1, m0, m1, bit, alpha, beta,
                     )  # fmt: skip
                 else:
                     if beats[win_card] & bit:
-                        new_card, new_seat = card, seat
+                        new_card = card
+                        new_seat = seat
                     else:
-                        new_card, new_seat = win_card, win_seat
-                    points = trick_points + POINTS[card]
+                        new_card = win_card
+                        new_seat = win_seat
+                    points = trick_points + card_points[card]
                     if not last_of_trick:
                         value = self._node(
                             following, in_trick + 1, led, new_card, new_seat, points, trick_no,
@@ -227,26 +274,14 @@ class Solver:
                             q0, q1, u0, u1 = p0 + points, p1, t0 + 1, t1
                         else:
                             q0, q1, u0, u1 = p0, p1 + points, t0, t1 + 1
-                        value = self._end(new_seat, trick_no, q0, q1, u0, u1, m0, m1)
-                        if value is None:
+                        ended = self._end(new_seat, trick_no, q0, q1, u0, u1, m0, m1)
+                        if ended is None:
                             value = self._node(
-                                new_seat,
-                                0,
-                                -1,
-                                -1,
-                                -1,
-                                0,
-                                trick_no + 1,
-                                q0,
-                                q1,
-                                u0,
-                                u1,
-                                m0,
-                                m1,
-                                0,
-                                alpha,
-                                beta,
-                            )
+                                new_seat, 0, -1, -1, -1, 0, trick_no + 1,
+                                q0, q1, u0, u1, m0, m1, 0, alpha, beta,
+                            )  # fmt: skip
+                        else:
+                            value = ended
                 hands[seat] = hand
             if maximising:
                 if value > best:
@@ -261,14 +296,19 @@ class Solver:
             if alpha >= beta:
                 break
         if key is not None:
-            lower, upper = entry if entry is not None else (-INFINITY, INFINITY)
+            if entry >= 0:
+                lower = (entry >> 11) - INFINITY
+                upper = (entry & 2047) - INFINITY
+            else:
+                lower = -INFINITY
+                upper = INFINITY
             if best <= alpha0:
                 upper = min(upper, best)
             elif best >= beta0:
                 lower = max(lower, best)
             else:
                 lower = upper = best
-            self.cache[key] = (lower, upper)
+            self.cache[key] = (lower + INFINITY) << 11 | (upper + INFINITY)
         return best
 
     def _normal_range(self, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> tuple[int, int]:
@@ -299,7 +339,7 @@ class Solver:
                 total += value
         return total
 
-    def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[tuple[int, int]]:
+    def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[int]:
         table = self.table
         options = table.marriage_options(seat, hand, trick_no)
         announced_suits = {suit for suit, _ in options}
@@ -307,7 +347,7 @@ class Solver:
         if options:
             for suit, value in options:
                 pair = hand & KING_QUEEN[suit]
-                moves.append(((pair & -pair).bit_length() - 1, value))
+                moves.append((pair & -pair).bit_length() - 1 | value << 5)
         mask = hand
         if self.point_free:
             mask = self._drop_equivalent(mask, 0)
@@ -318,19 +358,19 @@ class Solver:
                 continue
             # In the normal game announcing never hurts (points only add up), so the plain lead of a
             # marriage card is dominated; K and Q of an announced pair lead alike, so one of them is enough.
-            if SUIT_OF[card] in announced_suits and table.family == NORMAL and card % 5 in (2, 3):
+            if SUIT_OF[card] in announced_suits and self.is_normal and card % 5 in (2, 3):
                 continue
-            moves.append((card, 0))
+            moves.append(card)
         return moves
 
     def _follow_order(
         self, legal: int, win_card: int, duck: bool = False, partner_wins: bool = False, last: bool = False
-    ) -> list[tuple[int, int]]:
+    ) -> list[int]:
         """Likely best replies first. Against an opponent's card: the cards that win the trick so far
         (the cheapest first when playing last), then the rest from the lowest; on a partner's card: the
         cards that leave it winning, richest first (smearing), then the rest. A Bettler declarer: the
         cards that do not win first."""
-        winners = legal & self.table.beats[win_card]
+        winners = legal & self.beats[win_card]
         rest = legal ^ winners
         if duck or partner_wins:
             return _card_moves(rest, strongest_first=False) + _card_moves(winners, strongest_first=False)
@@ -352,9 +392,8 @@ class Solver:
         self, seat: int, value: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int
     ) -> int | None:
         """The signed base when announcing a marriage ends the hand, else None (RULES.md 6.2)."""
-        table = self.table
         team = seat & 1
-        if table.family == NORMAL:
+        if self.is_normal:
             if team == 0:
                 if t0 and p0 + m0 + value >= 66:
                     return _normal_base(t1, p1 + (m1 if t1 else 0))
@@ -363,10 +402,10 @@ class Solver:
             return None
         sign = 1 if team == 0 else -1
         points = p0 if team == 0 else p1
-        if table.rules.schnapser_marriages == "claim":
-            return sign * table.value if points + value >= 66 else -sign * table.value
+        if self.claim:
+            return sign * self.value if points + value >= 66 else -sign * self.value
         if points + (m0 if team == 0 else m1) + value >= 66:
-            return sign * table.value
+            return sign * self.value
         return None
 
     def _lead_card(
@@ -378,7 +417,7 @@ class Solver:
         hands[seat] ^= bit
         try:
             return self._node(
-                self.table.next_seat[seat], 1, SUIT_OF[card], card, seat, POINTS[card], trick_no,
+                self.next_seat[seat], 1, self.suit_of[card], card, seat, self.card_points[card], trick_no,
                 p0, p1, t0, t1, m0, m1, bit, alpha, beta,
             )  # fmt: skip
         finally:
@@ -386,17 +425,22 @@ class Solver:
 
     def _last_trick(self, leader: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> int:
         """Trick 5: every hand holds one card, so there is nothing left to choose."""
-        table = self.table
         hands = self.hands
+        beats = self.beats
+        card_points = self.card_points
+        next_seat = self.next_seat
         card = hands[leader].bit_length() - 1
-        win_card, win_seat, points = card, leader, POINTS[card]
+        win_card = card
+        win_seat = leader
+        points = card_points[card]
         seat = leader
-        for _ in range(table.players - 1):
-            seat = table.next_seat[seat]
+        for _ in range(self.players - 1):
+            seat = next_seat[seat]
             card = hands[seat].bit_length() - 1
-            if table.beats[win_card] >> card & 1:
-                win_card, win_seat = card, seat
-            points += POINTS[card]
+            if beats[win_card] >> card & 1:
+                win_card = card
+                win_seat = seat
+            points += card_points[card]
         if win_seat & 1 == 0:
             p0, t0 = p0 + points, t0 + 1
         else:
@@ -408,9 +452,7 @@ class Solver:
     def _end(
         self, winner: int, trick_no: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int
     ) -> int | None:
-        table = self.table
-        family = table.family
-        if family == NORMAL:
+        if self.is_normal:
             if winner & 1 == 0:
                 if p0 + m0 >= 66:
                     return _normal_base(t1, p1 + (m1 if t1 else 0))
@@ -418,28 +460,28 @@ class Solver:
             if p1 + m1 >= 66:
                 return -_normal_base(t0, p0 + (m0 if t0 else 0))
             return -1 if trick_no == 5 else None
-        declarer = table.declarer
+        declarer = self.declarer
         sign = 1 if declarer & 1 == 0 else -1
-        value = table.value
-        if family == BEGGAR:
+        value = self.value
+        if self.is_beggar:
             if winner == declarer:
                 return -sign * value
             return sign * value if trick_no == 5 else None
         if winner != declarer:
             return -sign * value
-        if family == SCHNAPSER:
+        if self.is_schnapser:
             if (p0 + m0 if sign == 1 else p1 + m1) >= 66:
                 return sign * value
             return -sign * value if trick_no == 3 else None
         return sign * value if trick_no == 5 else None
 
 
-def _card_moves(mask: int, *, strongest_first: bool) -> list[tuple[int, int]]:
+def _card_moves(mask: int, *, strongest_first: bool) -> list[int]:
     """The cards of ``mask`` as moves (no marriage), by card index from the highest or from the lowest."""
     moves = []
     while mask:
         card = mask.bit_length() - 1 if strongest_first else (mask & -mask).bit_length() - 1
-        moves.append((card, 0))
+        moves.append(card)
         mask ^= 1 << card
     return moves
 
@@ -473,4 +515,39 @@ def _normal_base(loser_tricks: int, loser_total: int) -> int:
     return 2 if loser_total < 33 else 1
 
 
-__all__ = ["INFINITY", "SUITS", "SearchAborted", "Solver"]
+# The accelerator (docs/ai.md): setup.py compiles a copy of this file with mypyc as ``_solver_compiled``,
+# with this file's SHA-256 in it. It replaces ``Solver`` below only while this file still has that hash, so
+# an edit here is never shadowed by a stale build: the edited pure Python runs until the next install.
+PureSolver = Solver
+ACCELERATOR = "_solver_compiled"
+
+
+def _accelerator() -> ModuleType | None:
+    """The compiled copy of this very text, or None (not built, stale, or refused by the environment)."""
+    if os.environ.get("BAUERNSCHNAPSEN_PURE_SOLVER"):
+        return None
+    try:
+        compiled = importlib.import_module(f"{__name__.rpartition('.')[0]}.{ACCELERATOR}")
+    except ImportError:
+        return None
+    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return compiled if getattr(compiled, "SOURCE_SHA256", None) == digest else None
+
+
+# Only the pure module looks for its compiled copy (the copy itself is named ``_solver_compiled``).
+_compiled = _accelerator() if __name__.rpartition(".")[2] == "solver" else None
+KIND = "pure" if _compiled is None else "compiled"
+if _compiled is not None:
+    globals()["Solver"] = _compiled.Solver
+
+
+def solver_classes() -> dict[str, type[Solver]]:
+    """Every solver this process has: "pure" always, "compiled" where the accelerator is built and current."""
+    classes = {"pure": PureSolver}
+    if _compiled is not None:
+        classes["compiled"] = _compiled.Solver
+    return classes
+
+
+__all__ = ["INFINITY", "KIND", "SUITS", "PureSolver", "SearchAborted", "Solver", "solver_classes"]
+
