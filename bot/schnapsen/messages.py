@@ -68,8 +68,9 @@ class Messages:
         self.bot = bot
         self.service = bot.service
         retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
-        self.edits = Coalescer(bot.settings.edit_interval, **retry)  # message edits, rate limited per message
-        self.sends = Coalescer(0.0, **retry)  # hand sends and deliveries of the outbox
+        gate = bot.channel_gate  # a channel that answered 403 is not tried again until it changes
+        self.edits = Coalescer(bot.settings.edit_interval, gate=gate, **retry)  # edits, rate limited per message
+        self.sends = Coalescer(0.0, gate=gate, **retry)  # hand sends and deliveries of the outbox
         self.user_langs: OrderedDict[int, str] = OrderedDict()
         self._hand_images: dict[int, int] = {}  # DM message id -> hash of the hand image it shows
         self._hand_shown: dict[int, tuple[object, ...]] = {}  # DM message id -> what it shows (signature)
