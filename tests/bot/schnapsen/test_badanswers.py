@@ -5,6 +5,7 @@ spread with jitter after a global limit); a channel that answered 403 is not tri
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 from types import SimpleNamespace
@@ -14,6 +15,10 @@ import pytest
 
 from bot.schnapsen.badanswers import BadAnswers, ChannelGate, retry_after
 from bot.schnapsen.coalesce import Coalescer
+from tests.bot.schnapsen.harness import Table
+from tests.bot.schnapsen.test_faults import FAST_RETRIES, alice_and_three_ai, settled
+from tests.fakediscord import FakeDiscord
+from tests.fakediscord.server import RecordedRequest
 
 
 class Clock:
@@ -180,3 +185,79 @@ async def test_a_refused_channel_is_tried_again_after_the_long_pause_or_when_an_
     assert gate.blocked() == [77] and gate.reopened(88).is_set()
     clock.now = 601.0
     assert gate.blocked() == [], "the last resort: tried again after the pause"
+
+
+# --- against the fake Discord -------------------------------------------------------------------------------
+
+
+def channel_requests(fake: FakeDiscord, channel_id: int, since: int) -> list[RecordedRequest]:
+    return [r for r in fake.requests[since:] if r.path.startswith(f"/channels/{channel_id}/")]
+
+
+async def test_a_table_channel_that_answers_403_is_not_hammered_and_is_redrawn_once_its_permissions_change(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    world.settings = dataclasses.replace(world.settings, **FAST_RETRIES)
+    alice, bot, table = await alice_and_three_ai(world)
+    await settled(bot)
+    channel = world.channel
+    refusals = [
+        fake_discord.fail_next(method, pattern, status=403, code=50013, message="Missing Permissions", times=10_000)
+        for method, pattern in (("PATCH", f"/channels/{channel.id}/messages/*"), ("POST", f"/channels/{channel.id}/messages"))
+    ]
+    since, version = len(fake_discord.requests), table.version
+    clicks = await world.play([alice], until=lambda now: now.version >= version + 16, timeout=30)
+    assert clicks >= 3, "several moves were made meanwhile (alice's and the AI's)"
+    tried = channel_requests(fake_discord, channel.id, since)
+    assert 1 <= len(tried) <= 3, f"a few attempts, not one per move or retry: {[(r.method, r.path) for r in tried]}"
+    refused = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR and f"channel {channel.id}" in r.getMessage()]
+    assert len(refused) == 1 and "likely missing Send Messages" in refused[0], refused
+    assert bot.bad_answers.total["403"] == len(tried), "http_trace counted every refusal"
+
+    # The server's admin gives the bot its permission back: the channel update reopens it, the table is redrawn.
+    for rule in refusals:
+        fake_discord.faults.remove(rule)
+    message = world.table_message_now()
+    assert message is not None
+    edits = message.edit_count
+    await fake_discord.dispatch("CHANNEL_UPDATE", channel.payload())
+    await fake_discord.wait_for(lambda: message.edit_count > edits, timeout=10, what="the table message redrawn")
+    await settled(bot)
+    assert bot.channel_gate.blocked() == []
+
+
+async def test_a_429_raised_to_the_bot_is_retried_after_its_retry_after_and_counted(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    world.settings = dataclasses.replace(world.settings, **FAST_RETRIES)
+    alice, bot, table = await alice_and_three_ai(world)
+    await settled(bot)
+    channel = world.channel
+    # discord.py tries five times, waiting 0.05 s after each; then it raises the 429 (Retry-After: 1) to the bot.
+    fake_discord.fail_next("PATCH", f"/channels/{channel.id}/messages/*", status=429, times=5, retry_after=0.05)
+    since, version = len(fake_discord.requests), table.version
+    await world.play([alice], until=lambda now: now.version >= version + 4, timeout=30)
+    edits = await fake_discord.wait_for(
+        lambda: (found := [r for r in channel_requests(fake_discord, channel.id, since) if r.method == "PATCH"])[5:]
+        and found, timeout=10, what="the edit after the 429s",
+    )
+    assert [r.status for r in edits[:6]] == [429] * 5 + [200]
+    assert edits[5].at - edits[4].at >= 1.0, "the bot waited the answer's Retry-After (1 s), not its first_retry"
+    assert bot.bad_answers.total["429 shared"] == 5, "http_trace saw the 429s discord.py retried itself"
+    assert bot.bad_answers.counted() == 0, "shared-scope 429s do not count toward the ban"
+
+
+async def test_a_dm_channel_closed_mid_deal_is_not_hammered(fake_discord: FakeDiscord, world: Table) -> None:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [bob, None, None], target=3)
+    await world.play([alice, bob], until=lambda t: len(t.log) >= 2)
+    dms = fake_discord.dm_channel(bob)
+    assert dms is not None
+    since = len(fake_discord.requests)
+    fake_discord.close_dms(bob)
+    version = table.version
+    await world.play([alice, bob], until=lambda t: t.version >= version + 24 or t.deal_no > 1, timeout=60)
+    tried = channel_requests(fake_discord, dms.id, since)
+    assert [r.status for r in tried] == [403], "one refused edit; then the hand lives in the channel"
