@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 Job = Callable[[], Awaitable[None]]
 BURST = 5  # runs of one key within BURST intervals: about what Discord allows for edits in one channel
 PRUNE_AT = 4096  # keys with a remembered last run before the old ones are forgotten
+MAX_SPREAD = 5.0  # seconds over which the retries after one 429 are spread at most (a ban asks for a day)
 
 
 class Coalescer:
@@ -146,7 +147,7 @@ class Coalescer:
                     # Retrying into a 403 only spends the invalid-request budget: wait for the channel to open.
                     self.gate.refuse(channel_id, getattr(err, "code", 0), describe(key))
                     await self._wait_for_channel(key, channel_id)
-                    if key in self._dropped or key in self._pending:  # closed, or a newer request runs instead
+                    if key in self._dropped or self._closing or key in self._pending:  # a newer request runs
                         return
                     pause, attempt = self.first_retry, 1
                     continue
@@ -173,12 +174,13 @@ class Coalescer:
 
     def _wait_after(self, err: Exception, pause: float) -> float | None:
         """After a 429: at least its retry-after (and the pause the attempts so far earned), plus a random
-        share of it, so that the jobs one global limit stopped spread out again. None for other failures."""
+        share of it (at most ``MAX_SPREAD``), so that the jobs one global limit stopped spread out again. None
+        for other failures."""
         asked = retry_after(err)
         if asked is None:
             return None
-        wait = max(asked, pause)
-        return wait + self.jitter() * max(asked, self.first_retry)
+        spread = min(max(asked, self.first_retry), MAX_SPREAD)
+        return max(asked, pause) + self.jitter() * spread
 
     async def _wait_for_channel(self, key: Hashable, channel_id: int) -> None:
         """Until the gate opens the refused channel again (or the key is dropped, or the bot stops)."""
