@@ -387,6 +387,8 @@ async def run(args: argparse.Namespace) -> None:
             f"429s discord.py met over the whole run: waited out and retried {report.get('http_429_retried', 0)},"
             f" raised to the bot {report.get('http_429_surfaced', 0)}"
         )
+        if "bad_answers" in report:  # the bot's own count (bot/schnapsen/badanswers.py), at its stop
+            print(f"bad answers the bot counted in its last 10 minutes: {report['bad_answers']}")
     print(
         f"bot process peak memory: {mb('peak_rss_kb')} overall; {mb('serving_peak_rss_kb')} while serving"
         f" (after start-up, whose peak was {mb('startup_peak_rss_kb')}: card art preloaded in"

@@ -282,6 +282,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
     report["cpu_marks"] = COSTS.marks
     report["http_429_retried"] = RATE_LIMITS.retried
     report["http_429_surfaced"] = RATE_LIMITS.surfaced
+    report["bad_answers"] = bot.bad_answers.summary()
     report["draws"] = [[kind, round(at, 4)] for kind, at in COSTS.draws]
     return report
 

@@ -24,6 +24,7 @@ from bot.db import Database
 from bot.game.ai import AiPlayers
 from bot.game.coach import Coach
 from bot.game.service import TableService
+from bot.schnapsen.badanswers import BadAnswers, ChannelGate, locator, trace_config, watch_permissions
 from bot.schnapsen.checks import Throttle
 from bot.schnapsen.runtime import Runtime
 from bot.settings import Settings
@@ -56,9 +57,16 @@ class SchnapsenBot(commands.Bot):
         intents.guilds = True
         # No message pings anybody unless it says so itself (a player named "@everyone" stays a name).
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        # Every answer of a REST call is counted against Discord's budget for bad answers (badanswers.py).
+        bad_answers = BadAnswers()
+        options.setdefault("http_trace", trace_config(bad_answers))
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options
         )
+        self.bad_answers = bad_answers
+        # Channels that answered 403: nothing is sent there until their permissions change (or 10 minutes).
+        self.channel_gate = ChannelGate(locate=locator(self))
+        watch_permissions(self, self.channel_gate)
         self.settings = settings
         self.force_sync = force_sync
         self.db: Database

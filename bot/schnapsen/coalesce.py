@@ -8,6 +8,11 @@ requests leave the last of those runs to it), so a person's turn is not held bac
 the moves before it. A job that fails is logged at ERROR with its
 key (which names the table) and retried with a growing pause until it succeeds, is replaced by a newer
 request, or its key is dropped (the table closed). Nothing that moves a table is ever left to chance.
+
+Failing must not make things worse with Discord (badanswers.py): after a 429 raised to the bot, the job
+waits at least the answer's retry-after, plus a random share of it so that the jobs a global limit stopped
+do not all go out again in the same instant; after a 403 in a channel, the job waits until the channel gate
+opens it again (its permissions changed, or a long pause passed) instead of retrying into the refusal.
 """
 
 from __future__ import annotations
@@ -15,21 +20,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
+
+from .badanswers import ChannelGate, is_global_limit, refused_channel, retry_after
 
 log = logging.getLogger(__name__)
 
 Job = Callable[[], Awaitable[None]]
 BURST = 5  # runs of one key within BURST intervals: about what Discord allows for edits in one channel
 PRUNE_AT = 4096  # keys with a remembered last run before the old ones are forgotten
+MAX_SPREAD = 5.0  # seconds over which the retries after one 429 are spread at most (a ban asks for a day)
 
 
 class Coalescer:
-    def __init__(self, interval: float, *, first_retry: float = 0.5, max_retry: float = 10.0) -> None:
+    def __init__(
+        self,
+        interval: float,
+        *,
+        first_retry: float = 0.5,
+        max_retry: float = 10.0,
+        gate: ChannelGate | None = None,
+    ) -> None:
         self.interval = interval
         self.first_retry = first_retry
         self.max_retry = max_retry
+        self.gate = gate  # channels that answered 403 (None: a refusal is retried like any failure)
+        self.jitter: Callable[[], float] = random.random  # a share in [0, 1) of a 429's wait added to it
         self._pending: dict[Hashable, Job] = {}
         self._workers: dict[Hashable, asyncio.Task[None]] = {}
         self._dropped: set[Hashable] = set()
@@ -119,22 +137,66 @@ class Coalescer:
                 return
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as err:
                 self.failures += 1
                 if key in self._dropped or self._closing:
                     log.error("%s failed; not retried (closed)", describe(key), exc_info=True)
                     return
-                if key in self._pending:  # a newer request replaces this one: run that instead
+                channel_id = None if self.gate is None else refused_channel(err)
+                if channel_id is not None and self.gate is not None:
+                    # Retrying into a 403 only spends the invalid-request budget: wait for the channel to open.
+                    self.gate.refuse(channel_id, getattr(err, "code", 0), describe(key))
+                    await self._wait_for_channel(key, channel_id)
+                    if key in self._dropped or self._closing or key in self._pending:  # a newer request runs
+                        return
+                    pause, attempt = self.first_retry, 1
+                    continue
+                wait = self._wait_after(err, pause)
+                if wait is not None:  # a 429: Discord said how long; the next attempt, old or newer, waits it
+                    log.warning(
+                        "%s rate limited (429%s); retrying in %.1f s",
+                        describe(key), ", global" if is_global_limit(err) else "", wait,
+                    )
+                elif key in self._pending:  # a newer request replaces this one: run that instead
                     log.error("%s failed; a newer request replaces it", describe(key), exc_info=True)
                     return
-                log.error("%s failed (attempt %d); retrying in %.1f s", describe(key), attempt, pause, exc_info=True)
-            await asyncio.sleep(pause)
+                else:
+                    log.error(
+                        "%s failed (attempt %d); retrying in %.1f s", describe(key), attempt, pause, exc_info=True
+                    )
+            await asyncio.sleep(pause if wait is None else wait)
             if key in self._dropped:
                 return
             if key in self._pending:  # superseded while waiting
                 return
             pause = min(pause * 2, self.max_retry)
             attempt += 1
+
+    def _wait_after(self, err: Exception, pause: float) -> float | None:
+        """After a 429: at least its retry-after (and the pause the attempts so far earned), plus a random
+        share of it (at most ``MAX_SPREAD``), so that the jobs one global limit stopped spread out again. None
+        for other failures."""
+        asked = retry_after(err)
+        if asked is None:
+            return None
+        spread = min(max(asked, self.first_retry), MAX_SPREAD)
+        return max(asked, pause) + self.jitter() * spread
+
+    async def _wait_for_channel(self, key: Hashable, channel_id: int) -> None:
+        """Until the gate opens the refused channel again (or the key is dropped, or the bot stops)."""
+        assert self.gate is not None
+        while key not in self._dropped and not self._closing and (left := self.gate.blocked_for(channel_id)) > 0:
+            wake = self._wakes.setdefault(key, asyncio.Event())
+            wake.clear()
+            waiters = {
+                asyncio.ensure_future(self.gate.reopened(channel_id).wait()),
+                asyncio.ensure_future(wake.wait()),
+            }
+            try:
+                await asyncio.wait(waiters, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
 
     def cancel(self, key: Hashable) -> None:
         """Stop the key's job now (shutdown, or a closed table's timer); what it owed is stored."""
@@ -155,6 +217,8 @@ class Coalescer:
     def close(self) -> None:
         """From now on a failed job is not retried (the bot is stopping)."""
         self._closing = True
+        for wake in self._wakes.values():  # a job parked on a refused channel gives up now
+            wake.set()
 
     async def drain(self, timeout: float | None = None) -> None:
         """Wait until every requested job has run (used on shutdown and by tests); a job still failing

@@ -41,8 +41,9 @@ class Messages:
         self.bot = bot
         self.service = bot.service
         retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
-        self.edits = Coalescer(bot.settings.edit_interval, **retry)  # message edits, rate limited per message
-        self.sends = Coalescer(0.0, **retry)  # hand sends and deliveries of the outbox
+        gate = bot.channel_gate  # a channel that answered 403 is not tried again until it changes
+        self.edits = Coalescer(bot.settings.edit_interval, gate=gate, **retry)  # edits, rate limited per message
+        self.sends = Coalescer(0.0, gate=gate, **retry)  # hand sends and deliveries of the outbox
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
         self.hands = Hands(self)
         # Two facts about a table's closing, which outlive its memory (the close is what forgets it): a table
