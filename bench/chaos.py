@@ -61,6 +61,12 @@ Figures and how they are measured:
 - Restarts come every --restart-every seconds (jittered), but after every --quiet-every of them there is
   none for --stall-seconds + 15 s: a restart restores every table and restarts its driver, which would hide a
   table that stalls until something restarts the bot (the other faults go on meanwhile).
+- Faults injected, per kind, counted where they happened: the HTTP faults the fake answered, the gateway
+  faults it carried out, the DMs it closed; in the bot process (its log lines ``chaos fault injected: <kind>``)
+  the storage fault windows it opened, every write it refused in them (by the core method), the AI workers
+  it killed and the AI searches it gave a 1 ms cap (and how often the AI fell back to greedy). A kind the
+  parent asked for (SIGUSR1, SIGUSR2) that never once took effect in the bot fails the run: a patch that
+  misses its target would otherwise pass for a fault survived.
 - Restarts survived: kill -9 restarts after which the bot was READY again. A restart that did not come up,
   or a bot process that exited on its own, is counted and fails the run.
 
@@ -99,6 +105,8 @@ SEATS = ("North", "East", "South", "West")
 HAND_TITLE = "Your hand"
 STALE_ANSWER = "out of date"  # the bot's refusal of a button whose position has moved on
 ACCEPTED = re.compile(r"accepted table=(\d+) deal=(\d+) seq=(\d+) action=(.+)$")
+INJECTED = re.compile(r"chaos fault injected: (\S+)$")  # bench/chaos_child.py's line per fault that happened
+AI_FALLBACK = "fell back to greedy"  # bot.ai_worker's warning when a search failed or overran its cap
 RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) ([\w.]+): (.*)$")
 RESULT_NONCE = re.compile(r"r(\d+)\.(\d+)$")
 HAND_NONCE = re.compile(r"h(\d+)\.(\d+)\.(\d)$")
@@ -813,8 +821,9 @@ class Chaos:
             bummerl = dict(db.execute("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
         finished = sum(bummerl.values())
         started = finished + sum(1 for status in statuses.values() if status == "playing")
-        accepted, unhandled, supervised, source = parse_log(self.log_path)
-        unhandled += stderr_tracebacks(self.stderr_path)
+        found = parse_log(self.log_path)
+        accepted, supervised, in_bot = found.accepted, found.supervised, found.injected
+        unhandled = found.unhandled + stderr_tracebacks(self.stderr_path)
         missing = sorted(key for key in accepted if key not in stored)
         nonce_dupes = 0
         for table in self.tables:
@@ -846,7 +855,7 @@ class Chaos:
             "bummerl_started": started,
             "bummerl_wanted": wanted,
             "accepted_actions_logged": len(accepted),
-            "accepted_log_source": source,
+            "accepted_log_source": found.source,
             "accepted_missing_from_record": len(missing),
             "missing_examples": [list(key) for key in missing[:5]],
             "tables_stalled_30s": len({table_id for table_id, _ in self.stalls}),
@@ -877,7 +886,13 @@ class Chaos:
                 "storage_windows": self.faults.storage_windows,
                 "ai_worker_kills": self.faults.worker_kills,
                 "dm_closes": self.faults.dm_closes,
+                "kill_9_restarts": self.restarts,
+                # Counted by the bot process where each fault really happened (signals above are only asks).
+                "in_bot": dict(sorted(in_bot.items())),
+                "storage_writes_refused": sum(refused_writes(in_bot).values()),
+                "ai_fell_back_to_greedy": found.ai_fallbacks,
             },
+            "faults_asked_but_never_injected": never_injected(self.faults, in_bot),
             "clicks": self.stats.clicks,
             "my_hand_asks": self.stats.hand_asks,
             "seconds": round(played_for, 1),
@@ -887,33 +902,64 @@ class Chaos:
 # --------------------------------------------------------------------------------------------- the logs
 
 
-def parse_log(path: Path) -> tuple[set[tuple[int, int, int, str]], list[str], collections.Counter[str], str]:
-    """Accepted actions, unhandled exceptions (first lines), supervised failures by kind, and who logged the
-    accepted lines ("bot" or "bench shim")."""
-    accepted: set[tuple[int, int, int, str]] = set()
-    unhandled: list[str] = []
-    supervised: collections.Counter[str] = collections.Counter()
-    source = "bot"
+@dataclass
+class LogFindings:
+    accepted: set[tuple[int, int, int, str]] = field(default_factory=set)
+    unhandled: list[str] = field(default_factory=list)  # first lines
+    supervised: collections.Counter[str] = field(default_factory=collections.Counter)  # by kind
+    source: str = "bot"  # who logged the accepted lines ("bot" or "bench shim")
+    injected: collections.Counter[str] = field(default_factory=collections.Counter)  # faults that happened
+    ai_fallbacks: int = 0
+
+
+def parse_log(path: Path) -> LogFindings:
+    found = LogFindings()
     if not path.exists():
-        return accepted, unhandled, supervised, source
+        return found
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         record = RECORD_START.match(line)
         if record is None:
             continue  # a continuation line (traceback) of the record before
         level, logger, message = record.groups()
-        found = ACCEPTED.search(message)
-        if found:
-            accepted.add((int(found[1]), int(found[2]), int(found[3]), found[4]))
+        accepted = ACCEPTED.search(message)
+        if accepted:
+            found.accepted.add((int(accepted[1]), int(accepted[2]), int(accepted[3]), accepted[4]))
             if logger == "bench.shim":
-                source = "bench shim (the bot does not log accepted actions yet)"
+                found.source = "bench shim (the bot does not log accepted actions yet)"
             continue
+        fault = INJECTED.search(message)
+        if fault and logger.startswith("bench"):
+            found.injected[fault[1]] += 1
+            continue
+        if logger == "bot.ai_worker" and AI_FALLBACK in message:
+            found.ai_fallbacks += 1
         if level not in ("ERROR", "CRITICAL"):
             continue
         if logger == "bot" or logger.startswith("bot."):
-            supervised[f"{logger}: {re.sub(r'[0-9]+', 'N', message)[:90]}"] += 1
+            found.supervised[f"{logger}: {re.sub(r'[0-9]+', 'N', message)[:90]}"] += 1
         elif not logger.startswith("bench"):
-            unhandled.append(f"{logger}: {message[:160]}")
-    return accepted, unhandled, supervised, source
+            found.unhandled.append(f"{logger}: {message[:160]}")
+    return found
+
+
+def refused_writes(in_bot: collections.Counter[str] | dict[str, int]) -> dict[str, int]:
+    """The storage writes refused in the fault windows, by the core method that refused them."""
+    return {
+        kind.removeprefix("storage-"): count
+        for kind, count in in_bot.items()
+        if kind.startswith("storage-") and kind != "storage-window"
+    }
+
+
+def never_injected(asked: Faults, in_bot: collections.Counter[str]) -> list[str]:
+    """Fault kinds the parent asked the bot for whose injection never once took effect there: a patch that
+    misses its target (renamed, overridden) shows here instead of passing as a fault survived."""
+    broken = []
+    if asked.storage_windows and not refused_writes(in_bot):
+        broken.append(f"{asked.storage_windows} storage fault windows, not one write refused")
+    if asked.worker_kills and not in_bot["ai-worker-killed"]:
+        broken.append(f"{asked.worker_kills} AI worker kills asked, none killed")
+    return broken
 
 
 def stderr_tracebacks(path: Path) -> list[str]:
@@ -940,6 +986,7 @@ def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
         "duplicate hand DMs (same nonce)": figures["duplicate_hand_dms_by_nonce"],
         "restarts that did not come up": figures["restart_failures"],
         "bot exits nobody asked for": figures["unexpected_exits"],
+        "fault kinds asked for but never injected": len(figures["faults_asked_but_never_injected"]),
     }
 
 
@@ -987,9 +1034,20 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     faults = f["faults"]
     print(
         f"faults injected: HTTP {faults['http']} ({faults['http_after_effect']} after taking effect); "
-        f"gateway {faults['gateway']}; storage windows {faults['storage_windows']}; AI workers killed "
-        f"{faults['ai_worker_kills']}; DMs closed {faults['dm_closes']}"
+        f"gateway {faults['gateway']}; DMs closed {faults['dm_closes']}; kill -9 restarts "
+        f"{faults['kill_9_restarts']}"
     )
+    in_bot = faults["in_bot"]
+    print(
+        f"faults in the bot process (asked / happened): storage windows {faults['storage_windows']} / "
+        f"{in_bot.get('storage-window', 0)}, writes refused in them {faults['storage_writes_refused']} "
+        f"{refused_writes(in_bot)}; "
+        f"AI workers killed {faults['ai_worker_kills']} / {in_bot.get('ai-worker-killed', 0)}; "
+        f"AI searches given a 1 ms cap {in_bot.get('ai-1ms-cap', 0)} (AI fell back to greedy "
+        f"{faults['ai_fell_back_to_greedy']} times)"
+    )
+    for problem in f["faults_asked_but_never_injected"]:
+        print(f"    NOT INJECTED: {problem}")
     print(f"clicks {f['clicks']}, 'My hand' asks {f['my_hand_asks']}")
     if folder is not None:
         print(f"bot log and database kept in {folder}")
