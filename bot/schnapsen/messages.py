@@ -76,7 +76,9 @@ class Messages:
         self._messages_of: dict[int, set[int]] = {}  # table id -> its hand message ids in the caches above
         self._deal_ends: OrderedDict[tuple[int, int], TableSnapshot] = OrderedDict()
         self._sends_tried: set[tuple[int, int, int]] = set()  # (table, deal, seat) hand sends that failed
-        self._posted_as_it_closed: dict[int, int] = {}  # table id -> table message no snapshot knows yet
+        # table id -> its posted table message no snapshot knows yet (the table closed meanwhile, or storing the
+        # message's id failed: the retry stores this one instead of posting a second)
+        self._posted_as_it_closed: dict[int, int] = {}
         # Hands in the channel (the person chose so, or their DMs are closed), keyed by user id / (table, user).
         self._channel_hands: dict[int, ChannelHand] = {}
         self._channel_shown: dict[tuple[int, int], tuple[object, ...]] = {}  # what the ephemeral hand shows
@@ -155,6 +157,8 @@ class Messages:
                 message = self.channel(now.row.channel_id).get_partial_message(message_id)
                 try:
                     await threads.edit_in_thread(self.bot, now, message, payload)
+                    if now.row.table_message_id is None and now.status != "closed":  # its store had failed
+                        await self._store_table_message(now, message_id)
                     self._posted_as_it_closed.pop(now.id, None)
                     self._shown(now)
                     return
@@ -164,15 +168,19 @@ class Messages:
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
             self._shown(now)
-            stored = await self.service.set_table_message(now.id, sent.id)
-            if stored is None and now.status != "closed":
-                # The table closed while its message was posted: the closed snapshot, which the edit queued
-                # after this one shows, was published before the message existed.
-                self._posted_as_it_closed[now.id] = sent.id
+            await self._store_table_message(now, sent.id)
 
         # The lobby's and a finished Bummerl's buttons are what people wait for; a running deal's moves may
         # wait out the interval (only the latest is drawn).
         self.edits.request(("table message", table.id), edit, urgent=table.status != "playing")
+
+    async def _store_table_message(self, table: TableSnapshot, message_id: int) -> None:
+        self._posted_as_it_closed[table.id] = message_id  # until stored: a retry must not post another
+        stored = await self.service.set_table_message(table.id, message_id)
+        if stored is not None or table.status == "closed":
+            self._posted_as_it_closed.pop(table.id, None)
+        # Else the table closed while its message was posted: the closed snapshot, which the edit queued after
+        # this one shows, was published before the message existed.
 
     def _shown(self, table: TableSnapshot) -> None:
         if table.status == "closed" and table.row.thread_parent_id is not None:  # its thread is archived next
