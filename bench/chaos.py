@@ -1,11 +1,13 @@
 """Chaos: whole Bummerl played against the fake Discord while faults of every kind are injected at random.
 
-The fake Discord runs here; the real bot runs in a child process (bench/chaos_child.py) on one SQLite database
-that survives its restarts. Run from the repository root:
+The fake Discord runs here; the real bot runs in a child process (bench/chaos_child.py) on one database that
+survives its restarts: a SQLite file, or with ``--database postgresql`` a database of a throwaway PostgreSQL
+cluster (the machine's initdb and pg_ctl, as the tests make it). Run from the repository root:
 
     python bench/chaos.py                                   # 25 tables x 3 Bummerl to 24, 25 kill -9 restarts
     python bench/chaos.py --tables 3 --bummerl 1 --target 3 --restarts 3 --restart-every 6 --duration 80
     python bench/chaos.py --json                            # also one JSON line with every figure
+    python bench/chaos.py --database postgresql             # the bot on PostgreSQL
 
 People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
 newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
@@ -56,8 +58,9 @@ Figures and how they are measured:
 - Hand DMs never sent (must be 0): per person, the deals of their table (``deals`` rows) against the hand
   DMs they received for that table; a person who closed their DMs is owed only the deals dealt more than 30 s
   before. Checked after the settle time like the results.
-- Also: hand DMs sharing an ``h<table>.<deal>.<seat>`` nonce beyond the first (must be 0), and tables that
-  never left the lobby (they fail the run through their unfinished Bummerl).
+- Also: hand DMs sharing an ``h<table>.<deal>.<seat>`` nonce beyond the first (must be 0), table messages
+  beyond one per table (must be 0: a post repeated because storing its message id failed shows as a second
+  lobby), and tables that never left the lobby (they fail the run through their unfinished Bummerl).
 - Restarts come every --restart-every seconds (jittered), but after every --quiet-every of them there is
   none for --stall-seconds + 15 s: a restart restores every table and restarts its driver, which would hide a
   table that stalls until something restarts the bot (the other faults go on meanwhile).
@@ -89,6 +92,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,6 +140,18 @@ def game_buttons(message: FakeMessage | None) -> list[str]:
         if match and match[3] in GAME_VERBS and not button.get("disabled"):
             found.append(match[0])
     return found
+
+
+def extra_table_messages(channel: FakeChannel) -> int:
+    """Table messages (an embed with a table's own buttons; not a result, a turn notice or an ephemeral hand)
+    beyond the one each table has: a post repeated after its first try took effect shows as a second lobby."""
+    per_table: collections.Counter[int] = collections.Counter()
+    for message in channel.all_messages:
+        if message.deleted or message.ephemeral or not message.embeds:
+            continue
+        found = (BUTTON_ID.fullmatch(str(b.get("custom_id", ""))) for b in message.buttons)
+        per_table.update({int(match[1]) for match in found if match and match[3] not in RESULT_VERBS})
+    return sum(count - 1 for count in per_table.values())
 
 
 def is_hand(message: FakeMessage) -> bool:
@@ -396,11 +412,61 @@ class Faults:
     dm_closes: int = 0
 
 
+class StoredData:
+    """The parent's look at the bot's database (only the bot writes it): a SQLite file opened read-only, or a
+    database of a throwaway PostgreSQL cluster (tests/pgcluster.py) read through asyncpg on a thread of its
+    own (the parent's loop is busy being Discord)."""
+
+    def __init__(self, engine: str, folder: Path) -> None:
+        self.engine = engine
+        self.path = folder / "chaos.sqlite3"
+        self.cluster: Any = None
+        self.reader = ThreadPoolExecutor(1, thread_name_prefix="chaos-db")
+
+    def start(self) -> str:
+        """Make the database; what the bot is to open (a file path or a postgresql:// URL)."""
+        if self.engine == "sqlite":
+            return str(self.path)
+        from tests.pgcluster import Cluster, server_binaries
+
+        binaries = server_binaries()
+        if binaries is None:
+            raise SystemExit("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
+        self.cluster = Cluster(binaries)
+        self.cluster.start()
+        self.reader.submit(asyncio.run, self._pg("CREATE DATABASE chaos", admin=True)).result()
+        return str(self.cluster.dsn("chaos"))
+
+    def stop(self) -> None:
+        self.reader.shutdown()
+        if self.cluster is not None:
+            self.cluster.stop()
+
+    def exists(self) -> bool:
+        return self.engine == "postgresql" or self.path.exists()
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        if self.engine == "sqlite":
+            with contextlib.closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5)) as db:
+                return db.execute(sql).fetchall()
+        return self.reader.submit(asyncio.run, self._pg(sql)).result()
+
+    async def _pg(self, sql: str, *, admin: bool = False) -> list[tuple[Any, ...]]:
+        import asyncpg
+
+        connection = await asyncpg.connect(self.cluster.dsn("postgres" if admin else "chaos"))
+        try:
+            return [tuple(row) for row in await connection.fetch(sql)]
+        finally:
+            await connection.close()
+
+
 class Chaos:
     def __init__(self, args: argparse.Namespace, folder: Path) -> None:
         self.args = args
         self.folder = folder
-        self.database = folder / "chaos.sqlite3"
+        self.stored = StoredData(args.database, folder)
+        self.database = ""  # what the bot opens: set when the database is made (run)
         self.log_path = folder / "bot.log"
         self.stderr_path = folder / "bot-stderr.log"
         self.fake = FakeDiscord(record_requests=False, keep_history=False)
@@ -438,7 +504,7 @@ class Chaos:
             "--token",
             self.fake.token,
             "--database",
-            str(self.database),
+            self.database,
             "--log",
             str(self.log_path),
             "--storage-fault-seconds",
@@ -603,11 +669,10 @@ class Chaos:
     # --- watching the database ------------------------------------------------------------------------
 
     def read_db(self) -> dict[int, dict[str, Any]]:
-        if not self.database.exists():
+        if not self.stored.exists():
             return {}
-        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=2)) as db:
-            rows = db.execute("SELECT id, channel_id, status, version FROM game_tables").fetchall()
-            bummerl = dict(db.execute("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
+        rows = self.stored.query("SELECT id, channel_id, status, version FROM game_tables")
+        bummerl = dict(self.stored.query("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
         found: dict[int, dict[str, Any]] = {}
         for table_id, channel_id, status, version in rows:
             if status == "closed" and channel_id in found:
@@ -628,7 +693,7 @@ class Chaos:
         last = now()
         while not stop.is_set():
             await asyncio.sleep(1.0)
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(Exception):  # the bot may hold the file; it is read again in a second
                 self.db_tables = await asyncio.to_thread(self.read_db)
             moment = now()
             if self.healthy():
@@ -683,6 +748,7 @@ class Chaos:
         raise RuntimeError("the bot never answered /schnapsen settings")
 
     async def run(self) -> dict[str, Any]:
+        self.database = await asyncio.to_thread(self.stored.start)
         await self.fake.start()
         started = now()
         self.stderr_file = self.stderr_path.open("ab")
@@ -739,6 +805,7 @@ class Chaos:
             await self.kill_child()
             await self.fake.stop()
             self.stderr_file.close()
+            self.stored.stop()
 
     async def report_progress(self, stop: asyncio.Event, started: float) -> None:
         while not stop.is_set():
@@ -765,8 +832,7 @@ class Chaos:
     # --- the figures -----------------------------------------------------------------------------------
 
     def finished_deals(self) -> dict[int, int]:
-        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
-            return dict(db.execute("SELECT table_id, COUNT(*) FROM deal_results GROUP BY table_id"))
+        return dict(self.stored.query("SELECT table_id, COUNT(*) FROM deal_results GROUP BY table_id"))
 
     def result_messages(self) -> dict[int, list[FakeMessage]]:
         """Result messages per table id (channel -> table by the database)."""
@@ -782,8 +848,7 @@ class Chaos:
     def missing_hands(self) -> int:
         """Deals for which a person with open DMs never got a hand DM. A person who closed their DMs is owed
         the hands of the deals dealt more than 30 s before (a restart may have delayed the rest)."""
-        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
-            deals = db.execute("SELECT table_id, started_at FROM deals").fetchall()
+        deals = self.stored.query("SELECT table_id, started_at FROM deals")
         tables_of_channel = {channel_id: row["id"] for channel_id, row in self.read_db().items()}
         missing = 0
         for table in self.tables:
@@ -815,10 +880,9 @@ class Chaos:
         )
 
     def figures(self, played_for: float, settled: bool) -> dict[str, Any]:
-        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=5)) as db:
-            stored = set(db.execute("SELECT table_id, deal_no, seq, action FROM actions"))
-            statuses = dict(db.execute("SELECT id, status FROM game_tables"))
-            bummerl = dict(db.execute("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
+        stored = set(self.stored.query("SELECT table_id, deal_no, seq, action FROM actions"))
+        statuses = dict(self.stored.query("SELECT id, status FROM game_tables"))
+        bummerl = dict(self.stored.query("SELECT table_id, COUNT(*) FROM bummerl_results GROUP BY table_id"))
         finished = sum(bummerl.values())
         started = finished + sum(1 for status in statuses.values() if status == "playing")
         found = parse_log(self.log_path)
@@ -843,6 +907,7 @@ class Chaos:
                     if m.nonce and HAND_NONCE.fullmatch(m.nonce) and not m.deleted
                 )
                 hand_dupes += sum(count - 1 for count in seen.values())
+        table_message_dupes = sum(extra_table_messages(table.channel) for table in self.tables)
         never_started = sum(1 for t in self.tables if (t.db_row() or {}).get("status") in (None, "lobby"))
         results, deals = self.result_messages(), self.finished_deals()
         extra_results = sum(
@@ -871,6 +936,7 @@ class Chaos:
             "results_never_posted": missing_results,
             "hand_dms_never_sent": self.missing_hands(),
             "duplicate_hand_dms_by_nonce": hand_dupes,
+            "duplicate_table_messages": table_message_dupes,
             "tables_never_started": never_started,
             "settled": settled,
             "restarts_survived": self.restarts,
@@ -984,6 +1050,7 @@ def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
         "results never posted": figures["results_never_posted"],
         "hand DMs never sent": figures["hand_dms_never_sent"],
         "duplicate hand DMs (same nonce)": figures["duplicate_hand_dms_by_nonce"],
+        "table messages beyond one per table": figures["duplicate_table_messages"],
         "restarts that did not come up": figures["restart_failures"],
         "bot exits nobody asked for": figures["unexpected_exits"],
         "fault kinds asked for but never injected": len(figures["faults_asked_but_never_injected"]),
@@ -994,7 +1061,7 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     f = figures
     print(
         f"chaos: {args.tables} tables, {args.bummerl} Bummerl each to "
-        f"{args.target or 24} game points, seed {args.seed}, {f['seconds']} s"
+        f"{args.target or 24} game points, seed {args.seed}, {args.database}, {f['seconds']} s"
     )
     print(
         f"Bummerl finished / started: {f['bummerl_finished']} / {f['bummerl_started']} "
@@ -1024,8 +1091,8 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     )
     print(
         f"hand DMs never sent: {f['hand_dms_never_sent']}; "
-        f"duplicate hand DMs (same nonce): {f['duplicate_hand_dms_by_nonce']}; tables that never started: "
-        f"{f['tables_never_started']}"
+        f"duplicate hand DMs (same nonce): {f['duplicate_hand_dms_by_nonce']}; table messages beyond one per "
+        f"table: {f['duplicate_table_messages']}; tables that never started: {f['tables_never_started']}"
     )
     print(
         f"restarts survived: {f['restarts_survived']} (did not come up: {f['restart_failures']}; "
@@ -1050,7 +1117,8 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
         print(f"    NOT INJECTED: {problem}")
     print(f"clicks {f['clicks']}, 'My hand' asks {f['my_hand_asks']}")
     if folder is not None:
-        print(f"bot log and database kept in {folder}")
+        kept = "database" if args.database == "sqlite" else "no database (the PostgreSQL cluster is gone)"
+        print(f"bot log and {kept} kept in {folder}")
 
 
 def main() -> int:
@@ -1058,6 +1126,12 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tables", type=int, default=25)
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="the bot's engine: a SQLite file (default) or a throwaway PostgreSQL cluster (initdb, pg_ctl)",
+    )
     parser.add_argument("--bummerl", type=int, default=3, help="Bummerl each table plays (default 3)")
     parser.add_argument(
         "--target", type=int, default=0, help="game points that win a Bummerl (default: the rules' own, 24)"
