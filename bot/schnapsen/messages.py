@@ -146,8 +146,11 @@ class Messages:
         channel = guild.get_channel_or_thread(table.row.channel_id) if guild else None
         return f"{guild.name if guild else table.row.guild_id} · #{channel.name if channel else table.row.channel_id}"
 
-    def refresh_table_message(self, table: TableSnapshot) -> None:
-        """Show the table as it stands now (posting the table message when it has none or it was deleted)."""
+    def refresh_table_message(self, table: TableSnapshot, *, posted: int | None = None) -> None:
+        """Show the table as it stands now (posting the table message when it has none or it was deleted).
+        ``posted``: its message, posted already, whose id could not be stored: stored here, not posted again."""
+        if posted is not None:
+            self._posted_as_it_closed.setdefault(table.id, posted)
 
         async def edit() -> None:
             now = self.current(table)
