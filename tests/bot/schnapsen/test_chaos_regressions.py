@@ -176,3 +176,30 @@ async def test_a_table_message_whose_id_could_not_be_stored_is_not_posted_twice(
     assert len(failed) == 2
     assert [m.id for m in lobbies] == [world.live.row.table_message_id], "one lobby, the one stored"
     assert any("table message failed" in r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+
+
+async def test_a_hand_dm_click_that_storage_refuses_is_logged_with_its_table(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A click on a hand DM whose action cannot be stored (storage full for a moment) is answered as an error
+    and logged at ERROR naming its table: a DM has no table of its own, the button's id names it."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=2)
+
+    async def refused(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    def alices_button() -> tuple[Any, str] | None:
+        hand = world.hand_message(alice)
+        button = current_button(hand, table.version) if hand is not None and table.deal.to_act == 0 else None
+        return None if button is None else (hand, str(button["custom_id"]))
+
+    hand, custom_id = await fake_discord.wait_for(alices_button, what="alice's turn in her hand DM")
+    bot.service.act = refused  # type: ignore[method-assign]
+    click = await fake_discord.click(alice, hand, custom_id)
+    await click.wait_response()
+    await fake_discord.wait_for(lambda: click.followups or click.messages, what="the answer")
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and "unexpected error" in r.getMessage()]
+    assert len(errors) == 1 and f"table={table.id} " in errors[0], errors
