@@ -6,8 +6,8 @@ SIGKILL (its whole process group, AI workers included) to simulate a crash.
 Faults injected in this process:
 
 - SIGUSR1: storage writes fail for ``--storage-fault-seconds``, on either engine: while the window is open every
-  write of the engine's core (``SqliteCore``, ``PostgresCore``: each write method the class defines itself, see
-  ``CORE_WRITES``) raises the driver's own "disk full" error: a transaction block at its start (and at its end,
+  write of the engine's core (``SqliteCore``, ``PostgresCore``: each write method of ``CORE_WRITES`` the class
+  defines itself) raises the driver's own "disk full" error: a transaction block at its start (and at its end,
   so that it rolls back, when the window opened meanwhile), a statement inside one, a one-statement write.
 - SIGUSR2: one AI worker process is killed with SIGKILL (one of ``AiWorker.worker_pids()``).
 - ``--overrun-rate``: that fraction of AI searches is given a hard cap of 1 ms, so the search overruns.
@@ -128,39 +128,36 @@ def failing_write(original: Any, where: str) -> Any:
     return write
 
 
-# Every way a core writes, per engine, as each class defines it: SQLite's unordered_write and insert_notifying
-# are DatabaseCore's, which go through its (patched) transaction; PostgreSQL has its own of both (a write of
-# its insert_notifying outside a transaction is one statement on the pool, no transaction() at all).
-CORE_WRITES = {
-    ("bot.db.sqlite", "SqliteCore"): ("transaction", "execute", "execute_many"),
-    ("bot.db.postgres", "PostgresCore"): (
-        "transaction",
-        "unordered_write",
-        "execute",
-        "execute_many",
-        "insert_notifying",
-    ),
-}
+# Every way a core writes. An engine's core patches those it defines itself; the rest are DatabaseCore's, which
+# write through the core's (patched) transaction: SQLite's unordered_write and insert_notifying. PostgreSQL has
+# its own of both (its insert_notifying outside a transaction is one statement on the pool, no transaction()).
+CORE_WRITES = ("transaction", "unordered_write", "execute", "execute_many", "insert_notifying")
 BLOCKS = {"transaction", "unordered_write"}
+ENGINES = ("bot.db.sqlite", "bot.db.postgres")
+
+
+def storage_cores() -> dict[type, list[str]]:
+    """Each engine's core class and the write methods it defines itself (every engine module imported)."""
+    import importlib
+
+    from bot.db.core import DatabaseCore
+
+    for module in ENGINES:
+        importlib.import_module(module)
+    found = {cls: [m for m in CORE_WRITES if m in cls.__dict__] for cls in all_subclasses(DatabaseCore)}
+    for cls, methods in found.items():
+        if not {"transaction", "execute"} <= set(methods):
+            raise RuntimeError(f"chaos: {cls.__qualname__} has no transaction and execute of its own to patch")
+    return found
 
 
 def patch_storage() -> None:
     """While the window is open every write of either engine's core raises the driver's "disk full" error:
     a transaction block at its start or its end, a statement inside one, a single-statement write."""
-    import importlib
-
-    from bot.db.core import DatabaseCore
-
-    cores = []
-    for (module, name), methods in CORE_WRITES.items():
-        cls = getattr(importlib.import_module(module), name)
-        cores.append(cls)
+    for cls, methods in storage_cores().items():
         for method in methods:
             wrap = failing_block if method in BLOCKS else failing_write
             replace_method(cls, method, functools.partial(wrap, where=method))
-    unknown = [c.__qualname__ for c in all_subclasses(DatabaseCore) if c not in cores]
-    if unknown:
-        raise RuntimeError(f"chaos: storage cores {unknown} have no fault injection (add them to CORE_WRITES)")
 
 
 def patch_target(target: int) -> None:

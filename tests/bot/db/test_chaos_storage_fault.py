@@ -6,7 +6,6 @@ define itself or a subclass overrides (such a patch silently injected nothing be
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import time
 from collections.abc import Iterator
@@ -20,10 +19,8 @@ from bot.db import Database
 @pytest.fixture
 def storage_fault() -> Iterator[None]:
     """``patch_storage`` applied for the test, the engine cores' own methods restored after it."""
-    saved = []
-    for (module, name), methods in chaos_child.CORE_WRITES.items():
-        cls = getattr(importlib.import_module(module), name)
-        saved += [(cls, method, cls.__dict__[method]) for method in methods]
+    saved = [(cls, method, cls.__dict__[method]) for cls, methods in chaos_child.storage_cores().items() for method in methods]
+    assert {cls.__name__ for cls, _, _ in saved} == {"SqliteCore", "PostgresCore"}
     chaos_child.patch_storage()
     try:
         yield
