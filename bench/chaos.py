@@ -119,6 +119,7 @@ FAULT_EXCLUDE = ("/users/@me", "/oauth2/applications/@me", "/gateway", "/gateway
 RECLICK_AFTER = 3.0  # a click that changed nothing is repeated after this long if the button is still there
 LOOK_AGAIN_AFTER = 8.0  # nothing changed at the table this long: ask for "My hand"
 TICK = 0.2
+REMATCH_SETTLES = 10.0  # seconds after a Rematch click within which the table may still start a Bummerl
 
 
 def now() -> float:
@@ -251,6 +252,7 @@ class ChaosTable:
         self._table_message: FakeMessage | None = None
         self.last_new = -1e9
         self.host_action_at: dict[str, float] = {}
+        self.rematch_pressed_at = -1e9
 
     @property
     def host(self) -> Person:
@@ -277,8 +279,15 @@ class ChaosTable:
         return row["bummerl"] < self.bench.args.bummerl or self.bench.restarts_pending()
 
     def done(self) -> bool:
+        """Finished and wanting no more, and no Rematch pressed lately: one that the bot may still be carrying
+        out (the database is read once a second) starts a Bummerl that must be played too."""
         row = self.db_row()
-        return row is not None and row["status"] == "finished" and not self.wants_more(row)
+        return (
+            row is not None
+            and row["status"] == "finished"
+            and not self.wants_more(row)
+            and now() - self.rematch_pressed_at > REMATCH_SETTLES
+        )
 
     async def click(self, person: Person, message: FakeMessage, custom_id: str) -> FakeInteraction | None:
         try:
@@ -316,9 +325,12 @@ class ChaosTable:
         return lines
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set() and not self.done():
-            with contextlib.suppress(Exception):
-                await self.step()
+        # Until the end, not until done: a table done may come back (a Rematch pressed as its last restart
+        # came), and its people play that Bummerl too.
+        while not stop.is_set():
+            if not self.done():
+                with contextlib.suppress(Exception):
+                    await self.step()
             await asyncio.sleep(TICK)
 
     async def step(self) -> None:
@@ -345,6 +357,7 @@ class ChaosTable:
                 if person.may_click(message, str(button["custom_id"])):
                     if label == "Rematch":
                         self.bench.stats.rematches += 1
+                        self.rematch_pressed_at = now()
                     return await self.click(person, message, str(button["custom_id"]))
                 return None
         return None
