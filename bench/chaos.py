@@ -37,7 +37,8 @@ Figures and how they are measured:
 - Accepted clicks missing from the stored record (must be 0): every log line
   ``accepted table=<id> deal=<n> seq=<s> action=<text>`` (the bot logs it after the action committed) whose
   (table, deal, seq, action) is not a row of ``actions`` at the end. A click in flight when the bot was killed
-  was never logged as accepted, so it is not counted.
+  was never logged as accepted, so it is not counted. A run in which not one accepted click was logged fails
+  (the line moved or is filtered, and the check would check nothing).
 - Tables without progress for 30 s while someone was to act (must be 0): the parent reads
   ``game_tables.version`` of every ``playing`` table once a second from the database (read-only). The clock
   of a table runs only while the bot is up and connected (from its READY after a start to the kill, and while
@@ -1067,6 +1068,8 @@ def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
         "restarts that did not come up": figures["restart_failures"],
         "bot exits nobody asked for": figures["unexpected_exits"],
         "fault kinds asked for but never injected": len(figures["faults_asked_but_never_injected"]),
+        # No accepted click logged at all: the check of lost clicks checked nothing (a log line that moved).
+        "runs without one accepted click logged": int(figures["accepted_actions_logged"] == 0),
     }
 
 

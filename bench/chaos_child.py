@@ -179,11 +179,15 @@ def patch_target(target: int) -> None:
     replace_method(TablesRepo, "create_table", make)
 
 
-def bot_logs_accepted() -> bool:
-    for path in (Path(__file__).resolve().parents[1] / "bot").rglob("*.py"):
-        if ACCEPTED_TEXT in path.read_text(encoding="utf-8"):
-            return True
-    return False
+def accepted_loggers() -> list[str]:
+    """The loggers (module names) of the bot modules that log ``accepted table=`` lines, wherever the line
+    moves to: they log it at DEBUG, so each is set to DEBUG here."""
+    root = Path(__file__).resolve().parents[1]
+    return [
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for path in sorted((root / "bot").rglob("*.py"))
+        if ACCEPTED_TEXT in path.read_text(encoding="utf-8")
+    ]
 
 
 def patch_accepted_log() -> None:
@@ -318,12 +322,14 @@ def main() -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     logging.getLogger("discord").setLevel(logging.WARNING)  # its INFO lines are connection chatter
-    logging.getLogger("bot.game.service").setLevel(logging.DEBUG)  # its "accepted table=" line per click
+    loggers = accepted_loggers()
+    for name in loggers:
+        logging.getLogger(name).setLevel(logging.DEBUG)  # its "accepted table=" line per click
     log.info("chaos child started pid=%d", os.getpid())
     patch_storage()
     if args.target:
         patch_target(args.target)
-    if not bot_logs_accepted():
+    if not loggers:
         log.info("bench shim: the bot does not log accepted actions; the bench logs them after act()")
         patch_accepted_log()
     patch_ai_overruns(args.overrun_rate, random.Random(args.seed + 1))
