@@ -5,11 +5,18 @@ SIGKILL (its whole process group, AI workers included) to simulate a crash.
 
 Faults injected in this process:
 
-- SIGUSR1: storage writes fail for ``--storage-fault-seconds``: every ``DatabaseCore.transaction`` started, and
-  every write inside one, raises ``sqlite3.OperationalError("database or disk is full")``.
-- SIGUSR2: one AI worker process is killed with SIGKILL (``AiWorker.worker_pids()`` when the bot has it, else
-  the live children from ``multiprocessing.active_children()``).
+- SIGUSR1: storage writes fail for ``--storage-fault-seconds``, on either engine: while the window is open every
+  write of the engine's core (``SqliteCore``, ``PostgresCore``: each write method of ``CORE_WRITES`` the class
+  defines itself) raises the driver's own "disk full" error: a transaction block at its start (and at its end,
+  so that it rolls back, when the window opened meanwhile), a statement inside one, a one-statement write.
+- SIGUSR2: one AI worker process is killed with SIGKILL (one of ``AiWorker.worker_pids()``).
 - ``--overrun-rate``: that fraction of AI searches is given a hard cap of 1 ms, so the search overruns.
+
+Every fault that really happened is logged as ``chaos fault injected: <kind>`` (a refused write as
+``storage-<method>``); bench/chaos.py counts them per kind. Every patch goes through ``replace_method``, which
+refuses (the child does not start) a method the class does not define itself or a subclass overrides: a patch
+of a renamed or overridden method would otherwise silently inject nothing, as the storage patch of
+``DatabaseCore`` did from 5183ae6 (when SqliteCore came to override it) until this check.
 
 Bench shims (only where the bot does not do it itself yet):
 
@@ -26,17 +33,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import contextvars
+import functools
 import json
 import logging
-import multiprocessing
 import os
 import random
 import signal
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -50,6 +57,7 @@ from bot.settings import Settings
 
 log = logging.getLogger("bench.chaos_child")
 ACCEPTED_TEXT = "accepted table="
+FAULT_TEXT = "chaos fault injected: "  # bench/chaos.py counts these lines, per kind
 storage_failing_until = 0.0
 the_bot: SchnapsenBot | None = None
 
@@ -58,50 +66,128 @@ def storage_failing() -> bool:
     return time.monotonic() < storage_failing_until
 
 
-def patch_storage() -> None:
-    from bot.db.core import DatabaseCore
+def injected(kind: str) -> None:
+    """Count one fault that really happened: the parent counts these lines in the log, per kind."""
+    log.info("%s%s", FAULT_TEXT, kind)
 
-    original_transaction = DatabaseCore.transaction
-    original_execute = DatabaseCore.execute
+
+def all_subclasses(cls: type) -> list[type]:
+    subclasses: list[type] = list(cls.__subclasses__())
+    return [found for sub in subclasses for found in (sub, *all_subclasses(sub))]
+
+
+def replace_method(cls: type, name: str, make: Callable[[Any], Any]) -> None:
+    """``cls.name = make(original)``, refused loudly when the patch could not take effect: ``cls`` does not
+    define ``name`` itself (renamed, or moved to a base class, where patching ``cls`` would shadow the real
+    one for ``cls`` only) or a loaded subclass overrides it (its instances would never run the patch)."""
+    original = cls.__dict__.get(name)
+    if original is None:
+        raise RuntimeError(f"chaos: {cls.__qualname__} defines no {name} to patch (renamed or moved?)")
+    overriding = [sub.__qualname__ for sub in all_subclasses(cls) if name in sub.__dict__]
+    if overriding:
+        raise RuntimeError(f"chaos: {cls.__qualname__}.{name} is overridden by {overriding}: a patch would not run")
+    setattr(cls, name, make(original))
+
+
+def engine_error(core: Any) -> Exception:
+    """What a full disk looks like to the engine's driver."""
+    if core.dialect == "postgresql":
+        import asyncpg
+
+        return asyncpg.exceptions.DiskFullError("could not extend file: No space left on device")
+    return sqlite3.OperationalError("database or disk is full")
+
+
+def refused(core: Any, where: str) -> Exception:
+    injected(f"storage-{where}")
+    return engine_error(core)
+
+
+def failing_block(original: Any, where: str) -> Any:
+    """A transaction block (``transaction``, ``unordered_write``) that raises at its start while storage
+    fails, and at its end (so that its writes are rolled back) when the window opened meanwhile."""
 
     @asynccontextmanager
-    async def transaction(self: Any) -> Any:
+    async def block(self: Any, *args: Any, **kwargs: Any) -> Any:
         if storage_failing():
-            raise sqlite3.OperationalError("database or disk is full")
-        async with original_transaction(self):
+            raise refused(self, where)
+        async with original(self, *args, **kwargs):
             yield
+            if storage_failing():
+                raise refused(self, f"{where}-end")
 
-    async def execute(self: Any, sql: str, params: Any = ()) -> int:
+    return block
+
+
+def failing_write(original: Any, where: str) -> Any:
+    async def write(self: Any, *args: Any, **kwargs: Any) -> Any:
         if storage_failing():
-            raise sqlite3.OperationalError("database or disk is full")
-        return await original_execute(self, sql, params)
+            raise refused(self, where)
+        return await original(self, *args, **kwargs)
 
-    DatabaseCore.transaction = transaction  # type: ignore[method-assign]
-    DatabaseCore.execute = execute  # type: ignore[method-assign]
+    return write
+
+
+# Every way a core writes. An engine's core patches those it defines itself; the rest are DatabaseCore's, which
+# write through the core's (patched) transaction: SQLite's unordered_write and insert_notifying. PostgreSQL has
+# its own of both (its insert_notifying outside a transaction is one statement on the pool, no transaction()).
+CORE_WRITES = ("transaction", "unordered_write", "execute", "execute_many", "insert_notifying")
+BLOCKS = {"transaction", "unordered_write"}
+ENGINES = ("bot.db.sqlite", "bot.db.postgres")
+
+
+def storage_cores() -> dict[type, list[str]]:
+    """Each engine's core class and the write methods it defines itself (every engine module imported)."""
+    import importlib
+
+    from bot.db.core import DatabaseCore
+
+    for module in ENGINES:
+        importlib.import_module(module)
+    found = {cls: [m for m in CORE_WRITES if m in cls.__dict__] for cls in all_subclasses(DatabaseCore)}
+    for cls, methods in found.items():
+        if not {"transaction", "execute"} <= set(methods):
+            raise RuntimeError(f"chaos: {cls.__qualname__} has no transaction and execute of its own to patch")
+    return found
+
+
+def patch_storage() -> None:
+    """While the window is open every write of either engine's core raises the driver's "disk full" error:
+    a transaction block at its start or its end, a statement inside one, a single-statement write."""
+    for cls, methods in storage_cores().items():
+        for method in methods:
+            wrap = failing_block if method in BLOCKS else failing_write
+            replace_method(cls, method, functools.partial(wrap, where=method))
 
 
 def patch_target(target: int) -> None:
     """Tables created from now on play to ``target`` game points (what tests/bot/schnapsen/harness.py does per lobby)."""
     from bot.db.tables import TablesRepo
 
-    original = TablesRepo.create_table
-
-    async def create_table(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if "rules_json" in kwargs:
+    def make(original: Any) -> Any:
+        async def create_table(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if "rules_json" not in kwargs:
+                raise RuntimeError("chaos: create_table was called without rules_json=: --target cannot apply")
             rules = json.loads(kwargs["rules_json"])
             rules = {"preset": rules} if isinstance(rules, str) else dict(rules)
             rules["target"] = target
             kwargs["rules_json"] = json.dumps(rules)
-        return await original(self, *args, **kwargs)
+            return await original(self, *args, **kwargs)
 
-    TablesRepo.create_table = create_table  # type: ignore[method-assign]
+        return create_table
+
+    replace_method(TablesRepo, "create_table", make)
 
 
-def bot_logs_accepted() -> bool:
-    for path in (Path(__file__).resolve().parents[1] / "bot").rglob("*.py"):
-        if ACCEPTED_TEXT in path.read_text(encoding="utf-8"):
-            return True
-    return False
+def accepted_loggers() -> list[str]:
+    """The loggers (module names) of the bot modules that log ``accepted table=`` lines, wherever the line
+    moves to: they log it at DEBUG, so each is set to DEBUG here."""
+    root = Path(__file__).resolve().parents[1]
+    return [
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for path in sorted((root / "bot").rglob("*.py"))
+        if ACCEPTED_TEXT in path.read_text(encoding="utf-8")
+    ]
 
 
 def patch_accepted_log() -> None:
@@ -112,55 +198,58 @@ def patch_accepted_log() -> None:
     appended: contextvars.ContextVar[list[tuple[int, int, int, str]] | None] = contextvars.ContextVar(
         "appended", default=None
     )
-    original_append = RecordsRepo.append_action
-    original_act = TableService.act
     shim = logging.getLogger("bench.shim")
 
-    async def append_action(self: Any, table_id: int, deal_no: int, action: str, now: int) -> int:
-        seq = await original_append(self, table_id, deal_no, action, now)
-        found = appended.get()
-        if found is not None:
-            found.append((table_id, deal_no, seq, action))
-        return seq
+    def make_append(original: Any) -> Any:
+        async def append_action(self: Any, table_id: int, deal_no: int, action: str, now: int) -> int:
+            seq = await original(self, table_id, deal_no, action, now)
+            found = appended.get()
+            if found is not None:
+                found.append((table_id, deal_no, seq, action))
+            return int(seq)
 
-    async def act(self: Any, *args: Any, **kwargs: Any) -> Any:
-        found: list[tuple[int, int, int, str]] = []
-        token = appended.set(found)
-        try:
-            outcome = await original_act(self, *args, **kwargs)
-        finally:
-            appended.reset(token)
-        for table_id, deal_no, seq, action in found:
-            shim.info("accepted table=%d deal=%d seq=%d action=%s", table_id, deal_no, seq, action)
-        return outcome
+        return append_action
 
-    RecordsRepo.append_action = append_action  # type: ignore[method-assign]
-    TableService.act = act  # type: ignore[method-assign]
+    def make_act(original: Any) -> Any:
+        async def act(self: Any, *args: Any, **kwargs: Any) -> Any:
+            found: list[tuple[int, int, int, str]] = []
+            token = appended.set(found)
+            try:
+                outcome = await original(self, *args, **kwargs)
+            finally:
+                appended.reset(token)
+            for table_id, deal_no, seq, action in found:
+                shim.info("accepted table=%d deal=%d seq=%d action=%s", table_id, deal_no, seq, action)
+            return outcome
+
+        return act
+
+    replace_method(RecordsRepo, "append_action", make_append)
+    replace_method(TableService, "act", make_act)
 
 
 def patch_ai_overruns(rate: float, rng: random.Random) -> None:
-    try:
-        from bot.ai_worker import AiWorker
-    except ImportError:
-        return
-    original = AiWorker.decide
+    from bot.ai_worker import AiWorker
 
-    async def decide(
-        self: Any,
-        view: Any,
-        player: str = "pimc",
-        seed: int = 0,
-        budget_ms: int = 150,
-        hard_cap_ms: int = 2000,
-        *args: Any,
-        **kwargs: Any,
-    ) -> Any:
-        if rng.random() < rate:
-            log.info("chaos: AI search given a 1 ms hard cap")
-            hard_cap_ms = 1
-        return await original(self, view, player, seed, budget_ms, hard_cap_ms, *args, **kwargs)
+    def make(original: Any) -> Any:
+        async def decide(
+            self: Any,
+            view: Any,
+            player: str = "pimc",
+            seed: int = 0,
+            budget_ms: int = 150,
+            hard_cap_ms: int = 2000,
+            *args: Any,
+            **kwargs: Any,
+        ) -> Any:
+            if rng.random() < rate:
+                injected("ai-1ms-cap")
+                hard_cap_ms = 1
+            return await original(self, view, player, seed, budget_ms, hard_cap_ms, *args, **kwargs)
 
-    AiWorker.decide = decide  # type: ignore[method-assign]
+        return decide
+
+    replace_method(AiWorker, "decide", make)
 
 
 def sabotage_ai() -> None:
@@ -170,26 +259,23 @@ def sabotage_ai() -> None:
     async def no_move(self: Any, table: Any, *_: Any) -> None:
         log.info("sabotage: AI move at table %s skipped", table.id)
 
-    Drivers._ai_move = no_move  # type: ignore[method-assign]
-
-
-def worker_pids() -> list[int]:
-    worker = getattr(getattr(the_bot, "ai", None), "_worker", None)
-    if worker is not None and hasattr(worker, "worker_pids"):
-        with contextlib.suppress(Exception):
-            return list(worker.worker_pids())
-    return [child.pid for child in multiprocessing.active_children() if child.pid is not None]
+    replace_method(Drivers, "_ai_move", lambda _original: no_move)
 
 
 def kill_a_worker(rng: random.Random) -> None:
-    pids = worker_pids()
+    assert the_bot is not None
+    worker = the_bot.ai.worker  # None only without the engine's AI: then there is nothing to kill
+    pids = [] if worker is None else worker.worker_pids()
     if not pids:
         log.info("chaos: no AI worker to kill")
         return
     pid = rng.choice(pids)
-    with contextlib.suppress(ProcessLookupError):
+    try:
         os.kill(pid, signal.SIGKILL)
-    log.info("chaos: killed AI worker %d", pid)
+    except ProcessLookupError:
+        log.info("chaos: AI worker %d was gone already", pid)
+        return
+    injected("ai-worker-killed")
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -209,7 +295,7 @@ async def serve(args: argparse.Namespace) -> None:
     def storage_fault() -> None:
         global storage_failing_until
         storage_failing_until = time.monotonic() + args.storage_fault_seconds
-        log.info("chaos: storage writes fail for %.1f s", args.storage_fault_seconds)
+        injected("storage-window")  # the writes it refuses are counted one by one (storage-<where>)
 
     loop.add_signal_handler(signal.SIGUSR1, storage_fault)
     loop.add_signal_handler(signal.SIGUSR2, kill_a_worker, rng)
@@ -236,12 +322,14 @@ def main() -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     logging.getLogger("discord").setLevel(logging.WARNING)  # its INFO lines are connection chatter
-    logging.getLogger("bot.game.core").setLevel(logging.DEBUG)  # its "accepted table=" line per click
+    loggers = accepted_loggers()
+    for name in loggers:
+        logging.getLogger(name).setLevel(logging.DEBUG)  # its "accepted table=" line per click
     log.info("chaos child started pid=%d", os.getpid())
     patch_storage()
     if args.target:
         patch_target(args.target)
-    if not bot_logs_accepted():
+    if not loggers:
         log.info("bench shim: the bot does not log accepted actions; the bench logs them after act()")
         patch_accepted_log()
     patch_ai_overruns(args.overrun_rate, random.Random(args.seed + 1))

@@ -46,9 +46,10 @@ class Messages:
         self.sends = Coalescer(0.0, gate=gate, **retry)  # hand sends and deliveries of the outbox
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
         self.hands = Hands(self)
-        # Two facts about a table's closing, which outlive its memory (the close is what forgets it): a table
-        # message no snapshot knows yet (posted as the table closed), and, once a closed table's message shows
-        # it closed, the event its thread's archiving waits for.
+        # Two facts about a table which outlive its memory (the close is what forgets it): a posted table
+        # message no snapshot knows yet (the table closed meanwhile, or storing the message's id failed: the
+        # retry stores this one instead of posting a second), and, once a closed table's message shows it
+        # closed, the event its thread's archiving waits for.
         self._posted_as_it_closed: dict[int, int] = {}
         self._shown_closed: dict[int, asyncio.Event] = {}
 
@@ -94,8 +95,11 @@ class Messages:
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id)
 
-    def refresh_table_message(self, table: TableSnapshot) -> None:
-        """Show the table as it stands now (posting the table message when it has none or it was deleted)."""
+    def refresh_table_message(self, table: TableSnapshot, *, posted: int | None = None) -> None:
+        """Show the table as it stands now (posting the table message when it has none or it was deleted).
+        ``posted``: its message, posted already, whose id could not be stored: stored here, not posted again."""
+        if posted is not None:
+            self._posted_as_it_closed.setdefault(table.id, posted)
 
         async def edit() -> None:
             now = self.current(table)
@@ -105,6 +109,8 @@ class Messages:
                 message = self.channel(now.channel_id).get_partial_message(message_id)
                 try:
                     await threads.edit_in_thread(self.bot, now, message, payload)
+                    if now.table_message_id is None and now.status != "closed":  # its store had failed
+                        await self._store_table_message(now, message_id)
                     self._posted_as_it_closed.pop(now.id, None)
                     self._shown(now)
                     return
@@ -114,15 +120,19 @@ class Messages:
                 allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
             self._shown(now)
-            stored = await self.service.seating.set_table_message(now.id, sent.id)
-            if stored is None and now.status != "closed":
-                # The table closed while its message was posted: the closed snapshot, which the edit queued
-                # after this one shows, was published before the message existed.
-                self._posted_as_it_closed[now.id] = sent.id
+            await self._store_table_message(now, sent.id)
 
         # The lobby's and a finished Bummerl's buttons are what people wait for; a running deal's moves may
         # wait out the interval (only the latest is drawn).
         self.edits.request(("table message", table.id), edit, urgent=table.status != "playing")
+
+    async def _store_table_message(self, table: TableSnapshot, message_id: int) -> None:
+        self._posted_as_it_closed[table.id] = message_id  # until stored: a retry must not post another
+        stored = await self.service.seating.set_table_message(table.id, message_id)
+        if stored is not None or table.status == "closed":
+            self._posted_as_it_closed.pop(table.id, None)
+        # Else the table closed while its message was posted: the closed snapshot, which the edit queued after
+        # this one shows, was published before the message existed.
 
     def _shown(self, table: TableSnapshot) -> None:
         if table.status == "closed" and table.thread_parent_id is not None:  # its thread is archived next

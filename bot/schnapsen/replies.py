@@ -18,6 +18,7 @@ from bot.game.errors import UserError
 from bot.i18n import language_for_locale, t
 
 from . import discord_internals
+from .ids import ButtonId
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -121,12 +122,13 @@ async def report_error(
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     table = interaction.client.service.table_in_channel(interaction.channel_id or 0)
+    button = ButtonId.parse(custom_id) if custom_id else None  # a click in a DM names its table only here
     log.error(
         "unexpected error: user=%s guild=%s channel=%s table=%s custom_id=%s command=%s",
         interaction.user.id,
         interaction.guild_id,
         interaction.channel_id,
-        table.id if table else None,
+        table.id if table else button.table if button else None,
         custom_id,
         interaction.command.qualified_name if interaction.command else None,
         exc_info=error,

@@ -94,8 +94,8 @@ class Runtime:
     def deliver(self, table_id: int) -> None:
         self.messages.deliver(table_id)
 
-    def refresh_table_message(self, table: TableSnapshot) -> None:
-        self.messages.refresh_table_message(table)
+    def refresh_table_message(self, table: TableSnapshot, *, posted: int | None = None) -> None:
+        self.messages.refresh_table_message(table, posted=posted)
 
     def remember_channel_hand(
         self, table: TableSnapshot, user_id: int, interaction: discord.Interaction[Any], message_id: int | None,

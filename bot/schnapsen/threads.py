@@ -138,7 +138,11 @@ async def _post_table_message(bot: SchnapsenBot, table: TableSnapshot, thread: d
     at once instead of leaving a table nobody can see."""
     payload = await payloads.table_payload(table, table.language)
     sent = await thread.send(allowed_mentions=NO_MENTIONS, **payload.send_kwargs())
-    await bot.service.seating.set_table_message(table.id, sent.id)
+    try:
+        await bot.service.seating.set_table_message(table.id, sent.id)
+    except Exception:  # storage failed for a moment: the runtime stores this message (retried), posts no other
+        log.error("table %s: its table message's id could not be stored; the runtime stores it", table.id, exc_info=True)
+        bot.runtime.refresh_table_message(table, posted=sent.id)
 
 
 async def remove_thread(thread: discord.Thread) -> None:

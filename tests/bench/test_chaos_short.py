@@ -61,5 +61,7 @@ def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
     assert figures["results_never_posted"] == 0, report
     assert figures["restarts_survived"] >= 3 and figures["restart_failures"] == 0, report
     assert figures["unexpected_exits"] == 0, report
+    assert figures["faults"]["storage_writes_refused"] > 0, report  # the storage fault really fires
+    assert figures["faults_asked_but_never_injected"] == [], report
     assert figures["bummerl_finished"] == figures["bummerl_started"] >= 3, report
     assert run.returncode == 0, report

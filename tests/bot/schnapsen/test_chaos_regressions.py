@@ -148,3 +148,58 @@ async def test_a_hand_sent_before_a_restart_but_never_stored_is_brought_up_to_da
 
     await fake_discord.wait_for(up_to_date, what="alice's hand DM to show her turn at the present position")
     assert len(fake_discord.dm_messages(alice)) == 1, "the repeated send shows the same message (nonce)"
+
+
+async def test_a_table_message_whose_id_could_not_be_stored_is_not_posted_twice(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The new table's message is posted, but storing its message id fails (storage full for a moment), so the
+    post is retried: the retry must store the message it posted, not post a second lobby beside it (a
+    channel with two live lobbies of one table, where the older one is never edited again)."""
+    world.settings = dataclasses.replace(world.settings, retry_first=0.02, retry_max=0.1)
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    real = bot.service.seating.set_table_message
+    failed: list[Any] = []
+
+    async def set_table_message(*args: Any, **kwargs: Any) -> Any:
+        if len(failed) < 2:
+            failed.append(args)
+            await fake_discord.changed()  # the fake looks again only on a change it sees: this one it cannot
+            raise sqlite3.OperationalError("database or disk is full")
+        return await real(*args, **kwargs)
+
+    bot.service.seating.set_table_message = set_table_message  # type: ignore[method-assign]
+    await world.command(alice, "new")
+    await fake_discord.wait_for(lambda: world.live.row.table_message_id is not None, what="the stored message")
+    lobbies = [m for m in world.channel.messages if m.embeds and m.buttons]
+    assert len(failed) == 2
+    assert [m.id for m in lobbies] == [world.live.row.table_message_id], "one lobby, the one stored"
+    assert any("table message failed" in r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
+
+
+async def test_a_hand_dm_click_that_storage_refuses_is_logged_with_its_table(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A click on a hand DM whose action cannot be stored (storage full for a moment) is answered as an error
+    and logged at ERROR naming its table: a DM has no table of its own, the button's id names it."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=2)
+
+    async def refused(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    def alices_button() -> tuple[Any, str] | None:
+        hand = world.hand_message(alice)
+        button = current_button(hand, table.version) if hand is not None and table.deal.to_act == 0 else None
+        return None if button is None else (hand, str(button["custom_id"]))
+
+    hand, custom_id = await fake_discord.wait_for(alices_button, what="alice's turn in her hand DM")
+    bot.service.act = refused  # type: ignore[method-assign]
+    click = await fake_discord.click(alice, hand, custom_id)
+    await click.wait_response()
+    await fake_discord.wait_for(lambda: click.followups or click.messages, what="the answer")
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and "unexpected error" in r.getMessage()]
+    assert len(errors) == 1 and f"table={table.id} " in errors[0], errors

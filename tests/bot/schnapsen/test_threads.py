@@ -5,6 +5,8 @@ missing permission is refused naming it, and leaves no table and no thread behin
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 import time
 from typing import Any
 
@@ -304,3 +306,34 @@ async def test_a_thread_archived_while_its_table_is_open_is_unarchived_to_show_t
     assert not thread.archived
     refused = [r for r in fake_discord.requests_to("PATCH", f"/channels/{thread.id}/messages/*") if r.status == 400]
     assert refused, "the edit met the archived thread first"
+
+
+async def test_a_thread_table_message_whose_id_could_not_be_stored_is_not_posted_twice(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The lobby is posted in the new thread, but storing its message id fails (storage full for a moment):
+    the runtime stores that message, retried, instead of posting a second lobby beside it."""
+    alice = world.add_player("alice")
+    await threads_on(world)
+    assert world.bot is not None
+    service = world.bot.service
+    real = service.seating.set_table_message
+    failed: list[Any] = []
+
+    async def set_table_message(*args: Any, **kwargs: Any) -> Any:
+        if not failed:
+            failed.append(args)
+            raise sqlite3.OperationalError("database or disk is full")
+        return await real(*args, **kwargs)
+
+    service.seating.set_table_message = set_table_message  # type: ignore[method-assign]
+    thread, _ = await open_in_thread(world, alice)
+
+    def stored_message() -> int | None:
+        table = service.table_in_channel(thread.id)
+        return None if table is None else table.row.table_message_id
+
+    await fake_discord.wait_for(stored_message, what="the table message's id to be stored")
+    assert failed
+    assert [m.id for m in table_messages(thread)] == [stored_message()], "one lobby, the one stored"
+    assert any("could not be stored" in r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR)
