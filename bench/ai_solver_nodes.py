@@ -25,10 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.ai import solver as solver_module
-from engine.ai.compact import Position, Table
-from engine.contracts import Contract
-from tests.engine.ai.helpers import (
+from devtools.positions import (
     PLAYED_CONTRACTS,
     RULE_VARIANTS,
     play_start,
@@ -36,6 +33,9 @@ from tests.engine.ai.helpers import (
     random_walk,
     table_of_state,
 )
+from engine.ai import solver as solver_module
+from engine.ai.compact import Position, Table
+from engine.contracts import Contract
 
 
 def groups(count: int) -> Iterator[tuple[Table, list[Position]]]:

@@ -53,7 +53,7 @@ messages it sent or edited by where (DM, ephemeral, channel).
 
 Discord's rate limits (issue 28): with --discord-limits the fake Discord enforces them (the global 50
 requests/s per bot token, the per-channel message buckets, the 30046 rule, the invalid-request ban:
-tests/fakediscord/limits.py; the settings are printed) and answers 429s that discord.py must wait out:
+devtools/fakediscord/limits.py; the settings are printed) and answers 429s that discord.py must wait out:
 
     python bench/bot_bench.py --pace human --tables 20 --discord-limits                  # the calls per click
     python bench/bot_bench.py --pace human --tables 20 --hands channel --discord-limits
@@ -89,8 +89,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.settings import Settings
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
-from tests.pgcluster import Cluster, server_binaries
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from devtools.pgcluster import Cluster, server_binaries
 
 CHILD = Path(__file__).with_name("bot_bench_child.py")
 PRODUCT_EDIT_INTERVAL = Settings(token="unused").edit_interval
@@ -795,7 +795,7 @@ def ai_seconds_within(spans: list[tuple[float, float]], start: float, end: float
 
 
 class Postgres:
-    """A throwaway PostgreSQL cluster (as tests/pgcluster.py makes it, fsync on) with a fresh database per step."""
+    """A throwaway PostgreSQL cluster (as devtools/pgcluster.py makes it, fsync on) with a fresh database per step."""
 
     def __init__(self) -> None:
         binaries = server_binaries()

@@ -100,7 +100,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
 
 CHILD = Path(__file__).with_name("chaos_child.py")
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
@@ -428,7 +428,7 @@ class Faults:
 
 class StoredData:
     """The parent's look at the bot's database (only the bot writes it): a SQLite file opened read-only, or a
-    database of a throwaway PostgreSQL cluster (tests/pgcluster.py) read through asyncpg on a thread of its
+    database of a throwaway PostgreSQL cluster (devtools/pgcluster.py) read through asyncpg on a thread of its
     own (the parent's loop is busy being Discord)."""
 
     def __init__(self, engine: str, folder: Path) -> None:
@@ -441,7 +441,7 @@ class StoredData:
         """Make the database; what the bot is to open (a file path or a postgresql:// URL)."""
         if self.engine == "sqlite":
             return str(self.path)
-        from tests.pgcluster import Cluster, server_binaries
+        from devtools.pgcluster import Cluster, server_binaries
 
         binaries = server_binaries()
         if binaries is None:

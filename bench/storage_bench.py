@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.db import Database, TableRow
-from tests.pgcluster import Cluster, server_binaries
+from devtools.pgcluster import Cluster, server_binaries
 
 HANDS = [[f"c{seat}{n}" for n in range(5)] for seat in range(4)]
 NOW = 1_700_000_000

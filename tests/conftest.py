@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.fakediscord.plugin"]
+pytest_plugins = ["devtools.fakediscord.plugin"]

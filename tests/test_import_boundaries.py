@@ -69,13 +69,22 @@ def python_files(*sources: str) -> list[Path]:
 
 
 def test_nothing_under_bot_imports_from_the_tests() -> None:
+    """The product imports neither the tests nor the helpers they share with the benches (``devtools/``); the
+    benches import those helpers from ``devtools/``, never from ``tests/``."""
     offenders = sorted(
         f"{path.relative_to(ROOT)}: {module}"
-        for path in python_files("bot")
+        for path in python_files("bot", "engine")
+        for module in imported_modules(path)
+        if within(module, "tests") or within(module, "devtools")
+    )
+    assert not offenders, f"bot/ or engine/ imports test code: {offenders}"
+    offenders = sorted(
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files("bench", "devtools")
         for module in imported_modules(path)
         if within(module, "tests")
     )
-    assert not offenders, f"bot/ imports from tests/: {offenders}"
+    assert not offenders, f"bench/ or devtools/ imports from tests/: {offenders}"
 
 
 def test_the_shell_reads_tables_through_the_snapshot_not_their_storage_rows() -> None:

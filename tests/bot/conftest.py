@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 
 from bot.db import Database
-from tests.pgcluster import TEMPLATE, Cluster, server_binaries
+from devtools.pgcluster import TEMPLATE, Cluster, server_binaries
 
 _database_numbers = itertools.count(1)
 

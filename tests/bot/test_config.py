@@ -23,8 +23,8 @@ from bot.client import StartError, login, make_bot
 from bot.connect import open_database
 from bot.settings import MAX_RETENTION_DAYS, Settings, SettingsError, database_path_from_env, mask_url
 from bot.shards import MAX_SHARD_COUNT, ShardRange
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import test_settings as quick_settings
-from tests.fakediscord import FakeDiscord
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.s3cr3t-t0ken-never-shown"
 PASSWORD = "hunter2"  # in every URL below that has a password: it must never be shown

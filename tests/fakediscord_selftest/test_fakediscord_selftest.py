@@ -13,7 +13,7 @@ import pytest
 from discord import app_commands
 from PIL import Image
 
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeUser
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeUser
 
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
 

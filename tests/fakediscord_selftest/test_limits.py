@@ -12,8 +12,8 @@ import aiohttp
 import discord
 import pytest
 
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, RouteBucket
-from tests.fakediscord.limits import MESSAGE_CREATE, MESSAGE_EDIT, OLD_MESSAGE_CODE
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeUser, RouteBucket
+from devtools.fakediscord.limits import MESSAGE_CREATE, MESSAGE_EDIT, OLD_MESSAGE_CODE
 
 
 class Answer:

@@ -8,7 +8,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from tests.fakediscord import FakeDiscord, FakeGuild, FakeUser
+from devtools.fakediscord import FakeDiscord, FakeGuild, FakeUser
 
 
 class ShardedDemo(discord.AutoShardedClient):

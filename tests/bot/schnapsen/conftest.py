@@ -7,8 +7,8 @@ import pytest
 import pytest_asyncio
 
 from bot import render
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table
-from tests.fakediscord import FakeDiscord
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -18,7 +18,7 @@ from bot.game.table import TableSnapshot
 from bot.schnapsen.components import GAME_VERBS
 from bot.schnapsen.ids import ButtonId
 from bot.settings import Settings
-from tests.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from devtools.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
 SEAT_NAMES = ("North", "East", "South", "West")

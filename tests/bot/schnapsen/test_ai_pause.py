@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table
-from tests.fakediscord import FakeDiscord
 
 PAUSE_MS = 10_000  # the longest pause a guild may set, far longer than a decision at the tests' budget
 

@@ -15,10 +15,10 @@ import pytest
 
 from bot.schnapsen.badanswers import BadAnswers, ChannelGate, retry_after
 from bot.schnapsen.coalesce import Coalescer
+from devtools.fakediscord import FakeDiscord
+from devtools.fakediscord.server import RecordedRequest
 from tests.bot.schnapsen.harness import Table
 from tests.bot.schnapsen.test_faults import FAST_RETRIES, alice_and_three_ai, settled
-from tests.fakediscord import FakeDiscord
-from tests.fakediscord.server import RecordedRequest
 
 
 class Clock:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import CurrentTable, Table, current_button
-from tests.fakediscord import FakeDiscord
 
 
 def escaped_errors(caplog: pytest.LogCaptureFixture) -> list[str]:

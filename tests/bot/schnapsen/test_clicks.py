@@ -7,6 +7,7 @@ import dataclasses
 
 import engine
 from bot.schnapsen import payloads
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -16,7 +17,6 @@ from tests.bot.schnapsen.harness import (
     reply_to,
     with_button,
 )
-from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 NOT_VALID = "That button is not valid."
 OUT_OF_DATE = "That button is out of date"

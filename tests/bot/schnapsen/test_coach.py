@@ -18,10 +18,10 @@ import engine
 from bot.game.coach import COACH_SEED
 from bot.schnapsen.ids import ButtonId
 from bot.schnapsen.texts import action_name, game_points
+from devtools.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from engine.ai.analysis import COSTLY
 from tests.bot.coach_gate import SEARCH as GATE_SEARCH
 from tests.bot.schnapsen.harness import CurrentTable, Table, game_buttons, reply_to, with_button
-from tests.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 BUDGET_MS = 20  # the coach's search budget in these tests (and for the command they are checked against)
 SEED = 6  # every deal of these tests is dealt from this seed

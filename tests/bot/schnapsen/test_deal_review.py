@@ -5,8 +5,8 @@ the server setting that turns it off."""
 from __future__ import annotations
 
 from bot.render import ALL_CARDS, card_name
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import Table, ephemeral_reply, reply_to, with_button
-from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 SHOW_THE_DEAL = "Show the deal"
 

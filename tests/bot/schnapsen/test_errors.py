@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
-from tests.fakediscord import FakeDiscord
 
 GENERIC = "Something went wrong on our side."
 

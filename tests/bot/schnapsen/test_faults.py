@@ -16,6 +16,7 @@ import pytest
 
 from bot.client import SchnapsenBot
 from bot.game.announcements import Notice, encode
+from devtools.fakediscord import FakeDiscord, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -26,7 +27,6 @@ from tests.bot.schnapsen.harness import (
     with_button,
 )
 from tests.bot.schnapsen.test_play import DMS_CLOSED_NOTICE
-from tests.fakediscord import FakeDiscord, FakeUser
 
 FAST_RETRIES = {"retry_first": 0.02, "retry_max": 0.1}
 RESULT_FILE = "result.png"

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.client import SchnapsenBot
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
-from tests.fakediscord import FakeDiscord
 
 REPO = Path(__file__).resolve().parents[3]  # tests/bot/schnapsen/ -> the repository
 COMMAND_SYNC = "/applications/*/commands"

@@ -17,6 +17,7 @@ from bot.render import card_name
 from bot.schnapsen.components import GameActionButton
 from bot.schnapsen.ids import ButtonId
 from bot.schnapsen.texts import seat_name
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -25,7 +26,6 @@ from tests.bot.schnapsen.harness import (
     first_deal_over,
     is_hand_message,
 )
-from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 SHOW_MY_CARDS = "Show my cards"
 TURN_CAPTIONS = ("led · your turn", "your lead", "Your lead")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table, current_button, is_hand_message
-from tests.fakediscord import FakeDiscord
 
 DMS_CLOSED_NOTICE = "I can't send you direct messages"
 

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table, current_button
-from tests.fakediscord import FakeDiscord
 
 
 @pytest_asyncio.fixture

@@ -15,10 +15,10 @@ from bot import render
 from bot.i18n import t
 from bot.render import images
 from bot.schnapsen import payloads, texts
+from devtools.fakediscord import FakeDiscord
 from engine.record import parse_record, replay  # not engine.replay: that name is also the CLI's module
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
 from tests.bot.schnapsen.test_every_language import PLAYERS, new_table
-from tests.fakediscord import FakeDiscord
 
 GOLDEN = Path(__file__).resolve().parents[2] / "engine" / "golden"
 NORTH_SOUTH = f"{PLAYERS[0][1]} & {PLAYERS[2][1]}"

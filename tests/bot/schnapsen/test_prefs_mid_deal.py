@@ -10,6 +10,7 @@ import pytest
 
 import engine
 from bot.client import SchnapsenBot
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -19,7 +20,6 @@ from tests.bot.schnapsen.harness import (
     game_buttons,
     is_hand_message,
 )
-from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 MOVED = "shown in the channel now"
 SHOW_MY_CARDS = "Show my cards"

@@ -11,8 +11,8 @@ from bot.db import AI_IDENTITIES, RATING_MIN_GAMES
 from bot.i18n import t
 from bot.schnapsen.texts import board_name, rating_changes_text, signed
 from bot.vocabulary import LANGUAGES
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table
-from tests.fakediscord import FakeDiscord
 
 CHANGE_LINE = re.compile(r"^(?P<name>\w+): (?P<delta>[+−±]\d+) → (?P<rating>\d+)$")
 

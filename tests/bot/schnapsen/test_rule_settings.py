@@ -16,8 +16,8 @@ from bot.db import REMOVED_NAME, BummerlRow, Player, PlayerDealStats, PlayerPref
 from bot.game import rulesettings
 from bot.schnapsen.cog import SchnapsenCog
 from bot.settings import Settings
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import Table, ephemeral_reply
-from tests.fakediscord import FakeDiscord, FakeMessage, FakeUser
 
 RULES_FIELD = ("Changes to the Standard rules", "Changes to the StarGames rules")
 COUNT_DOWN = "Score counts down: what each team still needs"

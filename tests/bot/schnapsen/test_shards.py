@@ -15,6 +15,7 @@ import pytest
 from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.shards import ShardRange
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Stored,
@@ -24,7 +25,6 @@ from tests.bot.schnapsen.harness import (
     game_buttons,
     with_button,
 )
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
 TURN_SECONDS = 1  # after the restart: an idle person's turn is taken over by the AI after a second
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from devtools.fakediscord import FakeDiscord, FakeMessage
 from tests.bot.schnapsen.harness import CurrentTable, Table
-from tests.fakediscord import FakeDiscord, FakeMessage
 
 
 def enabled_game_buttons(message: FakeMessage) -> list[dict]:

@@ -12,9 +12,9 @@ import pytest
 from bot.db import BummerlRow, Database, DealResultRow, Player, PlayerDealStats
 from bot.i18n import t
 from bot.render import label
+from devtools.fakediscord import FakeDiscord, FakeUser
+from devtools.fakediscord.state import DEFAULT_BOT_PERMISSIONS
 from tests.bot.schnapsen.harness import Table, reply_to
-from tests.fakediscord import FakeDiscord, FakeUser
-from tests.fakediscord.state import DEFAULT_BOT_PERMISSIONS
 
 LOCALES = {"en": "en-GB", "de": "de", "nl": "nl", "tr": "tr"}
 NOW = 1_700_000_000

@@ -13,8 +13,8 @@ from typing import Any
 import discord
 import pytest
 
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeUser
 from tests.bot.schnapsen.harness import Table, ephemeral_reply, is_result_message
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeUser
 
 CREATE = discord.Permissions(create_public_threads=True).value
 SEND_IN_THREADS = discord.Permissions(send_messages_in_threads=True).value

@@ -24,8 +24,8 @@ import engine
 from bot.db import Database
 from bot.schnapsen.components import GameActionButton
 from bot.schnapsen.ids import ButtonId
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import button_version, game_buttons, is_result_message
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 ROOT = Path(__file__).resolve().parents[3]
 SEATS = ("North", "East", "South", "West")

@@ -21,10 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.ai import solver as solver_module
-from engine.ai.compact import SearchAborted
-from engine.contracts import Contract
-from tests.engine.ai.helpers import (
+from devtools.positions import (
     PLAYED_CONTRACTS,
     RULE_VARIANTS,
     play_start,
@@ -32,6 +29,9 @@ from tests.engine.ai.helpers import (
     random_walk,
     table_of_state,
 )
+from engine.ai import solver as solver_module
+from engine.ai.compact import SearchAborted
+from engine.contracts import Contract
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -6,9 +6,7 @@ import random
 
 import pytest
 
-from engine import DECK, PlayCard, apply_unchecked, legal_actions
-from engine.ai.compact import apply_move, legal_moves, trick_winner
-from tests.engine.ai.helpers import (
+from devtools.positions import (
     PLAYED_CONTRACTS,
     RULE_VARIANTS,
     play_start,
@@ -16,6 +14,8 @@ from tests.engine.ai.helpers import (
     signed_base,
     table_of_state,
 )
+from engine import DECK, PlayCard, apply_unchecked, legal_actions
+from engine.ai.compact import apply_move, legal_moves, trick_winner
 
 
 def _engine_moves(state) -> set[tuple[int, int]]:  # type: ignore[no-untyped-def]

@@ -6,10 +6,7 @@ import random
 
 import pytest
 
-from engine import apply_unchecked, legal_actions
-from engine.ai.solver import Solver
-from engine.contracts import Contract
-from tests.engine.ai.helpers import (
+from devtools.positions import (
     PLAYED_CONTRACTS,
     RULE_VARIANTS,
     play_start,
@@ -18,6 +15,9 @@ from tests.engine.ai.helpers import (
     signed_base,
     table_of_state,
 )
+from engine import apply_unchecked, legal_actions
+from engine.ai.solver import Solver
+from engine.contracts import Contract
 
 
 def minimax(state) -> int:  # type: ignore[no-untyped-def]

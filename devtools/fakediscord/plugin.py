@@ -1,4 +1,4 @@
-"""pytest fixtures for the fake Discord. Load with ``pytest_plugins = ["tests.fakediscord.plugin"]``."""
+"""pytest fixtures for the fake Discord. Load with ``pytest_plugins = ["devtools.fakediscord.plugin"]``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from tests.fakediscord.server import FakeDiscord
+from devtools.fakediscord.server import FakeDiscord
 
 
 @pytest_asyncio.fixture

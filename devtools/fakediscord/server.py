@@ -26,10 +26,10 @@ import discord
 import yarl
 from aiohttp import WSMsgType, web
 
-from tests.fakediscord import clients
-from tests.fakediscord.components import find_component
-from tests.fakediscord.limits import DiscordLimits, FakeClock, Limiter, Refusal, uses_interaction_token
-from tests.fakediscord.state import (
+from devtools.fakediscord import clients
+from devtools.fakediscord.components import find_component
+from devtools.fakediscord.limits import DiscordLimits, FakeClock, Limiter, Refusal, uses_interaction_token
+from devtools.fakediscord.state import (
     ADMINISTRATOR,
     DEFAULT_ATTACHMENT_SIZE_LIMIT,
     DEFAULT_BOT_PERMISSIONS,
@@ -46,7 +46,7 @@ from tests.fakediscord.state import (
     SnowflakeFactory,
     iso_now,
 )
-from tests.fakediscord.validation import COMPONENTS_V2_FLAG, is_empty, message_problems
+from devtools.fakediscord.validation import COMPONENTS_V2_FLAG, is_empty, message_problems
 
 API_PREFIX = "/api/v10"
 GUILD_MEMBERS_INTENT = 1 << 1

@@ -9,7 +9,7 @@ Counted with ``sys.setprofile`` on the event loop's thread (drawing in the rende
 
 Run from the repository root (it runs itself under pytest, with the fake Discord's fixtures):
 
-    python bench/click_trace.py
+    python tests/tools/click_trace.py
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bot as bot_package
 import engine
+from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen import conftest as schnapsen_fixtures
 from tests.bot.schnapsen.harness import Table, current_button
-from tests.fakediscord import FakeDiscord
 
 warm_renderer, world = schnapsen_fixtures.warm_renderer, schnapsen_fixtures.world  # the fixtures it uses
 
@@ -119,5 +119,5 @@ if __name__ == "__main__":
     # Under ``python -m pytest``, so that the AI worker processes (spawned) import pytest's small __main__,
     # not this module with the fake Discord.
     command = [sys.executable, "-m", "pytest", __file__, "-q", "-s", "-p", "no:cacheprovider",
-               "-W", "ignore::DeprecationWarning", "-o", "python_files=click_trace.py", "-p", "tests.fakediscord.plugin"]  # fmt: skip
-    sys.exit(subprocess.run(command, cwd=Path(__file__).resolve().parents[1], check=False).returncode)
+               "-W", "ignore::DeprecationWarning", "-o", "python_files=click_trace.py", "-p", "devtools.fakediscord.plugin"]  # fmt: skip
+    sys.exit(subprocess.run(command, cwd=Path(__file__).resolve().parents[2], check=False).returncode)

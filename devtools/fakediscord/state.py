@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from tests.fakediscord.components import find_button, iter_components
+from devtools.fakediscord.components import find_button, iter_components
 
 if TYPE_CHECKING:
-    from tests.fakediscord.server import FakeDiscord
+    from devtools.fakediscord.server import FakeDiscord
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
 EPHEMERAL_FLAG = 1 << 6

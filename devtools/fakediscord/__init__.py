@@ -1,6 +1,6 @@
 """A fake of Discord's REST API and gateway for end-to-end tests of the real discord.py client.
 
-Typical use (the ``fake_discord`` fixture from ``tests.fakediscord.plugin`` starts the server and redirects
+Typical use (the ``fake_discord`` fixture from ``devtools.fakediscord.plugin`` starts the server and redirects
 discord.py to it)::
 
     guild = fake_discord.add_guild("Server", preferred_locale="de")
@@ -35,9 +35,9 @@ off by default. ``fake.advance_clock(seconds)`` moves the fake's clock (messages
 ``fake.limiter.stats`` counts the 429s by kind and route.
 """
 
-from tests.fakediscord.components import describe_buttons, find_button, iter_components
-from tests.fakediscord.limits import DiscordLimits, FakeClock, RouteBucket
-from tests.fakediscord.server import (
+from devtools.fakediscord.components import describe_buttons, find_button, iter_components
+from devtools.fakediscord.limits import DiscordLimits, FakeClock, RouteBucket
+from devtools.fakediscord.server import (
     DiscordError,
     FakeDiscord,
     FaultRule,
@@ -45,7 +45,7 @@ from tests.fakediscord.server import (
     RateLimitRule,
     RecordedRequest,
 )
-from tests.fakediscord.state import (
+from devtools.fakediscord.state import (
     FakeAttachment,
     FakeChannel,
     FakeGuild,

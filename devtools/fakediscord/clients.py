@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import discord
 
 if TYPE_CHECKING:
-    from tests.fakediscord.server import FakeDiscord
+    from devtools.fakediscord.server import FakeDiscord
 
 
 async def start_client(fake: FakeDiscord, client: discord.Client, *, timeout: float = 5.0) -> discord.Client:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fakediscord.components import BUTTON, LINK_STYLE, iter_components
+from devtools.fakediscord.components import BUTTON, LINK_STYLE, iter_components
 
 COMPONENTS_V2_FLAG = 1 << 15
 MAX_CONTENT = 2000
