@@ -23,7 +23,8 @@ from typing import Any
 
 def load_search(search: str) -> Callable[..., Any]:
     module, _, name = search.partition(":")
-    return getattr(importlib.import_module(module), name)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return found
 
 
 def _warm_up(search: Callable[..., Any]) -> None:

@@ -224,7 +224,7 @@ class AiWorker:
             )
             if value not in view.legal:
                 raise _Fallback(f"the search gave {value!r}, not a legal action")
-            return value
+            return view.legal[view.legal.index(value)]  # the legal action itself, typed
         except _Fallback as err:
             reason = str(err)
         except Exception as err:  # whatever else went wrong, the table gets an answer
@@ -515,7 +515,7 @@ class AiWorker:
         return True
 
     def _in_background(self, awaitable: Any) -> asyncio.Future[Any]:
-        task = asyncio.ensure_future(awaitable)
+        task: asyncio.Future[Any] = asyncio.ensure_future(awaitable)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         task.add_done_callback(_log_failure)
