@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import engine
+from bot.cache import Lru
 from engine.ai import Evaluation, analysis
 
 from .errors import UserError
@@ -71,9 +72,9 @@ class Coach:
         self.reviews_per_window = reviews_per_window
         self.review_window = review_window
         self.clock = clock
-        self._reviews: OrderedDict[int, deque[float]] = OrderedDict()  # user -> start times in the window
+        self._reviews: Lru[int, deque[float]] = Lru(REVIEWERS_KEPT)  # user -> start times in the window
         self._reviewing: set[int] = set()  # users with a review under way (one at a time each)
-        self._hints: OrderedDict[tuple[int, int, int], Hint] = OrderedDict()
+        self._hints: Lru[tuple[int, int, int], Hint] = Lru(HINTS_KEPT)
 
     async def close(self) -> None:
         """Stop the worker (idempotent: the AI players sharing it may have stopped it already)."""
@@ -95,9 +96,6 @@ class Coach:
             raise UserError("coach.review_limited", count=self.reviews_per_window, seconds=wait)
         started.append(now)
         self._reviews[user_id] = started
-        self._reviews.move_to_end(user_id)
-        while len(self._reviews) > REVIEWERS_KEPT:
-            self._reviews.popitem(last=False)
 
     async def review(self, user_id: int, subject: ReviewSubject) -> list[analysis.Judged]:
         """Every decision of the subject's seat with a choice, judged (in the order made); the caller admitted
@@ -145,8 +143,6 @@ class Coach:
             raise UserError("coach.hint_failed") from None
         hint = Hint(view.seat, best, tuple(evaluations))
         self._hints[key] = hint
-        while len(self._hints) > HINTS_KEPT:
-            self._hints.popitem(last=False)
         return hint
 
     async def _evaluate(

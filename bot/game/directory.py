@@ -4,8 +4,7 @@ one is passed on or over without asking storage whose it is."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
+from bot.cache import Lru
 from bot.db import Database
 from bot.shards import ShardRange, shard_of
 
@@ -20,7 +19,7 @@ class ShardDirectory:
         self.core = core
         # The Discord shards this process holds: it serves their guilds' tables. None: every guild's are ours.
         self.shards = shards
-        self._foreign: OrderedDict[int, int] = OrderedDict()  # table id -> its shard, of another process
+        self._foreign: Lru[int, int] = Lru(KNOWN_FOREIGN_TABLES)  # table id -> its shard, of another process
 
     def owns_guild(self, guild_id: int) -> bool:
         return self.shards is None or self.shards.owns_guild(guild_id)
@@ -48,7 +47,6 @@ class ShardDirectory:
             return None
         shard = self._foreign.get(table_id)
         if shard is not None:
-            self._foreign.move_to_end(table_id)
             return shard
         row = await self.db.tables.get_table(table_id)
         if row is None or row.status == "closed" or self.owns_guild(row.guild_id):
@@ -59,6 +57,4 @@ class ShardDirectory:
         """Keep the shard of a table another process serves; returns it."""
         assert self.shards is not None
         shard = self._foreign[table_id] = shard_of(guild_id, self.shards.count)
-        while len(self._foreign) > KNOWN_FOREIGN_TABLES:
-            self._foreign.popitem(last=False)
         return shard

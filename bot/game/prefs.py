@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import random
-from collections import OrderedDict
 from collections.abc import Callable
 
+from bot.cache import Lru
 from bot.db import AlreadySeated, Database, Forgotten, PlayerPrefs
 from bot.db.privacy import PSEUDONYM_CEILING
 from bot.vocabulary import HAND_ORDERS, HAND_PLACES
@@ -24,7 +24,7 @@ class PrefsCache:
         self.db = db
         self.core = core
         self.clock = clock
-        self._prefs: OrderedDict[int, PlayerPrefs] = OrderedDict()  # user id -> their choices, as stored
+        self._prefs: Lru[int, PlayerPrefs] = Lru(REMEMBERED_PREFS)  # user id -> their choices, as stored
 
     async def player_prefs(self, user_id: int) -> PlayerPrefs:
         """Where the person's hand lives and in which order it is shown (read once, then from memory)."""
@@ -36,10 +36,7 @@ class PrefsCache:
 
     def cached_prefs(self, user_id: int) -> PlayerPrefs | None:
         """The person's choices if they were read already (the shell's synchronous paths), else None."""
-        prefs = self._prefs.get(user_id)
-        if prefs is not None:
-            self._prefs.move_to_end(user_id)
-        return prefs
+        return self._prefs.get(user_id)
 
     async def set_player_prefs(
         self, user_id: int, *, hand_place: str | None = None, hand_order: str | None = None
@@ -73,6 +70,3 @@ class PrefsCache:
 
     def _remember(self, prefs: PlayerPrefs) -> None:
         self._prefs[prefs.user_id] = prefs
-        self._prefs.move_to_end(prefs.user_id)
-        while len(self._prefs) > REMEMBERED_PREFS:
-            self._prefs.popitem(last=False)
