@@ -612,7 +612,8 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
         image = stages[-1]
         assert not image.file("/usr/bin/gcc").exists(), "the compiler stays in the build stage"
         with mounted_proc(image):
-            kind = image.run([".venv/bin/python", "-c", "import engine.ai.solver as s; print(s.KIND)"],
+            which_solver = """.venv/bin/python -c 'import engine.ai.solver as s; print(s.KIND)'"""
+            kind = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {which_solver}"],
                              step="Dockerfile: solver", user=built.user, env=built.env, network=False)
             assert kind.stdout.strip() == "compiled"
             result = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {built.cmd}"],
