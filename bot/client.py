@@ -28,6 +28,7 @@ from bot.schnapsen.badanswers import BadAnswers, ChannelGate, locator, trace_con
 from bot.schnapsen.checks import Throttle
 from bot.schnapsen.runtime import Runtime
 from bot.settings import Settings
+from engine.ai import solver as ai_solver
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("bot.schnapsen.cog",)
@@ -222,7 +223,8 @@ async def run(settings: Settings, *, force_sync: bool = False) -> None:
     except BaseException:
         await db.close()
         raise
-    log.info("starting: %s; %d AI worker(s)", settings.describe(), bot.ai.worker_count)
+    # Which solver the AI searches with: "compiled" unless the install found no C compiler (docs/deploy.md).
+    log.info("starting: %s; %d AI worker(s), %s solver", settings.describe(), bot.ai.worker_count, ai_solver.KIND)
     async with bot:
         await login(bot, settings.token)
         await bot.connect()

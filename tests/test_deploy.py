@@ -5,22 +5,26 @@ their linters, the Dockerfile installs as the docs do, constraints.txt pins what
 
 `test_the_documented_deploy_works_on_a_fresh_debian_12` runs the commands of docs/deploy.md's blocks marked
 `<!-- deploy-test: NAME -->`, verbatim and in the order of `DOCUMENTED_STEPS`, as a sudo user on a fresh
-Debian 12 made with debootstrap, then the Dockerfile's build steps and command in a second copy of it. It needs
+Debian 12 made with debootstrap, then the Dockerfile's build steps and command in further copies of it (one
+per stage). Both must end with the AI's compiled solver (docs/ai.md, "The accelerator"). It needs
 root, debootstrap, `unshare`, and the network to Debian's mirror and PyPI; it takes minutes, so it runs where
 `CI` or `DEPLOY_TEST` is set (`.ci/run`; by hand: `sudo DEPLOY_TEST=1 python -m pytest tests/test_deploy.py`)
 and is skipped elsewhere, with the reason. What stands in for the parts of a real server a chroot lacks:
 
 * the repository is the checkout under test (its working tree, uncommitted files included, as one commit),
-  served over HTTP on the loopback address as `$REPO`; a second commit on top, adding one migration, stands in
-  for a new version (so going back meets a database the older code refuses, and the documented restore);
+  served over HTTP on the loopback address as `$REPO`; a second commit on top, adding one migration and
+  changing solver.py, stands in for a new version (so going back meets a database the older code refuses, and
+  the documented restore; and the upgrade must compile the solver again, or the bot runs the pure one);
 * there is no systemd in a chroot: `systemctl` and `journalctl` only record their arguments, and the test starts
   a unit the steps enabled or started itself: its `ExecStart` as its `User` in its `WorkingDirectory`;
 * the bot runs in a network namespace of its own, so Discord is unreachable: it must stop with exit status 2
   and one line (the unit's `RestartPreventExitStatus=2` keeps it stopped);
 * the token typed in with `sudoedit` is written into `.env` by the test, and `$BACKUP` is the file the
   upgrade's backup named (`backup written: ...`), as the docs tell the admin to set it;
-* the Dockerfile's base image is the same Debian 12 with its Python 3.11 (no registry is reachable to pull
-  `python:3.11-slim-bookworm`); its COPY copies the commit's files, which .dockerignore would not drop;
+* the Dockerfile's base image is the same Debian 12 with its Python 3.11, its venv module and its headers, as
+  `python:3.11-slim-bookworm` has them, and no compiler (no registry is reachable to pull that image); each
+  stage starts from a copy of it; the COPY of the build context copies the commit's files, which
+  .dockerignore would not drop;
 * the host's extra CA certificates are added (a machine whose HTTPS goes through an inspecting proxy needs
   them; elsewhere there are none), and the host's resolver configuration is copied.
 """
@@ -101,6 +105,17 @@ def dockerfile_steps(text: str) -> list[DockerStep]:
     return steps
 
 
+def dockerfile_stages(steps: list[DockerStep]) -> list[list[DockerStep]]:
+    """The steps split into build stages, each starting with its FROM."""
+    stages: list[list[DockerStep]] = []
+    for step in steps:
+        if step.instruction == "FROM":
+            stages.append([])
+        assert stages, f"{step.instruction} before the first FROM"
+        stages[-1].append(step)
+    return stages
+
+
 # --- the files --------------------------------------------------------------------------------------------
 
 
@@ -137,11 +152,18 @@ def test_compose_yaml_follows_the_compose_specification() -> None:
 
 def test_the_image_installs_as_the_docs_do_and_runs_unprivileged_with_the_database_on_a_volume() -> None:
     steps = dockerfile_steps((ROOT / "Dockerfile").read_text(encoding="utf-8"))
-    instructions = [step.instruction for step in steps]
-    assert steps[0] == DockerStep("FROM", "python:3.11-slim-bookworm")  # Debian 12's Python, as documented
-    user = next(step.argument for step in reversed(steps) if step.instruction == "USER")
+    stages = dockerfile_stages(steps)
+    for stage in stages:  # Debian 12's Python, as documented
+        assert stage[0].argument.split()[0] == "python:3.11-slim-bookworm", stage[0]
+    image = stages[-1]
+    instructions = [step.instruction for step in image]
+    user = next(step.argument for step in reversed(image) if step.instruction == "USER")
     assert user not in {"root", "0"}
     assert instructions.index("USER") < instructions.index("CMD")
+    # The compiler is in the build stage only: the image gets the built checkout.
+    assert any("gcc" in step.argument for stage in stages[:-1] for step in stage if step.instruction == "RUN")
+    assert not any("apt-get install" in step.argument for step in image if step.instruction == "RUN")
+    assert any(step.argument.startswith("--from=") for step in image if step.instruction == "COPY")
     documented_pip = next(
         line for line in documented_blocks()["install"].splitlines() if ".venv/bin/pip install" in line
     )
@@ -347,6 +369,20 @@ def make_debian_12(path: Path) -> Chroot:
     return chroot
 
 
+def make_the_image_base(chroot: Chroot, path: Path) -> Chroot:
+    """What stands in for python:3.11-slim-bookworm: a copy of the fresh Debian 12 (cp -a keeps device files;
+    -x leaves a mount out) with Python, its venv module and its headers, and no compiler."""
+    started = time.monotonic()
+    subprocess.run(["cp", "-a", "-x", str(chroot.path), str(path)], check=True)
+    chroot.timings["copy for the image"] = time.monotonic() - started
+    base = Chroot(path, chroot.timings)
+    with mounted_proc(base):
+        base.run(["apt-get", "update"], step="image base")
+        base.run(["apt-get", "install", "-y", "--no-install-recommends", "python3", "python3-venv", "python3-dev"],
+                 step="image base", env={"DEBIAN_FRONTEND": "noninteractive"})
+    return base
+
+
 def follow_documented_step(
     chroot: Chroot, name: str, block: str, repo: str, **variables: str
 ) -> subprocess.CompletedProcess[str]:
@@ -394,18 +430,23 @@ def assert_stops_on_no_network(result: subprocess.CompletedProcess[str], *, step
 
 # The newer version's schema change: a migration the version under test does not know.
 NEWER_MIGRATION = ("bot/db/migrations/{number:03d}-deploy-test.sql", "CREATE TABLE deploy_test_upgrade (x INTEGER);\n")
+SOLVER = "engine/ai/solver.py"
+# The bot's start line names the AI's solver (bot/client.py); "compiled" needs the accelerator built and current.
+COMPILED_SOLVER = "AI worker(s), compiled solver"
 
 
 def a_newer_version(bare: Path, scratch: Path) -> tuple[str, int]:
-    """A commit on top of the served branch, as a new release with one more migration would be; returns it and
-    the schema version it migrates to."""
+    """A commit on top of the served branch, as a new release with one more migration and a changed solver
+    would be; returns it and the schema version it migrates to."""
     head = git("rev-parse", "refs/heads/main", cwd=bare)
     version = 1 + len(list((ROOT / "bot/db/migrations").glob("*.sql")))
     path, sql = NEWER_MIGRATION[0].format(number=version), NEWER_MIGRATION[1]
+    solver = git("show", f"{head}:{SOLVER}", cwd=bare) + "\n# a newer version\n"
     index = {"GIT_INDEX_FILE": str(scratch / "newer-index")}
     git("read-tree", head, cwd=bare, env=index)
-    blob = git("hash-object", "-w", "--stdin", cwd=bare, stdin=sql)
-    git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", cwd=bare, env=index)
+    for name, text in ((path, sql), (SOLVER, solver)):
+        blob = git("hash-object", "-w", "--stdin", cwd=bare, stdin=text)
+        git("update-index", "--add", "--cacheinfo", f"100644,{blob},{name}", cwd=bare, env=index)
     tree = git("write-tree", cwd=bare, env=index)
     newer = git("commit-tree", tree, "-p", head, "-m", "a newer version", cwd=bare)
     git("update-ref", "refs/heads/main", newer, cwd=bare)
@@ -426,11 +467,32 @@ class BuiltImage:
     env: dict[str, str]
 
 
-def build_the_image_in(chroot: Chroot, context: Path) -> BuiltImage:
-    """The Dockerfile's steps in `chroot`, which stands in for its base image: RUN as the current USER in the
-    WORKDIR with the ENV so far, COPY of the build context."""
-    user, workdir, env, cmd = "root", "/", {}, ""
-    for step in dockerfile_steps((context / "Dockerfile").read_text(encoding="utf-8")):
+def build_the_image(base: Chroot, context: Path, stages: list[Chroot]) -> BuiltImage:
+    """The Dockerfile's steps, each stage in a copy of `base` (which stands in for its base image) appended to
+    `stages`: RUN as the stage's current USER in its WORKDIR with its ENV so far, COPY of the build context or
+    from an earlier stage. The last of `stages` is the image."""
+    named: dict[str, Chroot] = {}
+    built = BuiltImage("", "root", "/", {})
+    for number, steps in enumerate(dockerfile_stages(dockerfile_steps((context / "Dockerfile").read_text()))):
+        words = steps[0].argument.split()
+        name = words[2] if len(words) == 3 and words[1].upper() == "AS" else str(number)
+        started = time.monotonic()
+        path = base.path.with_name(f"stage-{number}")
+        subprocess.run(["cp", "-a", "-x", str(base.path), str(path)], check=True)
+        stage = Chroot(path, base.timings)
+        base.timings["copy for the image"] = base.timings.get("copy for the image", 0.0) + time.monotonic() - started
+        stages.append(stage)
+        named[name] = stage
+        with mounted_proc(stage):
+            built = _build_stage(stage, steps[1:], context, named, name)
+    return built
+
+
+def _build_stage(chroot: Chroot, steps: list[DockerStep], context: Path, stages: dict[str, Chroot],
+                 name: str) -> BuiltImage:
+    user, workdir, cmd = "root", "/", ""
+    env: dict[str, str] = {}
+    for step in steps:
         if step.instruction == "WORKDIR":
             workdir = step.argument
             chroot.file(workdir).mkdir(parents=True, exist_ok=True)
@@ -440,22 +502,30 @@ def build_the_image_in(chroot: Chroot, context: Path) -> BuiltImage:
             env.update(pair.split("=", 1) for pair in shlex.split(step.argument))
         elif step.instruction == "RUN":
             command = f"cd {shlex.quote(workdir)} && {step.argument}"
-            chroot.run(["sh", "-e", "-c", command], step="Dockerfile: RUN", user=user, env=env)
+            chroot.run(["sh", "-e", "-c", command], step=f"Dockerfile {name}: RUN", user=user, env=env)
         elif step.instruction == "COPY":
-            owner, paths = _copy_arguments(step.argument)
-            assert paths == [".", "."], f"the test copies only the whole build context: {step.argument}"
-            shutil.copytree(context, chroot.file(workdir), dirs_exist_ok=True, symlinks=True)
-            if owner:
-                chroot.run(["chown", "-R", owner, workdir], step="Dockerfile: COPY")
+            options, paths = _copy_arguments(step.argument)
+            source_stage = options.get("from")
+            if source_stage is None:
+                assert paths == [".", "."], f"the test copies only the whole build context: {step.argument}"
+                source, target = context, chroot.file(workdir)
+            else:
+                assert len(paths) == 2 and paths[0].startswith("/"), f"one absolute path: {step.argument}"
+                source, target = stages[source_stage].file(paths[0]), chroot.file(paths[1])
+            shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
+            if "chown" in options:
+                destination = workdir if source_stage is None else paths[1]
+                chroot.run(["chown", "-R", options["chown"], destination], step=f"Dockerfile {name}: COPY")
         elif step.instruction == "CMD":
             cmd = shlex.join(_json_list(step.argument))
     return BuiltImage(cmd, user, workdir, env)
 
 
-def _copy_arguments(argument: str) -> tuple[str, list[str]]:
+def _copy_arguments(argument: str) -> tuple[dict[str, str], list[str]]:
+    """COPY's options (`--chown=user:group` as {"chown": "user:group"}) and its paths."""
     words = argument.split()
-    owner = next((word.removeprefix("--chown=") for word in words if word.startswith("--chown=")), "")
-    return owner, [word for word in words if not word.startswith("--")]
+    options = dict(word[2:].split("=", 1) for word in words if word.startswith("--"))
+    return options, [word for word in words if not word.startswith("--")]
 
 
 def _json_list(argument: str) -> list[str]:
@@ -472,7 +542,8 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
     blocks = documented_blocks()
     scratch = Path(tempfile.mkdtemp(prefix="schnapsen-deploy-test-", dir="/var/tmp"))
     chroot: Chroot | None = None
-    image: Chroot | None = None
+    image_base: Chroot | None = None
+    stages: list[Chroot] = []
     try:
         under_test = commit_of_the_working_tree(scratch)
         bare = scratch / "served" / "schnapsen.git"
@@ -486,17 +557,13 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
                        check=True, cwd=ROOT)
 
         chroot = make_debian_12(scratch / "debian12")
+        image_base = make_the_image_base(chroot, scratch / "image-base")
         with served(scratch / "served") as url, mounted_proc(chroot):
             repo = f"{url}/schnapsen.git"
             follow_documented_step(chroot, "prerequisites", blocks["prerequisites"], repo)
-            # The image's base: Debian 12 with its Python (cp -a keeps device files; -x leaves /proc's mount out).
-            started = time.monotonic()
-            subprocess.run(["cp", "-a", "-x", str(chroot.path), str(scratch / "image")], check=True)
-            image = Chroot(scratch / "image", chroot.timings)
-            chroot.timings["copy for the image"] = time.monotonic() - started
-
-            follow_documented_step(chroot, "install", blocks["install"], repo)
+            install = follow_documented_step(chroot, "install", blocks["install"], repo)
             assert installed_commit(chroot) == under_test
+            assert re.search(r"^compiled$", install.stdout, re.M), f"the solver is compiled:\n{_tail(install.stdout)}"
             env_file = chroot.file("/opt/schnapsen/.env")
             assert env_file.stat().st_mode & 0o777 == 0o600, "the token is readable by its owner only"
             env_file.write_text(re.sub(r"(?m)^DISCORD_TOKEN=.*$", f"DISCORD_TOKEN={DUMMY_TOKEN}",
@@ -504,7 +571,9 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
 
             follow_documented_step(chroot, "systemd", blocks["systemd"], repo)
             assert "systemctl enable --now schnapsen" in recorded_calls(chroot)
-            assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start"), step="start")
+            started = start_unit(chroot, "schnapsen.service", step="start")
+            assert_stops_on_no_network(started, step="start")
+            assert COMPILED_SOLVER in started.stdout, _tail(started.stdout)
 
             # The bot opens its database before it logs in, so the backups below have one to copy.
             assert chroot.file("/opt/schnapsen/schnapsen.sqlite3").exists()
@@ -520,8 +589,10 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             assert installed_commit(chroot) == newer
             assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 2
             assert recorded_calls(chroot)[-2:] == ["systemctl stop schnapsen", "systemctl start schnapsen"]
-            assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after the upgrade"),
-                                       step="start after the upgrade")
+            upgraded = start_unit(chroot, "schnapsen.service", step="start after the upgrade")
+            assert_stops_on_no_network(upgraded, step="start after the upgrade")
+            # solver.py changed: the documented upgrade compiled the new one (else the hash check falls back).
+            assert COMPILED_SOLVER in upgraded.stdout, _tail(upgraded.stdout)
             assert schema_version(chroot) == migrated
 
             follow_documented_step(chroot, "downgrade", blocks["downgrade"], repo)
@@ -537,17 +608,24 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after the restore"),
                                        step="start after the restore")
 
+        built = build_the_image(image_base, context, stages)
+        image = stages[-1]
+        assert not image.file("/usr/bin/gcc").exists(), "the compiler stays in the build stage"
         with mounted_proc(image):
-            built = build_the_image_in(image, context)
+            which_solver = """.venv/bin/python -c 'import engine.ai.solver as s; print(s.KIND)'"""
+            kind = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {which_solver}"],
+                             step="Dockerfile: solver", user=built.user, env=built.env, network=False)
+            assert kind.stdout.strip() == "compiled"
             result = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {built.cmd}"],
                                step="Dockerfile: CMD", user=built.user, network=False,
                                env={**built.env, "DISCORD_TOKEN": DUMMY_TOKEN}, check=False)
             assert_stops_on_no_network(result, step="Dockerfile: CMD")
+            assert COMPILED_SOLVER in result.stdout, _tail(result.stdout)
             assert image.file(built.env["DATABASE_PATH"]).exists(), "the database is made on the volume"
     finally:
         timings = chroot.timings if chroot else {}
         print("deploy test, seconds per step:", {step: round(seconds) for step, seconds in timings.items()})
-        _remove(scratch, [c for c in (chroot, image) if c is not None])
+        _remove(scratch, [c for c in (chroot, image_base, *stages) if c is not None])
 
 
 def _remove(scratch: Path, chroots: list[Chroot]) -> None:

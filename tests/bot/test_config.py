@@ -24,6 +24,7 @@ from bot.connect import open_database
 from bot.settings import MAX_RETENTION_DAYS, Settings, SettingsError, database_path_from_env, mask_url
 from bot.shards import MAX_SHARD_COUNT, ShardRange
 from devtools.fakediscord import FakeDiscord
+from engine.ai import solver as ai_solver
 from tests.bot.schnapsen.harness import test_settings as quick_settings
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.s3cr3t-t0ken-never-shown"
@@ -198,6 +199,7 @@ def test_python_m_bot_without_network_to_discord_says_so_in_one_line(tmp_path: P
     # The start line came first, naming the database, the shards and the AI workers.
     assert f"starting: database {tmp_path / 'bot.sqlite3'}; one process, every shard;" in done.stdout
     assert "AI worker(s)" in done.stdout and TOKEN not in done.stdout
+    assert f"AI worker(s), {ai_solver.KIND} solver" in done.stdout  # the one this install's AI uses
 
 
 # ---- the database, before logging in -------------------------------------------------------------------------
