@@ -134,6 +134,10 @@ INLINE_DRAWS = getattr(random.Random, "_randbelow", None) is getattr(
 )
 
 
+# ``total.bit_length()`` for every total a draw meets (at most the 20 cards of the deck).
+_WIDTHS = [n.bit_length() for n in range(21)]
+
+
 class Sampler:
     """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included).
 
@@ -172,7 +176,12 @@ class Sampler:
         self.allowed = allowed
         # Per card in placing order, its bit and the seats that may hold it: ``_attempt`` runs up to 40
         # times per world when a bidder's hand is checked, so it reads these instead of rebuilding them.
-        self.placing = [(1 << card, allowed[card]) for card in self.cards]
+        # A card whose seats are the previous card's (``same``) has one card less among them to share than
+        # that one had: its total needs no sum.
+        self.placing = [
+            (1 << card, allowed[card], i > 0 and allowed[card] == allowed[self.cards[i - 1]])
+            for i, card in enumerate(self.cards)
+        ]
         base = list(knowledge.known)
         base[knowledge.seat] |= knowledge.own
         self.base = base
@@ -182,7 +191,10 @@ class Sampler:
         return list(self.base)
 
     def _ok(self, hands: list[int]) -> bool:
-        return all(self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one)
+        # Most decisions have no such fact: no generator to start then.
+        return not self.k.at_least_one or all(
+            self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one
+        )
 
     def draw_weighted(self) -> list[int] | None:
         """A world kept with probability ``weight(world)``; None once the weighing budget is spent (then,
@@ -227,24 +239,79 @@ class Sampler:
         need = list(self.k.need)
         hands = list(self.base)
         rng = self.rng
-        inline = INLINE_DRAWS and type(rng) is random.Random
-        randrange = rng.randrange
+        if not (INLINE_DRAWS and type(rng) is random.Random):
+            return self._attempt_randrange(need, hands)
         getrandbits = rng.getrandbits
-        for bit, seats in self.placing:
+        widths = _WIDTHS
+        total = 0
+        # As ``_attempt_randrange``, with ``randrange(total)`` drawn inline as random.py draws it (the
+        # sampler places hundreds of thousands of cards per decision, and the call costs a third of its
+        # time), and the seat found by comparing the pick with the seats' needs added up, unrolled for the
+        # usual one to three seats.
+        for bit, seats, same in self.placing:
+            count = len(seats)
+            if count == 3:
+                first, second, third = seats
+                up_to_first = need[first]
+                up_to_second = up_to_first + need[second]
+                if same:
+                    total -= 1  # the previous card went to one of these very seats
+                else:
+                    total = up_to_second + need[third]
+                if not total:
+                    return None
+                width = widths[total]
+                pick = getrandbits(width)
+                while pick >= total:
+                    pick = getrandbits(width)
+                seat = first if pick < up_to_first else second if pick < up_to_second else third
+            elif count == 2:
+                first, second = seats
+                up_to_first = need[first]
+                total = up_to_first + need[second]
+                if not total:
+                    return None
+                width = widths[total]
+                pick = getrandbits(width)
+                while pick >= total:
+                    pick = getrandbits(width)
+                seat = first if pick < up_to_first else second
+            elif count == 1:
+                seat = seats[0]
+                total = need[seat]
+                if not total:
+                    return None
+                width = widths[total]
+                pick = getrandbits(width)
+                while pick >= total:
+                    pick = getrandbits(width)
+            else:
+                total = 0
+                for seat in seats:
+                    total += need[seat]
+                if not total:
+                    return None
+                width = widths[total]
+                pick = getrandbits(width)
+                while pick >= total:
+                    pick = getrandbits(width)
+                for seat in seats:
+                    pick -= need[seat]
+                    if pick < 0:
+                        break
+            need[seat] -= 1
+            hands[seat] |= bit
+        return hands
+
+    def _attempt_randrange(self, need: list[int], hands: list[int]) -> list[int] | None:
+        randrange = self.rng.randrange
+        for bit, seats, _same in self.placing:
             total = 0
             for seat in seats:
                 total += need[seat]
             if not total:
                 return None
-            if inline:
-                # What ``randrange(total)`` returns, drawn as random.py draws it: the sampler places
-                # hundreds of thousands of cards per decision, and the call costs a third of its time.
-                width = total.bit_length()
-                pick = getrandbits(width)
-                while pick >= total:
-                    pick = getrandbits(width)
-            else:
-                pick = randrange(total)
+            pick = randrange(total)
             # A seat that needs nothing more subtracts 0 and cannot be picked: pick is never negative
             # before the seat that takes the card.
             for seat in seats:
