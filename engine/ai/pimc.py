@@ -518,9 +518,8 @@ def _evaluate_play(
     # (``base`` is never changed in place, only copied per move).
     moment = position_of(view, table, [0, 0, 0, 0])
     for hands, weight in stream:
-        base = Position(
-            hands, moment.to_act, moment.trick, moment.trick_no, moment.points, moment.tricks, moment.marriages
-        )
+        base = Position(hands, moment.to_act, moment.trick, moment.trick_no, moment.points, moment.tricks,
+                        moment.marriages)  # fmt: skip
         last, first_value = guess, None
         try:
             values: list[float] = []

@@ -29,7 +29,6 @@ from .compact import (
     Position,
     SearchAborted,
     Table,
-    trick_winner,
 )
 
 INFINITY: Final = 1000
@@ -103,10 +102,16 @@ class Solver:
         self.hands = list(pos.hands)
         trick = pos.trick
         if trick:
-            _lead_seat, lead_card = trick[0]
-            win_seat, win_card = trick_winner(self.table, trick)
-            trick_points = sum(POINTS[c] for _, c in trick)
-            led = SUIT_OF[lead_card]
+            # ``compact.trick_winner`` and the trick's points, here so the compiled solver calls no Python
+            # function at each of a decision's thousands of searches (no card beats itself).
+            win_seat, win_card = trick[0]
+            led = self.suit_of[win_card]
+            trick_points = 0
+            beats = self.beats
+            for seat, card in trick:
+                trick_points += self.card_points[card]
+                if beats[win_card] >> card & 1:
+                    win_seat, win_card = seat, card
         else:
             win_seat = win_card = led = -1
             trick_points = 0
@@ -513,12 +518,11 @@ class Solver:
 # few tables met last (a process serves many deals; an entry only saves time, so dropping one is safe).
 SHARED_TABLES: Final = 8
 SHARED_ENTRIES: Final = 200_000
-_memos: dict[
-    tuple[object, ...], tuple[dict[int, list[int]], dict[int, int], dict[int, list[int]]]
-] = {}
+Memo = tuple[dict[int, list[int]], dict[int, int], dict[int, list[int]]]  # replies, legal cards, orders
+_memos: dict[tuple[object, ...], Memo] = {}
 
 
-def _shared_memo(table: Table) -> tuple[dict[int, list[int]], dict[int, int], dict[int, list[int]]]:
+def _shared_memo(table: Table) -> Memo:
     key = (table.rules, table.contract, table.trump, table.declarer, table.sitting_out)
     memo = _memos.pop(key, None)
     if memo is None or len(memo[0]) + len(memo[1]) + len(memo[2]) > SHARED_ENTRIES:
