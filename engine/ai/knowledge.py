@@ -239,79 +239,29 @@ class Sampler:
         need = list(self.k.need)
         hands = list(self.base)
         rng = self.rng
-        if not (INLINE_DRAWS and type(rng) is random.Random):
-            return self._attempt_randrange(need, hands)
+        inline = INLINE_DRAWS and type(rng) is random.Random
+        randrange = rng.randrange
         getrandbits = rng.getrandbits
         widths = _WIDTHS
         total = 0
-        # As ``_attempt_randrange``, with ``randrange(total)`` drawn inline as random.py draws it (the
-        # sampler places hundreds of thousands of cards per decision, and the call costs a third of its
-        # time), and the seat found by comparing the pick with the seats' needs added up, unrolled for the
-        # usual one to three seats.
         for bit, seats, same in self.placing:
-            count = len(seats)
-            if count == 3:
-                first, second, third = seats
-                up_to_first = need[first]
-                up_to_second = up_to_first + need[second]
-                if same:
-                    total -= 1  # the previous card went to one of these very seats
-                else:
-                    total = up_to_second + need[third]
-                if not total:
-                    return None
-                width = widths[total]
-                pick = getrandbits(width)
-                while pick >= total:
-                    pick = getrandbits(width)
-                seat = first if pick < up_to_first else second if pick < up_to_second else third
-            elif count == 2:
-                first, second = seats
-                up_to_first = need[first]
-                total = up_to_first + need[second]
-                if not total:
-                    return None
-                width = widths[total]
-                pick = getrandbits(width)
-                while pick >= total:
-                    pick = getrandbits(width)
-                seat = first if pick < up_to_first else second
-            elif count == 1:
-                seat = seats[0]
-                total = need[seat]
-                if not total:
-                    return None
+            if same:
+                total -= 1  # the previous card went to one of these very seats
+            else:
+                total = 0
+                for seat in seats:
+                    total += need[seat]
+            if not total:
+                return None
+            if inline:
+                # What ``randrange(total)`` returns, drawn as random.py draws it: the sampler places
+                # hundreds of thousands of cards per decision, and the call costs a third of its time.
                 width = widths[total]
                 pick = getrandbits(width)
                 while pick >= total:
                     pick = getrandbits(width)
             else:
-                total = 0
-                for seat in seats:
-                    total += need[seat]
-                if not total:
-                    return None
-                width = widths[total]
-                pick = getrandbits(width)
-                while pick >= total:
-                    pick = getrandbits(width)
-                for seat in seats:
-                    pick -= need[seat]
-                    if pick < 0:
-                        break
-            need[seat] -= 1
-            hands[seat] |= bit
-        return hands
-
-    def _attempt_randrange(self, need: list[int], hands: list[int]) -> list[int] | None:
-        randrange = self.rng.randrange
-        for bit, seats, _same in self.placing:
-            total = 0
-            for seat in seats:
-                total += need[seat]
-            if not total:
-                return None
-            pick = randrange(total)
+                pick = randrange(total)
             # A seat that needs nothing more subtracts 0 and cannot be picked: pick is never negative
             # before the seat that takes the card.
             for seat in seats:
