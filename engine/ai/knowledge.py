@@ -134,6 +134,10 @@ INLINE_DRAWS = getattr(random.Random, "_randbelow", None) is getattr(
 )
 
 
+# ``total.bit_length()`` for every total a draw meets (at most the 20 cards of the deck).
+_WIDTHS = [n.bit_length() for n in range(21)]
+
+
 class Sampler:
     """Draws hidden-card worlds: per seat the mask of cards it holds now (its own hand included).
 
@@ -172,7 +176,12 @@ class Sampler:
         self.allowed = allowed
         # Per card in placing order, its bit and the seats that may hold it: ``_attempt`` runs up to 40
         # times per world when a bidder's hand is checked, so it reads these instead of rebuilding them.
-        self.placing = [(1 << card, allowed[card]) for card in self.cards]
+        # A card whose seats are the previous card's (``same``) has one card less among them to share than
+        # that one had: its total needs no sum.
+        self.placing = [
+            (1 << card, allowed[card], i > 0 and allowed[card] == allowed[self.cards[i - 1]])
+            for i, card in enumerate(self.cards)
+        ]
         base = list(knowledge.known)
         base[knowledge.seat] |= knowledge.own
         self.base = base
@@ -182,7 +191,10 @@ class Sampler:
         return list(self.base)
 
     def _ok(self, hands: list[int]) -> bool:
-        return all(self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one)
+        # Most decisions have no such fact: no generator to start then.
+        return not self.k.at_least_one or all(
+            self.k.dealt_mask(seat, hands[seat]) & mask for seat, mask in self.k.at_least_one
+        )
 
     def draw_weighted(self) -> list[int] | None:
         """A world kept with probability ``weight(world)``; None once the weighing budget is spent (then,
@@ -230,16 +242,21 @@ class Sampler:
         inline = INLINE_DRAWS and type(rng) is random.Random
         randrange = rng.randrange
         getrandbits = rng.getrandbits
-        for bit, seats in self.placing:
-            total = 0
-            for seat in seats:
-                total += need[seat]
+        widths = _WIDTHS
+        total = 0
+        for bit, seats, same in self.placing:
+            if same:
+                total -= 1  # the previous card went to one of these very seats
+            else:
+                total = 0
+                for seat in seats:
+                    total += need[seat]
             if not total:
                 return None
             if inline:
                 # What ``randrange(total)`` returns, drawn as random.py draws it: the sampler places
                 # hundreds of thousands of cards per decision, and the call costs a third of its time.
-                width = total.bit_length()
+                width = widths[total]
                 pick = getrandbits(width)
                 while pick >= total:
                     pick = getrandbits(width)

@@ -514,8 +514,12 @@ def _evaluate_play(
     stream = _rejection_control(weighed(), rng, budget) if rejecting else weighed()
     tally = _Tally(len(moves))
     worlds = 0
+    # The tricks so far are the same in every world: tallied once, each world only brings its hands
+    # (``base`` is never changed in place, only copied per move).
+    moment = position_of(view, table, [0, 0, 0, 0])
     for hands, weight in stream:
-        base = position_of(view, table, hands)
+        base = Position(hands, moment.to_act, moment.trick, moment.trick_no, moment.points, moment.tricks,
+                        moment.marriages)  # fmt: skip
         last, first_value = guess, None
         try:
             values: list[float] = []

@@ -24,11 +24,11 @@ from .compact import (
     NORMAL,
     POINTS,
     SCHNAPSER,
+    SUIT_MASK,
     SUIT_OF,
     Position,
     SearchAborted,
     Table,
-    trick_winner,
 )
 
 INFINITY: Final = 1000
@@ -74,10 +74,22 @@ class Solver:
         self.claim = table.rules.schnapser_marriages == "claim"
         self.suit_of: list[int] = list(SUIT_OF)
         self.card_points: list[int] = list(POINTS)
+        # ``legal_mask``'s facts, so the search computes legal cards here instead of calling the table.
+        self.suit_mask: list[int] = list(SUIT_MASK)
+        self.above: list[int] = list(table.above)
+        self.trump_mask: int = table.trump_mask
+        self.must_beat: bool = table.must_beat
+        self.undertrump: bool = table.rules.undertrump_required
+        # Move lists and legal cards are functions of the table and their key alone, so the solvers of one
+        # table (the decisions of a deal) share them (``_shared_memo``). Not the point-free contracts' lead
+        # orders: those thin by the live cards of the world that first met them, so they stay per solver.
+        shared = _shared_memo(table)
         # Replies per hand and trick (contracts with points; point-free ones thin by the live cards).
-        self.replies: dict[int, list[int]] = {}
+        self.replies: dict[int, list[int]] = shared[0]
         # Legal cards per hand and trick (point-free contracts, whose replies also depend on other hands).
-        self.legal: dict[int, int] = {}
+        self.legal: dict[int, int] = shared[1]
+        if not self.point_free:
+            self.orders = shared[2]
 
     def solve(self, pos: Position, alpha: int | None = None, beta: int | None = None) -> int:
         """The exact value of ``pos`` (within the window, as usual for alpha-beta). The default window is
@@ -90,10 +102,16 @@ class Solver:
         self.hands = list(pos.hands)
         trick = pos.trick
         if trick:
-            _lead_seat, lead_card = trick[0]
-            win_seat, win_card = trick_winner(self.table, trick)
-            trick_points = sum(POINTS[c] for _, c in trick)
-            led = SUIT_OF[lead_card]
+            # ``compact.trick_winner`` and the trick's points, here so the compiled solver calls no Python
+            # function at each of a decision's thousands of searches (no card beats itself).
+            win_seat, win_card = trick[0]
+            led = self.suit_of[win_card]
+            trick_points = 0
+            beats = self.beats
+            for seat, card in trick:
+                trick_points += self.card_points[card]
+                if beats[win_card] >> card & 1:
+                    win_seat, win_card = seat, card
         else:
             win_seat = win_card = led = -1
             trick_points = 0
@@ -206,7 +224,7 @@ class Solver:
                 legal_key = hand | led << 20 | win_card << 22
                 legal = self.legal.get(legal_key, -1)
                 if legal < 0:
-                    legal = self.legal[legal_key] = self.table.legal_mask(hand, led, win_card)
+                    legal = self.legal[legal_key] = self._legal_mask(hand, led, win_card)
                 legal = self._drop_equivalent(legal, trick_mask)
                 duck = seat == self.ducker
                 order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
@@ -220,7 +238,7 @@ class Solver:
                 reply_key = hand | led << 20 | win_card << 22 | partner_wins << 27 | last << 28
                 moves = self.replies.get(reply_key)
                 if moves is None:
-                    legal = self.table.legal_mask(hand, led, win_card)
+                    legal = self._legal_mask(hand, led, win_card)
                     moves = self.replies[reply_key] = self._follow_order(
                         legal, win_card, False, partner_wins, last
                     )
@@ -329,6 +347,26 @@ class Solver:
         else:
             low = -2 if p0 + m0 < 33 else -1
         return low, high
+
+    def _legal_mask(self, hand: int, led_suit: int, winning: int) -> int:
+        """``Table.legal_mask`` on the solver's own attributes (tests/engine/ai/test_solver.py holds them
+        equal)."""
+        follow = hand & self.suit_mask[led_suit]
+        if follow:
+            if self.must_beat and self.suit_of[winning] == led_suit:
+                higher = follow & self.above[winning]
+                if higher:
+                    return higher
+            return follow
+        trumps = hand & self.trump_mask
+        if trumps:
+            if not self.must_beat:
+                return trumps
+            over = trumps & self.beats[winning]
+            if over:
+                return over
+            return trumps if self.undertrump else hand
+        return hand
 
     def _pending(self, seat: int, partner: int) -> int:
         """The marriages a team's hands may still announce."""
@@ -474,6 +512,25 @@ class Solver:
                 return sign * value
             return -sign * value if trick_no == 3 else None
         return sign * value if trick_no == 5 else None
+
+
+# Per table (its multiplier aside): the replies, legal cards and move orders its solvers share, for the
+# few tables met last (a process serves many deals; an entry only saves time, so dropping one is safe).
+SHARED_TABLES: Final = 8
+SHARED_ENTRIES: Final = 200_000
+Memo = tuple[dict[int, list[int]], dict[int, int], dict[int, list[int]]]  # replies, legal cards, orders
+_memos: dict[tuple[object, ...], Memo] = {}
+
+
+def _shared_memo(table: Table) -> Memo:
+    key = (table.rules, table.contract, table.trump, table.declarer, table.sitting_out)
+    memo = _memos.pop(key, None)
+    if memo is None or len(memo[0]) + len(memo[1]) + len(memo[2]) > SHARED_ENTRIES:
+        memo = ({}, {}, {})
+    _memos[key] = memo  # newest last
+    while len(_memos) > SHARED_TABLES:
+        del _memos[next(iter(_memos))]
+    return memo
 
 
 def _card_moves(mask: int, *, strongest_first: bool) -> list[int]:

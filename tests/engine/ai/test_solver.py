@@ -16,7 +16,8 @@ from devtools.positions import (
     table_of_state,
 )
 from engine import apply_unchecked, legal_actions
-from engine.ai.solver import Solver
+from engine.ai import solver as solver_module
+from engine.ai.solver import Solver, solver_classes
 from engine.contracts import Contract
 
 
@@ -80,3 +81,34 @@ def test_normal_game_range_keeps_values_from_trick_one() -> None:
             Solver(table_of_state(state)).solve_mtd(position_of_state(state), rng.choice((-2, 1, 3)))
             == expected
         )
+
+
+@pytest.mark.parametrize("rules_index", range(len(RULE_VARIANTS)))
+@pytest.mark.parametrize("contract", PLAYED_CONTRACTS, ids=lambda c: c.id)
+def test_solver_legal_cards_equal_the_tables(contract, rules_index) -> None:  # type: ignore[no-untyped-def]
+    """The search's own legal cards (``Solver._legal_mask``) are ``Table.legal_mask``'s, pure and compiled."""
+    rng = random.Random(f"legal:{contract.id}:{rules_index}")
+    table = table_of_state(play_start(rng.randrange(10**9), contract, RULE_VARIANTS[rules_index]))
+    for kind, solver_class in solver_classes().items():
+        solver = solver_class(table)
+        for _ in range(300):
+            hand = rng.getrandbits(20)
+            led, winning = rng.randrange(4), rng.randrange(20)
+            assert solver._legal_mask(hand, led, winning) == table.legal_mask(hand, led, winning), kind
+
+
+@pytest.mark.parametrize("contract", [Contract.NORMAL, Contract.BETTLER, Contract.SCHNAPSER])
+def test_solvers_sharing_a_tables_move_lists_search_alike(contract) -> None:  # type: ignore[no-untyped-def]
+    """Move lists shared by the solvers of one table (``_shared_memo``) change neither values nor the nodes
+    searched: a second solver of a table, which finds the first one's lists, searches as the first did."""
+    states = list(mid_game_states(f"shared:{contract.id}", contract, RULE_VARIANTS[0], 6))
+    for kind, solver_class in solver_classes().items():
+        module = solver_module if kind == "pure" else solver_module._compiled
+        for state in states:
+            module._memos.clear()
+            searches = []
+            for _ in range(2):
+                solver = solver_class(table_of_state(state))
+                searches.append((solver.solve_mtd(position_of_state(state), 1), solver.nodes))
+            assert searches[0] == searches[1], kind
+            assert module._memos, kind
