@@ -208,7 +208,9 @@ class Hands:
         message = interaction.message
         if message is None or interaction.guild_id is not None:
             return
-        since = asyncio.get_running_loop().time()
+        # Its token's 15 minutes run from when Discord made it: a click handed over late has less of them left.
+        age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
+        since = asyncio.get_running_loop().time() - age
         self.dm_clicks[message.id] = ChannelHand(table.id, interaction, None, since)
 
     async def _edit_dm_through_click(
