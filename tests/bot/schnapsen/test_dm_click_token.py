@@ -87,6 +87,36 @@ async def test_a_refused_token_falls_back_to_the_bot_token(fake_discord: FakeDis
     assert refusal.fired > 1, "later edits went through refused tokens too"
 
 
+async def test_an_expired_token_falls_back_to_the_bot_token(fake_discord: FakeDiscord, world: Table) -> None:
+    people, table = await four_by_dm(world)
+    click, dm, clicked = await click_whoever_may(fake_discord, world, people, table)
+    seat = table.seat_of(click.user.id)
+    while True:  # until the position waits for someone else: the next edit of this DM comes after that
+        await fake_discord.wait_for(
+            lambda clicked=clicked: all(b.get("custom_id") != clicked for b in dm.buttons)
+            and (table.deal.to_act != seat or current_button(dm, table.version) is not None),
+            what="the clicked hand to show the move",
+        )
+        button = current_button(dm, table.version)
+        if button is None:
+            break
+        click = await world.click_and_settle(click.user, dm, button["custom_id"])
+        clicked = button["custom_id"]
+    click.age(16 * 60)  # past its token's 15 minutes: Discord answers 401 Invalid Webhook Token
+    since = len(fake_discord.requests)
+
+    def fell_back() -> bool:
+        refused = [r for r in token_edits_of(fake_discord, click, since) if r.status == 401]
+        edited = [r for r in bot_token_edits_of(fake_discord, dm, since) if r.status == 200]
+        return bool(refused and edited and edited[-1].at >= refused[0].at)
+
+    # The others play on until that DM changes again (its owner's turn, or the deal's end).
+    await world.play(people, until=lambda t: fell_back(), timeout=30)
+    await fake_discord.wait_for(fell_back, what="the expired token's edit done with the bot token")
+    expired = token_edits_of(fake_discord, click, since)
+    assert len(expired) == 1, "an expired token is tried once, then forgotten"
+
+
 async def test_a_later_deal_opens_no_dm_channel_again(fake_discord: FakeDiscord, world: Table) -> None:
     people = [world.add_player(name) for name in ("anna", "bert", "cilli", "dieter")]
     bot = await world.start_bot()
