@@ -43,6 +43,7 @@ REMEMBERED_DM_CHANNELS = 10_000  # people whose DM channel with the bot we remem
 REMEMBERED_DM_CLICKS = 10_000  # hand DMs whose latest click's token we keep (each is used only while fresh)
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
 CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
+TOKEN_REFUSED = frozenset({401, 403, 404})  # an interaction's token Discord no longer takes (expired, unknown)
 
 
 class Hands:
@@ -217,13 +218,15 @@ class Hands:
         self, table_id: int, message_id: int, payload: Payload, *, keep_attachments: bool
     ) -> bool:
         """Edit a hand DM through its latest click's token; False when there is none fresh or Discord refused
-        it (expired, unknown: the caller edits with the bot token instead)."""
+        it (expired, unknown: the token is forgotten and the caller edits with the bot token instead)."""
         click = self.dm_clicks.get(message_id)
         if click is None or not click.fresh(asyncio.get_running_loop().time()):
             return False
         try:
             await click.interaction.edit_original_response(**payload.edit_kwargs(keep_attachments=keep_attachments))
         except discord.HTTPException as err:
+            if err.status not in TOKEN_REFUSED and err.code not in CHANNEL_HAND_GONE:
+                raise  # a 429 or a server error: the job waits as badanswers.py says and tries the token again
             if self.dm_clicks.peek(message_id) is click:
                 self.dm_clicks.pop(message_id)
             log.info(
