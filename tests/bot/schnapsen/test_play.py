@@ -141,8 +141,11 @@ async def test_a_restart_mid_deal_loses_nothing(fake_discord: FakeDiscord, world
     # The DM the first bot instance sent still works with the new instance.
     await world.click_and_settle(alice, old_dm, button["custom_id"])
     after = await world.stored(table_id)
-    assert after.record.deals[-1].actions[:-1] == stored.record.deals[-1].actions
-    assert after.record.deals[-1].actions[-1].startswith("N ")
+    # The AI seats may move at once after alice, so only the prefix and her action are fixed.
+    before_actions = stored.record.deals[-1].actions
+    after_actions = after.record.deals[-1].actions
+    assert after_actions[: len(before_actions)] == before_actions
+    assert after_actions[len(before_actions)].startswith("N ")
     await world.play([alice, bob], timeout=30)
     assert world.live.status == "finished"
 
