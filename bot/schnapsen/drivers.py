@@ -40,6 +40,9 @@ class Drivers:
 
     def drive(self, table: TableSnapshot) -> None:
         """Make sure the one job that moves this table on runs: an AI move, or the idle timer of a person."""
+        waiting = self._wake.get(table.id)
+        if waiting is not None:
+            waiting.set()  # a timer waiting on the table's last turn ends now, also when the Bummerl just ended
         if table.status != "playing" or not self.serves(table):
             return
         self._wake.setdefault(table.id, asyncio.Event()).set()

@@ -442,6 +442,17 @@ async def test_a_closed_table_leaves_nothing_behind_in_memory(fake_discord: Fake
     assert table.id not in messages._tables  # its hand messages, finished deals, sends tried, channel hands
 
 
+async def test_a_finished_bummerl_leaves_no_turn_timer_waiting(fake_discord: FakeDiscord, world: Table) -> None:
+    alice, bot, table = await alice_and_three_ai(world, target=1)
+    await world.play([alice], timeout=30)
+    assert table.status == "finished"
+    drives = runtime_of(bot).drivers.drives
+    # The last click woke the turn timer it ended; a timer left waiting would hold the job for the turn's time.
+    await fake_discord.wait_for(
+        lambda: not [key for key in drives.running() if key[1] == table.id], what="the table's drive job to end"
+    )
+
+
 @contextlib.contextmanager
 def stalled_reads(bot: SchnapsenBot, *names: str) -> Any:
     """Storage that answers only when the test lets it (a disk busy with a backup, a write lock held).
