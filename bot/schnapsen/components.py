@@ -11,6 +11,7 @@ as the service shows it now) to the runtime, which brings every message up to da
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING, Any, Self
 
@@ -28,6 +29,8 @@ from . import answers
 from .checks import check_place, may_manage
 from .ids import PATTERN, ButtonId, template, unknown_verb_template
 from .replies import acknowledge, answer, language_of, report_error, thinking
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -536,7 +539,15 @@ class ForgetMeButton(ShellButton, template=r"bsforget:(?P<user>[0-9]{1,20})"):
 
     async def clicked(self, interaction: Interaction) -> None:
         await thinking(interaction)  # one transaction over several tables: acknowledge first
-        await interaction.client.service.prefs.forget_person(self.user_id)
+        try:
+            await interaction.client.service.prefs.forget_person(self.user_id)
+        except UserError:
+            raise  # seated at a table: answered as any refusal
+        except Exception:
+            # One transaction: a failure rolled all of it back, so the person may truly be told nothing went.
+            log.exception("forget-me of user=%s failed and was rolled back", self.user_id)
+            await answer(interaction, t(self.lang, "error.forget_failed"))
+            return
         await answer(interaction, t(self.lang, "reply.forgotten"))
 
 

@@ -256,11 +256,11 @@ async def test_forget_me_whose_storage_fails_midway_changes_nothing_and_can_be_a
     refused = await fake_discord.click(anna, question, label="Yes, delete my data")
     assert (
         await ephemeral_reply(refused)
-        == "Something went wrong on our side. The table is safe; please try again."
+        == "Nothing was deleted: something went wrong on our side. Please try again."
     )
     assert failed and any(sql.startswith("DELETE FROM player_stats") for sql in ran), "a fault midway"
     assert any(
-        "unexpected error" in r.getMessage() and r.exc_info for r in caplog.records if r.levelname == "ERROR"
+        "forget-me" in r.getMessage() and r.exc_info for r in caplog.records if r.levelname == "ERROR"
     )
     assert (
         await db.stats.get_player_stats(world.guild.id, anna.id),
