@@ -128,8 +128,6 @@ class Messages:
                 allowed_mentions=NO_MENTIONS, **nonce, **payload.send_kwargs()
             )
             self._shown(now)
-            if replaced is not None:  # pointed to now: the retry of a failed store below no longer knows it
-                self._point_to(now, replaced, sent.id)
             await self._store_table_message(now, sent.id)
 
         # The lobby's and a finished Bummerl's buttons are what people wait for; a running deal's moves may
@@ -143,6 +141,9 @@ class Messages:
             self._posted_as_it_closed.pop(table.id, None)
         # Else the table closed while its message was posted: the closed snapshot, which the edit queued after
         # this one shows, was published before the message existed.
+        replaced = table.table_message_id
+        if replaced is not None and replaced != message_id and self.reposts.due(replaced):
+            self._point_to(table, replaced, message_id)  # stored first: the old message points to the new
 
     def _point_to(self, table: TableSnapshot, old_id: int, new_id: int) -> None:
         """The replaced table message says where the table went, once."""
