@@ -26,6 +26,14 @@ from tests.bot.schnapsen.harness import (
     with_button,
 )
 from tests.bot.schnapsen.test_faults import FAST_RETRIES, settled
+from tests.bot.schnapsen.test_threads import (
+    CREATE,
+    MANAGE_THREADS,
+    SEND_IN_THREADS,
+    in_channel,
+    open_in_thread,
+    threads_on,
+)
 
 OUT_OF_DATE = "That button is out of date"
 MOVED = "This moved on to a newer message"
@@ -206,3 +214,29 @@ async def test_a_long_game_never_meets_the_old_message_limit(fake_discord: FakeD
     await settled(world.bot)
     assert fake_discord.limiter.stats.refused["old message"] == 0
     assert len(table_messages(world)) >= 3, "the table message was replaced several times"
+
+
+async def test_an_old_table_message_in_a_thread_is_reposted_there_and_the_close_shows_on_the_new_one(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice = world.add_player("alice")
+    await threads_on(world, grant=CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    assert world.bot is not None
+    world.bot.runtime.messages.reposts.clock = fake_discord.clock
+    thread, _ = await open_in_thread(world, alice)
+    world.channel = thread
+    old = await world.table_message()
+    fake_discord.advance_clock(REPOST_AFTER + 1)
+
+    added = await fake_discord.click(alice, old, label="Add AI player")
+    await added.wait_response()
+    new = await world.table_message(lambda m: m.id != old.id)
+    await fake_discord.wait_for(lambda: points_to(old, new), what="the old message pointing to the new one")
+    assert f"https://discord.com/channels/{world.guild.id}/{thread.id}/{new.id}" in old.visible_text
+
+    asked = await in_channel(world, alice, thread, "stop")
+    confirm = await fake_discord.click(alice, asked.original, label="Yes, close the table")
+    await confirm.wait_response()
+    await fake_discord.wait_for(lambda: thread.archived, what="the thread to be archived")
+    assert "This table is closed." in new.visible_text and not new.buttons
+    assert points_to(old, new) and world.channel.parent.messages == []  # type: ignore[union-attr]
