@@ -44,6 +44,9 @@ class Settings:
     dev_guild_id: int | None = None
     # Pacing and time limits (seconds unless named otherwise); tests shrink them.
     edit_interval: float = 1.0  # at most one edit of the same message per interval (rate limits)
+    # A table message or hand DM older than this is re-posted rather than edited: Discord limits edits of
+    # messages older than an hour (error 30046; bot/schnapsen/repost.py).
+    repost_after: float = 3000.0
     lobby_timeout: float = 1800.0  # a lobby that never starts is closed after this
     abandoned_timeout: float = 600.0  # a game whose people all left is closed after this
     sweep_interval: float = 60.0

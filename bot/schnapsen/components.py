@@ -29,6 +29,7 @@ from . import answers
 from .checks import check_place, may_manage
 from .ids import PATTERN, ButtonId, template, unknown_verb_template
 from .replies import acknowledge, answer, language_of, report_error, thinking
+from .repost import check_not_replaced
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,11 @@ class TableButton(ShellButton, template=PATTERN):
         """Whether the button acts in the player's DM with the bot too (else only in its table's channel)."""
         return False
 
+    @property
+    def on_table_message(self) -> bool:
+        """Whether the button lives on the table message (acting only from the newest one, ``repost.py``)."""
+        return False
+
     async def routed_here(self, interaction: Interaction) -> bool:
         return await interaction.client.runtime.clicks.route(interaction, self.button.table)
 
@@ -135,6 +141,7 @@ class TableButton(ShellButton, template=PATTERN):
     def check(self, interaction: Interaction) -> None:
         self.table = self.find_table(interaction)
         check_place(interaction, self.table, works_in_dm=self.works_in_dm)
+        check_not_replaced(interaction, self.table, on_table_message=self.on_table_message)
 
 
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
@@ -238,6 +245,7 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
     make it a practice table, 0: a normal one)."""
 
     VERBS = SEAT_VERBS
+    on_table_message = True
 
     @classmethod
     def sit(cls, table_id: int, seat: int, label: str, *, taken: bool) -> Self:
@@ -297,6 +305,10 @@ class HostButton(TableButton, template=template(HOST_VERBS)):
     the button was made for); and the confirmation of ``/schnapsen stop`` (host or manager, at any time)."""
 
     VERBS = HOST_VERBS
+
+    @property
+    def on_table_message(self) -> bool:
+        return self.button.verb != "stop"  # the confirmation of /schnapsen stop is an ephemeral answer
 
     @classmethod
     def rematch(cls, table_id: int, version: int, label: str) -> Self:

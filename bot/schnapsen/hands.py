@@ -22,7 +22,7 @@ from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import HandOrder
 
-from . import payloads
+from . import payloads, repost
 from .content import Payload
 from .handmodel import HandModel, hand_model
 from .tablememory import ChannelHand
@@ -157,8 +157,12 @@ class Hands:
             if self.hand_in_channel(now_there):
                 return  # they moved their hand to the channel meanwhile
             memory = self.messages.memory(now.id)
-            payload = await payloads.hand_message(self.model(now, seat, user_id))
+            shown = self.model(now, seat, user_id)
+            payload = await payloads.hand_message(shown)
             try:
+                if self.messages.reposts.due(message_id):  # too old to edit: a new DM takes its place
+                    await repost.repost_dm(self, now, seat, user_id, (channel_id, message_id), shown, payload)
+                    return
                 await self.edit_dm(now.id, channel_id, message_id, payload)
             except discord.Forbidden as err:
                 memory.forget_dm(message_id)

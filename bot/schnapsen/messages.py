@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -21,7 +21,7 @@ from bot.game.announcements import DealResult, FinalHand, Notice, Owed, SetAside
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 
-from . import answers, payloads, threads
+from . import answers, payloads, repost, threads
 from .coalesce import Coalescer
 from .hands import Hands
 from .tablememory import TableMemory
@@ -45,6 +45,7 @@ class Messages:
         self.edits = Coalescer(bot.settings.edit_interval, gate=gate, **retry)  # edits, rate limited per message
         self.sends = Coalescer(0.0, gate=gate, **retry)  # hand sends and deliveries of the outbox
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
+        self.reposts = repost.Reposts(bot.settings.repost_after)  # messages too old to edit (repost.py)
         self.hands = Hands(self)
         # Two facts about a table which outlive its memory (the close is what forgets it): a posted table
         # message no snapshot knows yet (the table closed meanwhile, or storing the message's id failed: the
@@ -96,28 +97,35 @@ class Messages:
         return self.bot.get_partial_messageable(channel_id)
 
     def refresh_table_message(self, table: TableSnapshot, *, posted: int | None = None) -> None:
-        """Show the table as it stands now (posting the table message when it has none or it was deleted).
-        ``posted``: its message, posted already, whose id could not be stored: stored here, not posted again."""
+        """Show the table as it stands now (posting the table message when it has none or it was deleted, and
+        in place of one too old to edit, ``repost.py``). ``posted``: its message, posted already, whose id could
+        not be stored: stored here, not posted again."""
         if posted is not None:
             self._posted_as_it_closed.setdefault(table.id, posted)
 
         async def edit() -> None:
             now = self.current(table)
             payload = await payloads.table_payload(now, now.language)
-            message_id = now.table_message_id or self._posted_as_it_closed.get(now.id)
+            # One posted but not stored yet is the newest (a first post, or a re-post, whose store failed).
+            message_id = self._posted_as_it_closed.get(now.id) or now.table_message_id
+            replaced = None
+            if message_id is not None and now.status != "closed" and self.reposts.due(message_id):
+                replaced, message_id = message_id, None  # too old to edit: a new one takes its place
             if message_id is not None:
                 message = self.channel(now.channel_id).get_partial_message(message_id)
                 try:
                     await threads.edit_in_thread(self.bot, now, message, payload)
-                    if now.table_message_id is None and now.status != "closed":  # its store had failed
+                    if now.table_message_id != message_id and now.status != "closed":  # its store had failed
                         await self._store_table_message(now, message_id)
                     self._posted_as_it_closed.pop(now.id, None)
                     self._shown(now)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
                     pass
+            # A re-post repeated after a lost answer gets back the message it made (same nonce).
+            nonce: dict[str, Any] = {} if replaced is None else {"nonce": f"m{replaced}"}
             sent = await self.channel(now.channel_id).send(
-                allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
+                allowed_mentions=NO_MENTIONS, **nonce, **payload.send_kwargs()
             )
             self._shown(now)
             await self._store_table_message(now, sent.id)
@@ -133,6 +141,16 @@ class Messages:
             self._posted_as_it_closed.pop(table.id, None)
         # Else the table closed while its message was posted: the closed snapshot, which the edit queued after
         # this one shows, was published before the message existed.
+        replaced = table.table_message_id
+        if replaced is not None and replaced != message_id and self.reposts.due(replaced):
+            self._point_to(table, replaced, message_id)  # stored first: the old message points to the new
+
+    def _point_to(self, table: TableSnapshot, old_id: int, new_id: int) -> None:
+        """The replaced table message says where the table went, once."""
+        title = t(table.language, "table.title", id=table.id)
+        link = repost.jump_link(table.guild_id, table.channel_id, new_id)
+        old = self.channel(table.channel_id).get_partial_message(old_id)
+        repost.point_to_new(self.edits, table.id, old, repost.moved_payload(title, table.language, link))
 
     def _shown(self, table: TableSnapshot) -> None:
         if table.status == "closed" and table.thread_parent_id is not None:  # its thread is archived next

@@ -51,6 +51,9 @@ class TableMemory:
     # (deal, seat) of hand sends that failed or may have arrived before a restart: a send repeated gets back
     # that message (same nonce), showing an older position, so it is edited rather than trusted.
     sends_tried: set[tuple[int, int]] = field(default_factory=set)
+    # Hand DMs re-posted (repost.py) whose new message is not stored yet, old id -> new id: a retry stores
+    # that one instead of sending another.
+    reposted: dict[int, int] = field(default_factory=dict)
     # The table as it stood when a deal ended, by deal number (its result and the last word of its hands).
     deal_ends: Lru[int, TableSnapshot] = field(default_factory=lambda: Lru(REMEMBERED_DEAL_ENDS))
     # Hands in the channel (the person chose so, or their DMs are closed), by user id: the interaction that

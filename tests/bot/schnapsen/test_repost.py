@@ -1,0 +1,242 @@
+"""Re-posting instead of editing old messages (issue 28, bot/schnapsen/repost.py): a table message or hand DM
+older than ``repost_after`` is replaced by a new one on its next change, the old one points to it and loses
+its buttons, a click on the old one is answered as stale and changes nothing, the new one's buttons work,
+also after a restart, and a failure between posting and storing leaves one new message, not two.
+
+The messages age on the fake's clock (``advance_clock``), which the bot's judge of ages is given too."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import sqlite3
+from typing import Any
+
+import pytest
+
+from bot.client import SchnapsenBot
+from bot.game.table import TableSnapshot
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
+from tests.bot.schnapsen.harness import (
+    CurrentTable,
+    Table,
+    as_shown,
+    current_button,
+    ephemeral_reply,
+    with_button,
+)
+from tests.bot.schnapsen.test_faults import FAST_RETRIES, settled
+from tests.bot.schnapsen.test_threads import (
+    CREATE,
+    MANAGE_THREADS,
+    SEND_IN_THREADS,
+    in_channel,
+    open_in_thread,
+    threads_on,
+)
+
+OUT_OF_DATE = "That button is out of date"
+MOVED = "This moved on to a newer message"
+REPOST_AFTER = 3000.0  # the default setting: 50 minutes
+
+
+@pytest.fixture
+def world(world: Table) -> Table:
+    world.settings = dataclasses.replace(world.settings, **FAST_RETRIES)
+    return world
+
+
+async def start_bot(world: Table) -> SchnapsenBot:
+    """The bot, judging messages' ages by the fake's clock (which the tests move on)."""
+    bot = await world.start_bot()
+    bot.runtime.messages.reposts.clock = world.fake.clock
+    return bot
+
+
+def points_to(old: FakeMessage, new: FakeMessage) -> bool:
+    """``old`` was edited to point to ``new``: a link to it, no buttons, no image."""
+    return MOVED in old.visible_text and f"/{new.id})" in old.visible_text and not old.buttons and not old.attachments
+
+
+def table_messages(world: Table) -> list[FakeMessage]:
+    """Every table message in the channel, replaced ones too (they keep the table's title)."""
+    return [m for m in world.channel.messages if m.embeds and "Bauernschnapsen · table" in str(m.embeds[0].get("title"))]
+
+
+async def test_an_old_table_message_is_reposted_and_only_the_new_one_acts_also_after_a_restart(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob, carol, dora = (world.add_player(name) for name in ("alice", "bob", "carol", "dora"))
+    bot = await start_bot(world)
+    table = await world.open_table(alice, start=False)
+    old = await world.table_message()
+    shown_before = copy.deepcopy(old.components)
+    fake_discord.advance_clock(REPOST_AFTER + 1)
+
+    sit = await fake_discord.click(bob, old, label="Sit East")  # the lobby changes: its message is 50 minutes old
+    await sit.wait_response()
+    new = await world.table_message(lambda m: m.id != old.id and "bob" in m.visible_text)
+    await fake_discord.wait_for(lambda: table.table_message_id == new.id, what="the new message stored")
+    await fake_discord.wait_for(lambda: points_to(old, new), what="the old message pointing to the new one")
+    assert old.edit_count == 1, "the old message is edited once, to point on"
+
+    # A client that has not seen the old message's edit yet still shows its buttons: stale, nothing changes.
+    stored = await world.stored(table.id)
+    late = await fake_discord.click(carol, as_shown(old, shown_before), label="Sit South")
+    assert OUT_OF_DATE in await ephemeral_reply(late)
+    assert await world.stored(table.id) == stored
+    click = await fake_discord.click(carol, new, label="Sit South")
+    await click.wait_response()
+    await fake_discord.wait_for(lambda: table.seats[2] is not None, what="carol seated from the new message")
+
+    # After a restart the stored message is the new one: it is edited, nothing else is posted.
+    await settled(bot)
+    await world.stop_bot()
+    bot = await start_bot(world)
+    edits = new.edit_count
+    click = await fake_discord.click(dora, await world.table_message(), label="Sit West")
+    await click.wait_response()
+    await fake_discord.wait_for(lambda: "dora" in new.visible_text, what="the new message shows dora")
+    assert new.edit_count > edits
+    assert [m.id for m in table_messages(world)] == [old.id, new.id]
+    late = await fake_discord.click(alice, as_shown(old, shown_before), label="Start")
+    assert OUT_OF_DATE in await ephemeral_reply(late), "a restart still knows the old message is replaced"
+    assert table.status == "lobby"
+
+
+async def alice_and_bob_at_play(world: Table) -> tuple[FakeUser, FakeUser, CurrentTable]:
+    alice, bob = world.add_player("alice"), world.add_player("bob")
+    await start_bot(world)
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [bob, None, None], target=7)
+    await world.latest_dm(alice)
+    return alice, bob, table
+
+
+def alices_turn_after_repost(world: Table, alice: FakeUser, old: FakeMessage) -> Any:
+    """Play on until alice's DM was replaced (the new id stored) and she has a button for the position."""
+
+    def reached(table: TableSnapshot) -> bool:
+        seat = table.seats[0]
+        return (
+            seat is not None
+            and seat.dm_message_id not in (None, old.id)
+            and current_button(world.hand_message(alice), table.version) is not None
+        )
+
+    return reached
+
+
+async def test_an_old_hand_dm_is_reposted_and_only_the_new_one_acts_also_after_a_restart(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob, table = await alice_and_bob_at_play(world)
+    old = await world.latest_dm(alice)
+    fake_discord.advance_clock(REPOST_AFTER + 1)
+
+    await world.play([alice, bob], until=alices_turn_after_repost(world, alice, old))
+    new = world.hand_message(alice)
+    assert new is not None and new.id == table.seats[0].dm_message_id
+    await fake_discord.wait_for(lambda: points_to(old, new), what="the old DM pointing to the new one")
+    assert [m.id for m in fake_discord.dm_messages(alice)] == [old.id, new.id], "one new DM"
+
+    # Its button for the position as a client that has not seen the edit shows it: stale, nothing changes.
+    button = current_button(new, table.version)
+    assert button is not None
+    stored = await world.stored(table.id)
+    late = await fake_discord.click(alice, with_button(old, button["custom_id"]), button["custom_id"])
+    assert OUT_OF_DATE in await ephemeral_reply(late)
+    assert await world.stored(table.id) == stored
+    await world.click_and_settle(alice, new, button["custom_id"])
+
+    # After a restart the stored DM is the new one: it is edited, nothing else is sent this deal.
+    await settled(world.bot)  # type: ignore[arg-type]
+    await world.stop_bot()
+    await start_bot(world)
+    edits, deal_no = new.edit_count, table.deal_no
+    await world.play([alice, bob], until=lambda t: new.edit_count > edits or t.deal_no != deal_no)
+    assert table.deal_no == deal_no and new.edit_count > edits
+    assert [m.id for m in fake_discord.dm_messages(alice)] == [old.id, new.id]
+
+
+async def test_a_failure_between_posting_the_new_message_and_storing_it_leaves_one_new_message(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob, table = await alice_and_bob_at_play(world)
+    bot = world.bot
+    assert bot is not None
+    await settled(bot)
+    old_table, old_dm = await world.table_message(), await world.latest_dm(alice)
+    seating = bot.service.seating
+    failed: list[str] = []
+
+    def failing_once(name: str) -> None:
+        real = getattr(seating, name)
+
+        async def store(*args: Any) -> Any:
+            if name not in failed:
+                failed.append(name)
+                raise sqlite3.OperationalError("database or disk is full")
+            return await real(*args)
+
+        setattr(seating, name, store)
+
+    failing_once("set_table_message")
+    failing_once("set_dm")
+    # The new table message's post takes effect but its answer is lost: discord.py repeats it (same nonce).
+    fake_discord.fail_next("POST", f"/channels/{world.channel.id}/messages", status=500, applied=True)
+    fake_discord.advance_clock(REPOST_AFTER + 1)
+
+    await world.play([alice, bob], until=alices_turn_after_repost(world, alice, old_dm))
+    await fake_discord.wait_for(lambda: table.table_message_id != old_table.id, what="the new table message stored")
+    await settled(bot)
+    assert sorted(failed) == ["set_dm", "set_table_message"]
+    new_table, new_dm = table_messages(world)[-1], fake_discord.dm_messages(alice)[-1]
+    assert [m.id for m in table_messages(world)] == [old_table.id, new_table.id], "one new table message"
+    assert [m.id for m in fake_discord.dm_messages(alice)] == [old_dm.id, new_dm.id], "one new DM"
+    assert table.table_message_id == new_table.id and table.seats[0].dm_message_id == new_dm.id
+    assert points_to(old_table, new_table) and points_to(old_dm, new_dm)
+
+
+async def test_a_long_game_never_meets_the_old_message_limit(fake_discord: FakeDiscord, world: Table) -> None:
+    """Discord's 30046 rule on (3 edits per 6 s per channel of messages older than an hour) and the messages
+    aging 20 minutes every few moves: every edit reaches a message younger than an hour, but the one edit
+    that points an old message to its replacement."""
+    fake_discord.enforce_limits(route_buckets=(), global_limit=100_000)
+    alice, bob, table = await alice_and_bob_at_play(world)
+    while table.status == "playing":
+        version, deal_no = table.version, table.deal_no
+        await world.play(
+            [alice, bob], until=lambda t, v=version, d=deal_no: t.version >= v + 6 or t.deal_no != d, timeout=30
+        )
+        fake_discord.advance_clock(20 * 60)
+    assert world.bot is not None
+    await settled(world.bot)
+    assert fake_discord.limiter.stats.refused["old message"] == 0
+    assert len(table_messages(world)) >= 3, "the table message was replaced several times"
+
+
+async def test_an_old_table_message_in_a_thread_is_reposted_there_and_the_close_shows_on_the_new_one(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice = world.add_player("alice")
+    await threads_on(world, grant=CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    assert world.bot is not None
+    world.bot.runtime.messages.reposts.clock = fake_discord.clock
+    thread, _ = await open_in_thread(world, alice)
+    world.channel = thread
+    old = await world.table_message()
+    fake_discord.advance_clock(REPOST_AFTER + 1)
+
+    added = await fake_discord.click(alice, old, label="Add AI player")
+    await added.wait_response()
+    new = await world.table_message(lambda m: m.id != old.id)
+    await fake_discord.wait_for(lambda: points_to(old, new), what="the old message pointing to the new one")
+    assert f"https://discord.com/channels/{world.guild.id}/{thread.id}/{new.id}" in old.visible_text
+
+    asked = await in_channel(world, alice, thread, "stop")
+    confirm = await fake_discord.click(alice, asked.original, label="Yes, close the table")
+    await confirm.wait_response()
+    await fake_discord.wait_for(lambda: thread.archived, what="the thread to be archived")
+    assert "This table is closed." in new.visible_text and not new.buttons
+    assert points_to(old, new) and world.channel.parent.messages == []  # type: ignore[union-attr]
