@@ -27,9 +27,10 @@ from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, 
 
 from . import answers, payloads, ruletexts, threads
 from .checks import may_manage, require_manager
-from .components import COMPONENTS, forget_me_view, leaderboard_page, show_hand
+from .components import COMPONENTS, show_hand
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
+from .shellbuttons import forget_me_view, leaderboard_page
 from .translator import CHOICE_KEYS, CatalogueTranslator
 
 if TYPE_CHECKING:
@@ -546,7 +547,7 @@ class SchnapsenCog(
         description=_("Delete your statistics, ratings and choices, and your name from past games"),
     )
     async def forget_me(self, interaction: Interaction) -> None:
-        """Asks first (only the caller sees it); the button does it (``components.ForgetMeButton``)."""
+        """Asks first (only the caller sees it); the button does it (``shellbuttons.ForgetMeButton``)."""
         lang = language_of(interaction)
         view = forget_me_view(interaction.user.id, lang)
         await interaction.response.send_message(t(lang, "reply.confirm_forget"), view=view, ephemeral=True)

@@ -3,6 +3,8 @@ working on messages sent before a restart (discord.py builds the item from its c
 owns its verbs: it builds its buttons (the payloads call its constructors, never spell an id) and parses
 them back; no verb is spelled outside its family.
 
+The base of every button and the buttons that act on no running table are in ``shellbuttons.py``.
+
 A click is a straight line: the family's template matches the custom id and ``from_custom_id`` builds the item
 from the match; ``interaction_check`` throttles the user, finds the table and checks that this button may be
 used here, by this user; ``callback`` acknowledges, asks the service, and hands the stored change (the table
@@ -19,17 +21,17 @@ import discord
 
 import engine
 from bot.game.core import HandedClick
-from bot.game.errors import UserError, one_of
+from bot.game.errors import UserError
 from bot.game.table import TableSnapshot
 from bot.i18n import t
-from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
 from engine.actions import DOUBLING_WORDS
 
 from . import answers
 from .checks import check_place, may_manage
 from .ids import PATTERN, ButtonId, template, unknown_verb_template
-from .replies import acknowledge, answer, language_of, report_error, thinking
+from .replies import acknowledge, answer, thinking
 from .repost import check_not_replaced
+from .shellbuttons import DealReviewButton, ForgetMeButton, LeaderboardButton, ShellButton
 
 log = logging.getLogger(__name__)
 
@@ -39,52 +41,6 @@ if TYPE_CHECKING:
     Interaction = discord.Interaction[SchnapsenBot]
 
 Button = discord.ui.Button[Any]
-
-
-class ShellButton(discord.ui.DynamicItem[Button], template=PATTERN):
-    """What every button shares: the throttle before its family's checks, and the one error path.
-
-    discord.py calls no ``on_error`` for a DynamicItem: it takes a check that raises for a silent refusal and
-    logs what a callback raises itself. So both end in ``on_error`` here, which answers the user. Only the
-    subclasses are registered (``COMPONENTS``); this class's template is never dispatched.
-    """
-
-    lang: str  # the clicking user's language
-
-    # discord.py's hooks take any client's interaction; ``check`` and ``clicked`` see SchnapsenBot's.
-    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        self.lang = language_of(interaction)
-        interaction.client.runtime.remember_lang(interaction.user.id, self.lang)
-        try:
-            # Routed first: a click handed on is throttled and checked by its owner, and one given back here
-            # must be known as acknowledged before anything answers it.
-            if not await self.routed_here(interaction):
-                return False
-            interaction.client.throttle.check(interaction)
-            self.check(interaction)
-        except Exception as error:
-            await self.on_error(interaction, error)
-            return False
-        return True
-
-    async def routed_here(self, interaction: Interaction) -> bool:
-        """Whether this process applies the click (``routing.py``); False when it was handed on and answered."""
-        return True
-
-    def check(self, interaction: Interaction) -> None:
-        """The family's own checks: raise ``UserError`` to refuse the click."""
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            await self.clicked(interaction)
-        except Exception as error:
-            await self.on_error(interaction, error)
-
-    async def clicked(self, interaction: Interaction) -> None:
-        raise NotImplementedError
-
-    async def on_error(self, interaction: Interaction, error: Exception) -> None:
-        await report_error(interaction, error, custom_id=self.custom_id)
 
 
 class TableButton(ShellButton, template=PATTERN):
@@ -456,117 +412,6 @@ class UnknownVerbButton(TableButton, template=unknown_verb_template(KNOWN_VERBS)
     def check(self, interaction: Interaction) -> None:
         self.find_table(interaction)
         raise UserError("error.bad_button")
-
-
-class LeaderboardButton(ShellButton, template=rf"bslb:(?P<sort>{'|'.join(LEADERBOARD_SORTS)}):(?P<page>[0-9]{{1,6}})"):
-    """A page of the leaderboard, ``bslb:<sort>:<page>``: turning pages edits the message it is on."""
-
-    def __init__(self, sort: LeaderboardSort, page: int, label: str = "·", disabled: bool = False) -> None:
-        super().__init__(discord.ui.Button(label=label, custom_id=f"bslb:{sort}:{page}", disabled=disabled))
-        self.sort, self.page = sort, page
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> Self:
-        return cls(one_of(match["sort"], LEADERBOARD_SORTS), int(match["page"]))
-
-    async def clicked(self, interaction: Interaction) -> None:
-        await acknowledge(interaction)  # the page is read from storage: acknowledge first
-        embed, view = await leaderboard_page(interaction, self.lang, self.sort, self.page)
-        await interaction.edit_original_response(embed=embed, view=view)
-
-    @classmethod
-    def page_view(cls, sort: LeaderboardSort, page: int, pages: int, lang: str) -> discord.ui.View:
-        """The buttons under page ``page`` (of ``pages``) of the board sorted by ``sort``: back, on, and the
-        other sorts' first pages."""
-        view = discord.ui.View(timeout=None)
-        view.add_item(cls(sort, max(page - 1, 0), "◀", disabled=page == 0))
-        view.add_item(cls(sort, page + 1, "▶", disabled=page + 1 >= pages))
-        for other in LEADERBOARD_SORTS:
-            if other != sort:
-                view.add_item(cls(other, 0, t(lang, f"leaderboard.sort.{other}")))
-        return view
-
-
-async def leaderboard_page(
-    interaction: Interaction, lang: str, sort: LeaderboardSort, page: int
-) -> tuple[discord.Embed, discord.ui.View]:
-    """One page of the server's leaderboard, with the caller's own rank, and the buttons to turn pages."""
-    assert interaction.guild_id is not None
-    embed, pages = await answers.leaderboard_embed(
-        interaction.client.service, interaction.guild_id, interaction.user.id, lang, sort, page
-    )
-    return embed, LeaderboardButton.page_view(sort, page, pages, lang)
-
-
-# "Show the deal" on a result message: a finished deal of a table, open or closed (so not a ``bs:`` id, whose
-# family acts only on open tables).
-class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"):
-    """ "Show the deal" on a result message, ``bsdeal:<table>:<deal>``: the four hands as dealt and every trick,
-    ephemerally. The service refuses (showing nothing) a deal that is not finished, another guild's table, and
-    a guild that turned deal review off; it reads the stored record, so old results and restarts are fine."""
-
-    def __init__(self, table_id: int, deal_no: int, label: str = "·") -> None:
-        super().__init__(discord.ui.Button(label=label[:80], custom_id=f"bsdeal:{table_id}:{deal_no}"))
-        self.table_id, self.deal_no = table_id, deal_no
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> Self:
-        return cls(int(match["table"]), int(match["deal"]))
-
-    def check(self, interaction: Interaction) -> None:
-        if interaction.guild_id is None:  # result messages are in guilds; a click from elsewhere is forged
-            raise UserError("error.review_no_deal")
-
-    async def clicked(self, interaction: Interaction) -> None:
-        assert interaction.guild_id is not None
-        await thinking(interaction)  # the record is read from storage: acknowledge first
-        table = await interaction.client.service.queries.finished_deal(interaction.guild_id, self.table_id, self.deal_no)
-        payload = await answers.deal_review_payload(table, self.lang)
-        await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
-
-
-class ForgetMeButton(ShellButton, template=r"bsforget:(?P<user>[0-9]{1,20})"):
-    """The confirmation of ``/schnapsen forget-me``, ``bsforget:<user>``: only that person's click deletes
-    that person's data (the id is untrusted: another user's click, or a forged id, is refused)."""
-
-    def __init__(self, user_id: int, label: str = "·") -> None:
-        super().__init__(
-            discord.ui.Button(label=label[:80], custom_id=f"bsforget:{user_id}", style=discord.ButtonStyle.danger)
-        )
-        self.user_id = user_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> Self:
-        return cls(int(match["user"]))
-
-    def check(self, interaction: Interaction) -> None:
-        if interaction.user.id != self.user_id:
-            raise UserError("error.not_your_seat")
-
-    async def clicked(self, interaction: Interaction) -> None:
-        await thinking(interaction)  # one transaction over several tables: acknowledge first
-        try:
-            await interaction.client.service.prefs.forget_person(self.user_id)
-        except UserError:
-            raise  # seated at a table: answered as any refusal
-        except Exception:
-            # One transaction: a failure rolled all of it back, so the person may truly be told nothing went.
-            log.exception("forget-me of user=%s failed and was rolled back", self.user_id)
-            await answer(interaction, t(self.lang, "error.forget_failed"))
-            return
-        await answer(interaction, t(self.lang, "reply.forgotten"))
-
-
-def forget_me_view(user_id: int, lang: str) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    view.add_item(ForgetMeButton(user_id, t(lang, "button.confirm_forget")))
-    return view
 
 
 COMPONENTS = (

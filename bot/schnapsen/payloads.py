@@ -19,9 +19,10 @@ from bot.vocabulary import HandOrder
 from engine import PlayerView
 
 from .answers import add_rules_field, add_tally_field
-from .components import CoachButton, DealReviewButton, GameActionButton, HandButton, HostButton, SeatButton
+from .components import CoachButton, GameActionButton, HandButton, HostButton, SeatButton
 from .content import Payload, rendered
 from .handmodel import HandModel, hand_model
+from .shellbuttons import DealReviewButton
 from .texts import (
     contract_name,
     contract_text,

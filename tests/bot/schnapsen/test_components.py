@@ -16,16 +16,14 @@ from bot.schnapsen.components import (
     HOST_VERBS,
     SEAT_VERBS,
     CoachButton,
-    DealReviewButton,
-    ForgetMeButton,
     GameActionButton,
     HandButton,
     HostButton,
-    LeaderboardButton,
     SeatButton,
     UnknownVerbButton,
 )
 from bot.schnapsen.ids import ButtonId
+from bot.schnapsen.shellbuttons import DealReviewButton, ForgetMeButton, LeaderboardButton
 
 
 def families_claiming(custom_id: str) -> list[type[Any]]:
