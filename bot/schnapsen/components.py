@@ -217,6 +217,8 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         await acknowledge(interaction)
         if from_ephemeral:  # this click's token keeps the ephemeral hand up to date for 15 minutes
             runtime.remember_channel_hand(self.table, user_id, interaction, None, shows_now=False)
+        else:  # a click on a hand DM: its token edits that DM, outside the bot token's global limit
+            runtime.remember_dm_click(self.table, interaction)
         outcome = await service.act(
             table_id, self.seat, self.action, self.button.version, user_id=user_id, handed=self.handed
         )
