@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from devtools.fakediscord import FakeDiscord
+from devtools.fakediscord.state import FakeInteraction, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import CurrentTable, Table, current_button
-from tests.fakediscord import FakeDiscord
-from tests.fakediscord.state import FakeInteraction, FakeMessage, FakeUser
 
 BOT_TOKEN_EDIT = "/channels/{channel_id}/messages/{message_id}"
 
