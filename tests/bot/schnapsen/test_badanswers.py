@@ -260,4 +260,6 @@ async def test_a_dm_channel_closed_mid_deal_is_not_hammered(fake_discord: FakeDi
     version = table.version
     await world.play([alice, bob], until=lambda t: t.version >= version + 24 or t.deal_no > 1, timeout=60)
     tried = channel_requests(fake_discord, dms.id, since)
-    assert [r.status for r in tried] == [403], "one refused edit; then the hand lives in the channel"
+    # At most one refused edit, then the hand lives in the channel. None at all when bob's latest click token
+    # was still fresh: his DM is then edited through it (not a request on the DM channel's route).
+    assert [r.status for r in tried] in ([], [403]), "at most one refused edit; then the hand lives in the channel"
