@@ -41,8 +41,9 @@ NO_MENTIONS = discord.AllowedMentions.none()
 REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
 REMEMBERED_DM_CHANNELS = 10_000  # people whose DM channel with the bot we remember (it never changes)
 REMEMBERED_DM_CLICKS = 10_000  # hand DMs whose latest click's token we keep (each is used only while fresh)
+UNKNOWN_MESSAGE = 10008
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
-CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
+CHANNEL_HAND_GONE = frozenset({50027, 10015, UNKNOWN_MESSAGE})
 TOKEN_REFUSED = frozenset({401, 403, 404})  # an interaction's token Discord no longer takes (expired, unknown)
 
 
@@ -382,7 +383,9 @@ class Hands:
             memory.channel_shown.pop(user_id, None)
         notice = memory.turn_notices.pop(user_id, None)
         if notice is not None:  # the hand is open: the notice that offered it has done its job
-            self._delete_later(table, notice[1])
+            pressed = interaction.message is not None and interaction.message.id == notice[1]
+            answered_as_update = interaction.response.type == discord.InteractionResponseType.deferred_message_update
+            self._delete_later(table, notice[1], through=interaction if pressed and answered_as_update else None)
 
     def _refresh_channel_hand_if_changed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
         memory = self.messages.memory(table.id)
@@ -436,10 +439,23 @@ class Hands:
         if earlier is not None:
             self._delete_later(table, earlier[1])
 
-    def _delete_later(self, table: TableSnapshot, message_id: int) -> None:
-        """Take down a turn notice that served its purpose (once; gone already is as good)."""
+    def _delete_later(
+        self, table: TableSnapshot, message_id: int, through: discord.Interaction[Any] | None = None
+    ) -> None:
+        """Take down a turn notice that served its purpose (once; gone already is as good): through the token
+        of ``through``, a click on it answered with a deferred update (the notice is its original response),
+        else, or when Discord refuses that token, with the bot token."""
 
         async def delete() -> None:
+            if through is not None:
+                try:
+                    await through.delete_original_response()
+                    return
+                except discord.HTTPException as err:
+                    if err.code == UNKNOWN_MESSAGE:
+                        return
+                    if err.status not in TOKEN_REFUSED:
+                        raise
             with contextlib.suppress(discord.NotFound, discord.Forbidden):
                 await self.messages.channel(table.channel_id).get_partial_message(message_id).delete()
 

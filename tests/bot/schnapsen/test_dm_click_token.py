@@ -137,3 +137,60 @@ async def test_a_later_deal_opens_no_dm_channel_again(fake_discord: FakeDiscord,
         lambda: all(len(fake_discord.dm_messages(p)) == 2 for p in people), what="the next deal's DMs"
     )
     assert len(opened) == len(people), "the next deal's DMs went to the channels known, none opened again"
+
+
+SHOW_MY_CARDS = "Show my cards"
+
+
+async def first_turn_notice(fake: FakeDiscord, world: Table) -> tuple[FakeUser, FakeMessage]:
+    """anna keeps her hand in the channel and plays with three AI players: on her first turn, with no hand
+    open, a notice in the channel offers it."""
+    anna = world.add_player("anna")
+    await world.start_bot()
+    await world.no_ai_delay()
+    await world.command(anna, "prefs", hand="channel")
+    await world.open_table(anna, [None, None, None])
+
+    def notice() -> FakeMessage | None:
+        return next(
+            (
+                m
+                for m in reversed(world.channel.messages)
+                if not m.deleted and any(b.get("label") == SHOW_MY_CARDS for b in m.buttons)
+            ),
+            None,
+        )
+
+    return anna, await fake.wait_for(notice, timeout=10, what="anna's turn notice")
+
+
+async def test_a_turn_notice_pressed_is_taken_down_through_the_clicks_own_token(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    anna, notice = await first_turn_notice(fake_discord, world)
+    since = len(fake_discord.requests)
+    click = await fake_discord.click(anna, notice, label=SHOW_MY_CARDS)
+    hand = (await click.wait_followups(1))[0]
+    assert hand.ephemeral and current_button(hand, world.live.version) is not None, "her hand, on her turn"
+    await fake_discord.wait_for(lambda: notice.deleted, what="the notice taken down")
+    deletes = [r for r in fake_discord.requests[since:] if r.method == "DELETE"]
+    assert [r.path.endswith(f"/{click.token}/messages/@original") for r in deletes] == [True], (
+        "deleted through the click's token, not with the bot token"
+    )
+    assert fake_discord.uses_interaction_token(deletes[0].template)
+
+
+async def test_a_turn_notice_whose_token_is_refused_is_taken_down_with_the_bot_token(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    anna, notice = await first_turn_notice(fake_discord, world)
+    fake_discord.fail_next("DELETE", "/webhooks/*/*/messages/@original", status=404, code=10015)
+    since = len(fake_discord.requests)
+    click = await fake_discord.click(anna, notice, label=SHOW_MY_CARDS)
+    await click.wait_followups(1)
+    await fake_discord.wait_for(lambda: notice.deleted, what="the notice taken down")
+    deletes = [(r.path, r.status) for r in fake_discord.requests[since:] if r.method == "DELETE"]
+    assert deletes == [
+        (f"/webhooks/{fake_discord.application_id}/{click.token}/messages/@original", 404),
+        (f"/channels/{world.channel.id}/messages/{notice.id}", 204),
+    ]
