@@ -363,6 +363,17 @@ def bot_token_calls_on(fake: FakeDiscord, channel_id: int, since: int) -> list[R
     return [r for r in fake.requests[since:] if r.path.startswith(f"/channels/{channel_id}/")]
 
 
+async def bob_plays_on_in_the_channel_to_the_end(world: Table, alice: FakeUser, bob: FakeUser, table: CurrentTable) -> None:
+    """The channel is told that bob's DMs are closed, and the Bummerl is played to its end, bob through his
+    ephemeral hand."""
+    await world.fake.wait_for(
+        lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()), what="the closed-DMs notice"
+    )
+    await world.play([alice, bob], timeout=30)
+    assert table.status == "finished"
+    assert any(i.user is bob and i.message is not None and i.message.ephemeral for i in world.fake.interactions)
+
+
 async def test_dms_closed_mid_deal_keep_working_through_the_click_token_and_the_hand_moves_at_the_next_deal(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
@@ -402,16 +413,11 @@ async def test_dms_closed_mid_deal_keep_working_through_the_click_token_and_the_
     await fake_discord.wait_for(
         lambda: (seat := table.seats[1]) is not None and seat.dms_closed, what="bob's seat marked DMs closed"
     )
-    await fake_discord.wait_for(
-        lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()), what="the closed-DMs notice"
-    )
     assert [r.status for r in bot_token_calls_on(fake_discord, dm_channel.id, since)] == [403], (
         "one refused send, the next deal's"
     )
     assert fake_discord.dm_messages(bob)[-1] is dm
-    await world.play([alice, bob], timeout=30)
-    assert table.status == "finished"
-    assert any(i.user is bob and i.message is not None and i.message.ephemeral for i in fake_discord.interactions)
+    await bob_plays_on_in_the_channel_to_the_end(world, alice, bob, table)
 
 
 async def test_dms_closed_mid_deal_move_the_hand_to_the_channel_at_the_first_edit_after_the_click_token_expired(
@@ -429,12 +435,7 @@ async def test_dms_closed_mid_deal_move_the_hand_to_the_channel_at_the_first_edi
     await world.play([alice], until=lambda t: (seat := t.seats[1]) is not None and seat.dms_closed, timeout=30)
     assert table.deal_no == first_deal, "the switch comes within the deal, with the first edit refused"
     assert [r.status for r in bot_token_calls_on(fake_discord, dm_channel.id, since)] == [403]
-    await fake_discord.wait_for(
-        lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()), what="the closed-DMs notice"
-    )
-    await world.play([alice, bob], timeout=30)
-    assert table.status == "finished"
-    assert any(i.user is bob and i.message is not None and i.message.ephemeral for i in fake_discord.interactions)
+    await bob_plays_on_in_the_channel_to_the_end(world, alice, bob, table)
 
 
 async def test_close_works_only_on_a_finished_table_and_only_from_its_newest_message(
