@@ -47,6 +47,9 @@ class Settings:
     # A table message or hand DM older than this is re-posted rather than edited: Discord limits edits of
     # messages older than an hour (error 30046; bot/schnapsen/repost.py).
     repost_after: float = 3000.0
+    # While a deal runs the table message is edited at most once per this many edit intervals: each click
+    # changes it, and it is the one bot-token edit left per click once hands go through click tokens (issue 28).
+    table_edit_intervals: float = 2.0
     lobby_timeout: float = 1800.0  # a lobby that never starts is closed after this
     abandoned_timeout: float = 600.0  # a game whose people all left is closed after this
     sweep_interval: float = 60.0

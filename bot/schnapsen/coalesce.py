@@ -52,16 +52,20 @@ class Coalescer:
         self._workers: dict[Hashable, asyncio.Task[None]] = {}
         self._dropped: set[Hashable] = set()
         self._urgent: set[Hashable] = set()  # keys whose waiting job should not wait out the interval
+        self._intervals: dict[Hashable, float] = {}  # keys with a job to run that asked for their own interval
         self._runs: dict[Hashable, deque[float]] = {}  # key -> when its last BURST runs started
         self._wakes: dict[Hashable, asyncio.Event] = {}  # set when a waiting key's request became urgent
         self._closing = False  # shutting down: a failure is not retried (what it owed is stored)
         self.failures = 0  # failed runs, retried (for logs and tests)
 
-    def request(self, key: Hashable, job: Job, *, urgent: bool = False) -> None:
+    def request(self, key: Hashable, job: Job, *, urgent: bool = False, interval: float | None = None) -> None:
         """Run ``job`` soon; a later request for the same key before it starts replaces it. ``urgent``: a
-        person waits for what it shows, so it skips the interval (not the burst limit)."""
+        person waits for what it shows, so it skips the interval (not the burst limit). ``interval``: the
+        key's own instead of the coalescer's (for this request and those that replace it)."""
         self._dropped.discard(key)
         self._pending[key] = job
+        if interval is not None:
+            self._intervals[key] = interval
         if urgent:
             self._urgent.add(key)
             if (wake := self._wakes.get(key)) is not None:
@@ -99,27 +103,29 @@ class Coalescer:
                     continue  # look again: the request may have become urgent, or been dropped
                 job = self._pending.pop(key)
                 self._urgent.discard(key)
-                if self.interval:
+                if self._intervals.get(key, self.interval):
                     self._runs.setdefault(key, deque(maxlen=BURST)).append(loop.time())
                 await self._run_until_done(key, job)
         finally:
             del self._workers[key]
             self._wakes.pop(key, None)
+            self._intervals.pop(key, None)
             self._dropped.discard(key)
 
     def _pause_before(self, key: Hashable, now: float) -> float:
         """How long the key's waiting job waits: an interval after its last run (not when urgent), and never a
         run more than BURST times in BURST intervals."""
         runs = self._runs.get(key)
-        if not runs or not self.interval:
+        interval = self._intervals.get(key, self.interval)
+        if not runs or not interval:
             return 0.0
         urgent = key in self._urgent
-        pause = 0.0 if urgent else runs[-1] + self.interval - now
+        pause = 0.0 if urgent else runs[-1] + interval - now
         # The last run of a burst is kept for an urgent job: the moves before a person's turn must not use up
         # what the turn itself needs.
         limit = BURST if urgent else BURST - 1
         if len(runs) >= limit:
-            pause = max(pause, runs[-limit] + BURST * self.interval - now)
+            pause = max(pause, runs[-limit] + BURST * interval - now)
         return pause
 
     def _forget_old_runs(self) -> None:

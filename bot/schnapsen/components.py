@@ -183,6 +183,8 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         await acknowledge(interaction)
         if from_ephemeral:  # this click's token keeps the ephemeral hand up to date for 15 minutes
             runtime.remember_channel_hand(self.table, user_id, interaction, None, shows_now=False)
+        else:  # a click on a hand DM: its token edits that DM, outside the bot token's global limit
+            runtime.remember_dm_click(self.table, interaction)
         outcome = await service.act(
             table_id, self.seat, self.action, self.button.version, user_id=user_id, handed=self.handed
         )
@@ -436,7 +438,12 @@ async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -
     if seat is None:
         raise UserError("error.not_seated_here")
     if not interaction.response.is_done():
-        await thinking(interaction)
+        if interaction.message is not None and interaction.message.id != table.table_message_id:
+            # A turn notice: a deferred update makes it the click's original response, which the click's token
+            # then takes down (not a bot-token call, issue 28); the hand comes as an ephemeral follow-up.
+            await acknowledge(interaction)
+        else:
+            await thinking(interaction)
     runtime, user_id = interaction.client.runtime, interaction.user.id
     table = interaction.client.service.snapshot(table.id) or table  # as it stands after the acknowledgement
     payload = await runtime.hand_payload(table, seat, lang, user_id)

@@ -2,6 +2,11 @@
 chose so or their DMs are closed, an ephemeral message in the table's channel, edited through the interaction
 that showed it while its token lasts (on their turn without one, a notice in the channel offers a fresh one).
 
+A hand DM is edited through the token of its owner's latest click on it while that lasts (Discord does not
+count interaction-token calls against the bot token's global limit), else, or when that edit fails, with the
+bot token. A deal's DM is sent to the DM channel known for its owner (stored with the seat, or remembered from
+an earlier deal); only a person with none known costs a ``create_dm`` call.
+
 A hand is edited only when its ``HandModel`` for the table as it stands differs from the one it shows. Every
 job runs as a supervised job of the messages' queues (``coalesce.py``) and reads the table when it runs.
 """
@@ -34,8 +39,12 @@ log = logging.getLogger(__name__)
 DMS_CLOSED = 50007
 NO_MENTIONS = discord.AllowedMentions.none()
 REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
+REMEMBERED_DM_CHANNELS = 10_000  # people whose DM channel with the bot we remember (it never changes)
+REMEMBERED_DM_CLICKS = 10_000  # hand DMs whose latest click's token we keep (each is used only while fresh)
+UNKNOWN_MESSAGE = 10008
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
-CHANNEL_HAND_GONE = frozenset({50027, 10015, 10008})
+CHANNEL_HAND_GONE = frozenset({50027, 10015, UNKNOWN_MESSAGE})
+TOKEN_REFUSED = frozenset({401, 403, 404})  # an interaction's token Discord no longer takes (expired, unknown)
 
 
 class Hands:
@@ -44,6 +53,9 @@ class Hands:
         self.bot, self.service = messages.bot, messages.service
         self.edits, self.sends = messages.edits, messages.sends
         self.user_langs = Lru[int, str](REMEMBERED_LANGUAGES)
+        self.dm_channels = Lru[int, int](REMEMBERED_DM_CHANNELS)  # user id -> their DM channel's id
+        # Hand DM message id -> the latest click on it (acknowledged): its token edits that message.
+        self.dm_clicks = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
 
     # --- whose hand, where, in which language ----------------------------------------------------------
 
@@ -182,16 +194,52 @@ class Hands:
         self.edits.request(("hand", table.id, message_id), edit, urgent=self.turn_of(table, seat))
 
     async def edit_dm(self, table_id: int, channel_id: int, message_id: int, payload: Payload) -> None:
-        """Edit a hand DM to ``payload``, uploading the hand image only when it changed."""
+        """Edit a hand DM to ``payload``, uploading the hand image only when it changed: through the token of
+        the latest click on it while that lasts, else (or when that fails) with the bot token."""
         memory = self.messages.memory(table_id)
         digest = hash(payload.images.get("hand.png"))
         unchanged = memory.dm_images.get(message_id) == digest
-        await (
-            self.dm_channel(channel_id)
-            .get_partial_message(message_id)
-            .edit(**payload.edit_kwargs(keep_attachments=unchanged))
-        )
+        if not await self._edit_dm_through_click(table_id, message_id, payload, keep_attachments=unchanged):
+            await (
+                self.dm_channel(channel_id)
+                .get_partial_message(message_id)
+                .edit(**payload.edit_kwargs(keep_attachments=unchanged))
+            )
         memory.dm_images[message_id] = digest
+
+    def remember_dm_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
+        """An acknowledged click on a hand DM: its token edits that message while it lasts (a deferred update's
+        original response is the message the button was on, so the token is kept by that message's id and used
+        for no other; the seat may not know the message yet, if the click came as it was being stored)."""
+        message = interaction.message
+        if message is None or interaction.guild_id is not None:
+            return
+        # Its token's 15 minutes run from when Discord made it: a click handed over late has less of them left.
+        age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
+        since = asyncio.get_running_loop().time() - age
+        self.dm_clicks[message.id] = ChannelHand(table.id, interaction, None, since)
+
+    async def _edit_dm_through_click(
+        self, table_id: int, message_id: int, payload: Payload, *, keep_attachments: bool
+    ) -> bool:
+        """Edit a hand DM through its latest click's token; False when there is none fresh or Discord refused
+        it (expired, unknown: the token is forgotten and the caller edits with the bot token instead)."""
+        click = self.dm_clicks.get(message_id)
+        if click is None or not click.fresh(asyncio.get_running_loop().time()):
+            return False
+        try:
+            await click.interaction.edit_original_response(**payload.edit_kwargs(keep_attachments=keep_attachments))
+        except discord.HTTPException as err:
+            if err.status not in TOKEN_REFUSED and err.code not in CHANNEL_HAND_GONE:
+                raise  # a 429 or a server error: the job waits as badanswers.py says and tries the token again
+            if self.dm_clicks.peek(message_id) is click:
+                self.dm_clicks.pop(message_id)
+            log.info(
+                "table %s: editing hand DM %s through a click's token failed (%s %s); using the bot token",
+                table_id, message_id, err.status, err.code,
+            )  # fmt: skip
+            return False
+        return True
 
     def retire(
         self, table: TableSnapshot, user_id: int, message: tuple[int, int], why: str = "hand.left"
@@ -267,11 +315,14 @@ class Hands:
         repeated = attempt in memory.sends_tried
         memory.sends_tried.add(attempt)
         try:
-            channel = await self.bot.create_dm(discord.Object(user_id))
+            channel = await self._dm_channel_of(occupant)
             # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
             message = await channel.send(
                 nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
+        except discord.NotFound:
+            self.dm_channels.pop(user_id)  # a channel remembered wrongly: the retry opens it afresh
+            raise
         except discord.Forbidden as err:
             if err.code != DMS_CLOSED:
                 raise
@@ -295,6 +346,17 @@ class Hands:
             # this DM says where it went, as if it had been there already.
             self.retire(stored, user_id, (message.channel.id, message.id), why="hand.moved_to_channel")
         self.refresh_if_changed(stored, seat)  # the position may have moved on while we sent
+
+    async def _dm_channel_of(self, occupant: SeatRow) -> discord.abc.Messageable:
+        """The person's DM channel with the bot: the one stored with the seat or remembered from an earlier
+        deal, else opened (``create_dm``: a bot-token call, and discord.py's cache of DM channels is small)."""
+        assert occupant.user_id is not None
+        known = occupant.dm_channel_id or self.dm_channels.get(occupant.user_id)
+        if known is not None:
+            return self.dm_channel(known)
+        channel = await self.bot.create_dm(discord.Object(occupant.user_id))
+        self.dm_channels[occupant.user_id] = channel.id
+        return channel
 
     async def _dms_closed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
         """Exactly as at a deal's first send: the player's hand lives in the channel from now on."""
@@ -325,7 +387,9 @@ class Hands:
             memory.channel_shown.pop(user_id, None)
         notice = memory.turn_notices.pop(user_id, None)
         if notice is not None:  # the hand is open: the notice that offered it has done its job
-            self._delete_later(table, notice[1])
+            pressed = interaction.message is not None and interaction.message.id == notice[1]
+            answered_as_update = interaction.response.type == discord.InteractionResponseType.deferred_message_update
+            self._delete_later(table, notice[1], through=interaction if pressed and answered_as_update else None)
 
     def _refresh_channel_hand_if_changed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
         memory = self.messages.memory(table.id)
@@ -379,10 +443,23 @@ class Hands:
         if earlier is not None:
             self._delete_later(table, earlier[1])
 
-    def _delete_later(self, table: TableSnapshot, message_id: int) -> None:
-        """Take down a turn notice that served its purpose (once; gone already is as good)."""
+    def _delete_later(
+        self, table: TableSnapshot, message_id: int, through: discord.Interaction[Any] | None = None
+    ) -> None:
+        """Take down a turn notice that served its purpose (once; gone already is as good): through the token
+        of ``through``, a click on it answered with a deferred update (the notice is its original response),
+        else, or when Discord refuses that token, with the bot token."""
 
         async def delete() -> None:
+            if through is not None:
+                try:
+                    await through.delete_original_response()
+                    return
+                except discord.HTTPException as err:
+                    if err.code == UNKNOWN_MESSAGE:
+                        return
+                    if err.status not in TOKEN_REFUSED:
+                        raise
             with contextlib.suppress(discord.NotFound, discord.Forbidden):
                 await self.messages.channel(table.channel_id).get_partial_message(message_id).delete()
 

@@ -131,8 +131,9 @@ class Messages:
             await self._store_table_message(now, sent.id)
 
         # The lobby's and a finished Bummerl's buttons are what people wait for; a running deal's moves may
-        # wait out the interval (only the latest is drawn).
-        self.edits.request(("table message", table.id), edit, urgent=table.status != "playing")
+        # wait out the table message's longer interval (only the latest is drawn; the hands show each move).
+        interval = self.bot.settings.edit_interval * self.bot.settings.table_edit_intervals
+        self.edits.request(("table message", table.id), edit, urgent=table.status != "playing", interval=interval)
 
     async def _store_table_message(self, table: TableSnapshot, message_id: int) -> None:
         self._posted_as_it_closed[table.id] = message_id  # until stored: a retry must not post another

@@ -103,6 +103,9 @@ class Runtime:
     ) -> None:  # fmt: skip
         self.messages.hands.remember_channel_hand(table, user_id, interaction, message_id, shows_now=shows_now)
 
+    def remember_dm_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
+        self.messages.hands.remember_dm_click(table, interaction)
+
     def hand_in_channel(self, table: TableSnapshot, seat: int) -> bool:
         occupant = table.seats[seat]
         return occupant is not None and self.messages.hand_in_channel(occupant)

@@ -333,12 +333,23 @@ class Table:
     # --- playing -----------------------------------------------------------------------------------------
 
     def hand_message(self, user: FakeUser) -> FakeMessage | None:
-        """Where the user sees their hand: the newest DM, or (DMs closed) the newest ephemeral hand."""
-        if user.dms_open:
+        """Where the user sees their hand: the newest DM, or, once the bot has moved it to the channel (their
+        DMs are closed), the newest ephemeral hand."""
+        if not self.hand_moved_to_channel(user):
             dms = self.fake.dm_messages(user)
             return dms[-1] if dms else None
         hands = [m for m in self.fake.ephemeral_messages(user) if is_hand_message(m)]
         return hands[-1] if hands else None
+
+    def hand_moved_to_channel(self, user: FakeUser) -> bool:
+        """Whether the user's DMs are closed and the bot knows it. DMs closed mid-deal go on working until the
+        bot notices (it edits them through their owner's latest click's token): the person plays on there."""
+        if user.dms_open:
+            return False
+        table = None if self.bot is None else self.bot.service.table_in_channel(self.channel.id)
+        seat = None if table is None else table.seat_of(user.id)
+        occupant = None if table is None or seat is None else table.seats[seat]
+        return occupant is None or occupant.dms_closed
 
     async def play(
         self,
@@ -350,7 +361,8 @@ class Table:
         """Play on as ``players`` until the Bummerl is over (or ``until(table)`` holds); returns the clicks.
 
         Seed-independent: whoever's hand message shows an enabled button for the current position clicks
-        the first one. A player whose DMs are closed asks for their hand with "My hand" on their turn.
+        the first one. A player whose hand the bot moved to the channel (DMs closed) asks for it with "My hand"
+        on their turn.
         """
         table = CurrentTable(self, self.live.id)
         people = {user.id: user for user in players}
@@ -372,7 +384,7 @@ class Table:
                 user = people.get(occupant.user_id or 0) if occupant is not None else None
                 if (
                     user is not None
-                    and not user.dms_open
+                    and self.hand_moved_to_channel(user)
                     and not occupant.ai_takeover  # type: ignore[union-attr]
                     and (user.id, now.version) not in asked_for_hand
                 ):

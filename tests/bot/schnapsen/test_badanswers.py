@@ -253,6 +253,7 @@ async def test_a_dm_channel_closed_mid_deal_is_not_hammered(fake_discord: FakeDi
     await world.no_ai_delay()
     table = await world.open_table(alice, [bob, None, None], target=3)
     await world.play([alice, bob], until=lambda t: len(t.log) >= 2)
+    await world.latest_dm(bob)  # the AI players may have made those moves before his DM arrived
     dms = fake_discord.dm_channel(bob)
     assert dms is not None
     since = len(fake_discord.requests)
@@ -260,4 +261,7 @@ async def test_a_dm_channel_closed_mid_deal_is_not_hammered(fake_discord: FakeDi
     version = table.version
     await world.play([alice, bob], until=lambda t: t.version >= version + 24 or t.deal_no > 1, timeout=60)
     tried = channel_requests(fake_discord, dms.id, since)
-    assert [r.status for r in tried] == [403], "one refused edit; then the hand lives in the channel"
+    # At most one refused call, then the hand lives in the channel. None within the deal when bob had clicked
+    # his DM: it is then edited through that click's token (not a request on the DM channel's route), and he
+    # plays on there; the next deal's send is then the one refused.
+    assert [r.status for r in tried] in ([], [403]), "at most one refused edit; then the hand lives in the channel"

@@ -54,6 +54,24 @@ async def test_an_edit_soon_after_another_waits_out_the_interval_and_shows_the_l
     assert runs == ["click", "your turn"]
 
 
+async def test_a_key_with_its_own_longer_interval_waits_it_out_while_the_others_keep_theirs() -> None:
+    coalescer = Coalescer(0.0)
+    runs: list[str] = []
+    coalescer.request("table message", recorder(runs, "move 1"), interval=LONG)
+    coalescer.request("hand", recorder(runs, "hand 1"))
+    await coalescer.drain()
+    coalescer.request("table message", recorder(runs, "move 2"), interval=LONG)
+    coalescer.request("hand", recorder(runs, "hand 2"))
+    await asyncio.wait_for(coalescer.settled("hand"), 5)
+    await asyncio.sleep(0)
+    assert runs == ["move 1", "hand 1", "hand 2"] and coalescer.busy("table message"), (
+        "the table message waits out its own interval; the hand has none"
+    )
+    coalescer.request("table message", recorder(runs, "Bummerl over"), urgent=True, interval=LONG)
+    await asyncio.wait_for(coalescer.drain(), 5)
+    assert runs == ["move 1", "hand 1", "hand 2", "Bummerl over"]
+
+
 async def test_urgent_edits_keep_to_the_burst_limit_and_the_last_one_still_runs() -> None:
     coalescer = Coalescer(0.05)
     runs: list[str] = []

@@ -16,7 +16,8 @@ import pytest
 
 from bot.client import SchnapsenBot
 from bot.game.announcements import Notice, encode
-from devtools.fakediscord import FakeDiscord, FakeUser
+from bot.game.table import TableSnapshot
+from devtools.fakediscord import FakeDiscord, FakeInteraction, FakeUser, RecordedRequest
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -341,28 +342,100 @@ async def test_a_result_stored_but_not_posted_before_a_stop_is_posted_once_after
     assert result_messages(world) == 1
 
 
-async def test_closing_dms_mid_deal_switches_to_the_ephemeral_hand_at_once(
-    fake_discord: FakeDiscord, world: Table
-) -> None:
+async def bob_forehand_after_his_first_dm_click(world: Table) -> tuple[FakeUser, FakeUser, CurrentTable, FakeInteraction]:
+    """alice (North), bob (East) and two AI players; bob, forehand, makes the deal's first moves in his DM
+    until the position waits for alice, with every edit they caused done."""
     alice, bob = world.add_player("alice"), world.add_player("bob")
-    await world.start_bot()
+    bot = await world.start_bot()
     await world.no_ai_delay()
-    table = await world.open_table(alice, [bob, None, None], target=3)
-    await world.play([alice, bob], until=lambda t: len(t.log) >= 2)
-    deal_no = table.deal_no
-    fake_discord.close_dms(bob)
-    await world.play(
-        [alice], until=lambda t: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()) or t.deal_no > deal_no,
-        timeout=30,
-    )
-    assert table.deal_no == deal_no, "the switch comes with the first edit that fails, not at the next deal"
-    # The notice is stored with the flag in one transaction; a delivery may post it before the new snapshot
-    # reaches this test's copy of the table.
-    await fake_discord.wait_for(
-        lambda: (seat := table.seats[1]) is not None and seat.dms_closed, what="bob's seat marked DMs closed"
+    table = await world.open_table(alice, [bob, None, None], target=3, first_dealer=0)
+    dm = await world.latest_dm(bob)
+    click = None
+    while click is None or table.deal.to_act != 0:  # he names trump, and may bid next
+        button = await world.fake.wait_for(lambda: current_button(dm, table.version), what="bob's move")
+        click = await world.click_and_settle(bob, dm, button["custom_id"])
+        await world.fake.wait_for(lambda: table.deal.to_act in (0, 1), what="a person's turn")
+    await settled(bot)
+    return alice, bob, table, click
+
+
+def bot_token_calls_on(fake: FakeDiscord, channel_id: int, since: int) -> list[RecordedRequest]:
+    return [r for r in fake.requests[since:] if r.path.startswith(f"/channels/{channel_id}/")]
+
+
+async def bob_plays_on_in_the_channel_to_the_end(world: Table, alice: FakeUser, bob: FakeUser, table: CurrentTable) -> None:
+    """The channel is told that bob's DMs are closed, and the Bummerl is played to its end, bob through his
+    ephemeral hand."""
+    await world.fake.wait_for(
+        lambda: any(DMS_CLOSED_NOTICE in text for text in world.channel_texts()), what="the closed-DMs notice"
     )
     await world.play([alice, bob], timeout=30)
     assert table.status == "finished"
+    assert any(i.user is bob and i.message is not None and i.message.ephemeral for i in world.fake.interactions)
+
+
+async def test_dms_closed_mid_deal_keep_working_through_the_click_token_and_the_hand_moves_at_the_next_deal(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob, table, _ = await bob_forehand_after_his_first_dm_click(world)
+    first_deal, dm = table.deal_no, fake_discord.dm_messages(bob)[-1]
+    dm_channel = fake_discord.dm_channel(bob)
+    assert dm_channel is not None
+    since, clicks_before = len(fake_discord.requests), len(fake_discord.interactions)
+    fake_discord.close_dms(bob)
+
+    # Discord takes edits through an interaction's token whatever the DM settings: bob plays on in his DM,
+    # edited through his latest click's token, and the bot has nothing refused to notice until the deal ends.
+    noticed_in_deal = []
+
+    def deal_over(now: TableSnapshot) -> bool:
+        if now.deal_no > first_deal:
+            return True
+        noticed_in_deal.append(now.seats[1] is None or now.seats[1].dms_closed)
+        return False
+
+    await world.play([alice, bob], until=deal_over, timeout=30)
+    assert noticed_in_deal and not any(noticed_in_deal), "nothing refused bob's hand during the deal"
+    dm_clicks = [i for i in fake_discord.interactions[clicks_before:] if i.user is bob and i.message is dm]
+    assert dm_clicks, "bob played on in his DM"
+    assert not [r for r in bot_token_calls_on(fake_discord, dm_channel.id, since) if r.method == "PATCH"], (
+        "his DM was edited through his click's token only"
+    )
+    if table.status == "finished":  # the Bummerl ended with that deal: the rematch brings the next one
+        rematch = await fake_discord.click(
+            alice, await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)),
+            label="Rematch",
+        )
+        await rematch.wait_response()
+        await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch")
+
+    # The next deal's DM is refused: from then on his hand lives in the channel, and the game goes on.
+    await fake_discord.wait_for(
+        lambda: (seat := table.seats[1]) is not None and seat.dms_closed, what="bob's seat marked DMs closed"
+    )
+    assert [r.status for r in bot_token_calls_on(fake_discord, dm_channel.id, since)] == [403], (
+        "one refused send, the next deal's"
+    )
+    assert fake_discord.dm_messages(bob)[-1] is dm
+    await bob_plays_on_in_the_channel_to_the_end(world, alice, bob, table)
+
+
+async def test_dms_closed_mid_deal_move_the_hand_to_the_channel_at_the_first_edit_after_the_click_token_expired(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, bob, table, bobs_click = await bob_forehand_after_his_first_dm_click(world)
+    first_deal = table.deal_no
+    dm_channel = fake_discord.dm_channel(bob)
+    assert dm_channel is not None
+    fake_discord.close_dms(bob)
+    bobs_click.age(16 * 60)  # past its token's 15 minutes: Discord answers 401, and the bot token meets 50007
+    since = len(fake_discord.requests)
+
+    # alice's move changes what bob's hand shows: that edit finds the token expired and the DM closed.
+    await world.play([alice], until=lambda t: (seat := t.seats[1]) is not None and seat.dms_closed, timeout=30)
+    assert table.deal_no == first_deal, "the switch comes within the deal, with the first edit refused"
+    assert [r.status for r in bot_token_calls_on(fake_discord, dm_channel.id, since)] == [403]
+    await bob_plays_on_in_the_channel_to_the_end(world, alice, bob, table)
 
 
 async def test_close_works_only_on_a_finished_table_and_only_from_its_newest_message(

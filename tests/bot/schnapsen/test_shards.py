@@ -225,6 +225,10 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
         lambda: custom_id not in {b["custom_id"] for b in game_buttons(split.fake.dm_messages(player)[-1])},
         what="the player's DM moved on",
     )
+    # The owner edited the DM through a handed click's token (PATCH /webhooks/{app}/{token}/messages/@original),
+    # outside the bot token's global limit.
+    tokens = {click.token, again.token}
+    assert any(r.method == "PATCH" and r.path.split("/")[-3] in tokens for r in split.fake.requests)
     # The double click is the same position's button once more: the owner refuses it through its token.
     await split.fake.wait_for(lambda: again.followups, what="the double click answered")
     assert await owner.runtime.inbox.take_waiting() == 0  # run once: taken, or running, or done
