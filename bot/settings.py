@@ -49,7 +49,7 @@ class Settings:
     repost_after: float = 3000.0
     # While a deal runs the table message is edited at most once per this many edit intervals: each click
     # changes it, and it is the one bot-token edit left per click once hands go through click tokens (issue 28).
-    table_edit_intervals: float = 2.0
+    table_edit_intervals: float = 3.0
     lobby_timeout: float = 1800.0  # a lobby that never starts is closed after this
     abandoned_timeout: float = 600.0  # a game whose people all left is closed after this
     sweep_interval: float = 60.0
