@@ -4,12 +4,14 @@ record, the tallies, the leaderboard."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import engine
 from bot.db import RATING_MIN_GAMES, Database, LeaderboardEntry, LeaderboardPage, LeaderboardSort, Tally
 
 from .coach import ReviewSubject
+from .daily import day_over
 from .errors import UserError
 from .table import TableSnapshot, restore
 
@@ -39,6 +41,9 @@ class TableQueries:
             raise UserError("error.review_no_deal")
         if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
             raise UserError("error.review_off")
+        attempt = await self.db.daily.attempt_of_table(table_id)
+        if attempt is not None and not day_over(attempt.day, time.time()):  # others may still play its deals
+            raise UserError("error.review_no_deal")
         record = await self.db.records.load_record(table_id)
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
         if stored is None:

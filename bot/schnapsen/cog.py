@@ -28,6 +28,7 @@ from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, 
 from . import answers, payloads, ruletexts, threads
 from .checks import may_manage, require_manager
 from .components import COMPONENTS, forget_me_view, leaderboard_page, show_hand
+from .daily import DailyCog
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
 from .translator import CHOICE_KEYS, CatalogueTranslator
@@ -566,3 +567,4 @@ async def setup(bot: SchnapsenBot) -> None:
     on every load and forgets it on unload; the modules it imports stay loaded."""
     await bot.tree.set_translator(CatalogueTranslator())  # slash commands in each user's client language
     await bot.add_cog(SchnapsenCog(bot))
+    await bot.add_cog(DailyCog(bot))  # its /schnapsen daily group joins the group above

@@ -1,0 +1,257 @@
+"""The daily deal: each UTC day the same ``DAILY_DEALS`` deals for every person on this bot, played alone
+with three AI seats and scored against the AI's own play of the same cards (par).
+
+A day's deals come from its secret seed (``daily_days``, drawn when the day is first asked for and shown by no
+command before the day is over): deal n is dealt from ``deal_seed(secret, n)`` with the dealer rotating from
+``first_dealer(secret)``, so every attempt holds the same cards in the same seats. An attempt is an ordinary
+stored table, the person in North: the core asks ``DailyPlan`` for each deal's seed (a table that is no
+attempt draws at random as always) and closes the table after the last one. Par is the AI playing all four
+seats of each deal (``play_par``, fixed seeds), computed once in the background and stored; a deal's score is
+the person's team's signed game points minus par's for North-South (``signed_points``).
+
+The pure parts (days, seeds, points, streaks) are doctested; ``DailyDeals`` starts attempts and reads boards.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import engine
+from bot.db import Database, TableRow
+from bot.db.daily import DailyAttempt, DailyAttemptTaken, DailyPar, DailyStanding
+from engine import Action
+
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from .core import TableCore
+    from .table import TableSnapshot
+
+DAILY_DEALS = 6
+PERSON_SEAT = 0  # North: the person's team is North-South (team 0)
+DAILY_STRENGTH = "pimc"  # every attempt's AI seats and par play alike, whatever a server chose for its tables
+DAILY_PRESET = "standard"
+# A Bummerl never ends within a day's deals (99 is the highest target): the attempt is its six deals.
+DAILY_RULE_CHANGES = {"target": 99}
+DAILY_TURN_SECONDS = 3600  # the person plays at their own pace; an hour idle and the AI plays on for them
+SECONDS_PER_DAY = 86_400
+
+
+def day_of(now: float) -> str:
+    """The UTC day of a Unix time.
+
+    >>> day_of(0), day_of(86_399), day_of(86_400)
+    ('1970-01-01', '1970-01-01', '1970-01-02')
+    """
+    return dt.datetime.fromtimestamp(now, dt.UTC).date().isoformat()
+
+
+def day_over(day: str, now: float) -> bool:
+    """Whether the UTC day has ended at ``now`` (its deals may then be shown).
+
+    >>> day_over("1970-01-01", 86_399), day_over("1970-01-01", 86_400)
+    (False, True)
+    """
+    return day < day_of(now)
+
+
+def week_of(day: str) -> list[str]:
+    """The days of the day's ISO week (Monday first) up to the day itself.
+
+    >>> week_of("2026-12-03")
+    ['2026-11-30', '2026-12-01', '2026-12-02', '2026-12-03']
+    """
+    date = dt.date.fromisoformat(day)
+    monday = date - dt.timedelta(days=date.weekday())
+    return [(monday + dt.timedelta(days=i)).isoformat() for i in range(date.weekday() + 1)]
+
+
+def _derived(secret: int, label: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{secret}:{label}".encode()).digest()[:8], "big") >> 2
+
+
+def deal_seed(secret: int, deal_no: int) -> int:
+    """The seed of the day's deal ``deal_no`` (1..DAILY_DEALS): known only to who knows the secret.
+
+    >>> deal_seed(7, 1) == deal_seed(7, 1) != deal_seed(7, 2)
+    True
+    """
+    return _derived(secret, f"deal:{deal_no}")
+
+
+def first_dealer(secret: int) -> int:
+    """Who deals the day's first deal; the dealer rotates clockwise from there, as at any table."""
+    return _derived(secret, "dealer") % 4
+
+
+def dealer_of(secret: int, deal_no: int) -> int:
+    return (first_dealer(secret) + deal_no - 1) % 4
+
+
+def ai_seed(secret: int, deal_no: int, step: int) -> int:
+    """The seed of par's ``step``-th decision in deal ``deal_no``: par is the same wherever it is computed."""
+    return _derived(secret, f"ai:{deal_no}:{step}")
+
+
+def signed_points(result: engine.DealResult, team: int) -> int:
+    """The deal's game points for ``team``: what it won, or minus what the other team won.
+
+    >>> signed_points(engine.DealResult(0, 2, 1, 2, "66", True), 0)
+    2
+    >>> signed_points(engine.DealResult(0, 2, 1, 2, "66", True), 1)
+    -2
+    """
+    return result.game_points if result.winner == team else -result.game_points
+
+
+def streak(days: Sequence[str], today: str) -> int:
+    """Consecutive days played, ending today (or yesterday, while today is still open).
+
+    >>> streak(["2026-12-03", "2026-12-02", "2026-11-30"], "2026-12-03")
+    2
+    >>> streak(["2026-12-02", "2026-12-01"], "2026-12-03")
+    2
+    >>> streak(["2026-11-30"], "2026-12-03")
+    0
+    """
+    played = set(days)
+    date = dt.date.fromisoformat(today)
+    if today not in played:
+        date -= dt.timedelta(days=1)
+    count = 0
+    while date.isoformat() in played:
+        count += 1
+        date -= dt.timedelta(days=1)
+    return count
+
+
+def daily_rules() -> engine.Ruleset:
+    from .rulesettings import ruleset_of
+
+    return ruleset_of(DAILY_PRESET, DAILY_RULE_CHANGES)
+
+
+Decide = Callable[[engine.PlayerView, int], Awaitable[Action]]
+
+
+async def play_par(secret: int, deal_no: int, decide: Decide) -> DailyPar:
+    """The AI playing all four seats of the day's deal ``deal_no`` (each decision from its seat's view alone,
+    with its own fixed seed): North-South's signed game points and the line of play."""
+    dealer = dealer_of(secret, deal_no)
+    state = engine.new_deal(daily_rules(), dealer, engine.deal_hands(deal_seed(secret, deal_no), dealer))
+    line: list[str] = []
+    while not state.finished:
+        seat = state.to_act
+        assert seat is not None
+        action = await decide(engine.view_for(state, seat), ai_seed(secret, deal_no, len(line)))
+        state, _ = engine.apply(state, seat, action)
+        line.append(engine.format_action(seat, action))
+    assert state.result is not None
+    return DailyPar(deal_no, signed_points(state.result, PERSON_SEAT % 2), tuple(line))
+
+
+class DailyPlan:
+    """The core's deal plan (``bot.game.events.DealPlan``): an attempt's deals are the day's, and end after
+    the last; any other table draws its seed at random."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def __call__(self, row: TableRow, deal_no: int, new_seed: Callable[[], int]) -> int | None:
+        attempt = await self.db.daily.attempt_of_table(row.id)
+        if attempt is None:
+            return new_seed()
+        if deal_no > DAILY_DEALS:
+            return None
+        secret = await self.db.daily.known_secret(attempt.day)
+        assert secret is not None  # an attempt's day is stored before it
+        return deal_seed(secret, deal_no)
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    days: tuple[str, ...]
+    standings: tuple[DailyStanding, ...]
+    par_ready: bool  # the (last) day's par is stored: until then nobody's score counts
+
+
+class DailyDeals:
+    """Starting a person's attempt at today's deals, and the boards (``service.daily``)."""
+
+    def __init__(self, core: TableCore, db: Database) -> None:
+        self.core = core
+        self.db = db
+        self._daily_tables: dict[int, bool] = {}  # table id -> is it an attempt (asked once per table)
+        rng = random.SystemRandom()
+        self.new_secret = lambda: rng.getrandbits(62)
+
+    def today(self) -> str:
+        return day_of(self.core.now())
+
+    async def secret(self, day: str) -> int:
+        """The day's secret seed, drawn and stored the first time anyone asks for the day."""
+        return await self.db.daily.day_secret(day, self.new_secret(), self.core.now())
+
+    async def is_attempt(self, table_id: int) -> bool:
+        if table_id not in self._daily_tables:
+            self._daily_tables[table_id] = await self.db.daily.attempt_of_table(table_id) is not None
+        return self._daily_tables[table_id]
+
+    async def ai_strength(self, table_id: int, guild_strength: str) -> str:
+        """An attempt's AI seats play as par does; other tables as their server chose."""
+        return DAILY_STRENGTH if await self.is_attempt(table_id) else guild_strength
+
+    async def start(
+        self, *, guild_id: int, dm_channel_id: int, user_id: int, name: str, deck: str, language: str
+    ) -> TableSnapshot:
+        """Open and start the person's attempt at today's deals: a table in their DM with the bot (a channel
+        holds one table, a DM is theirs alone), the person in North, AI players in the other seats. Refused
+        when they have an attempt today already (finished or not)."""
+        day = self.today()
+        if await self.db.daily.attempt(day, user_id) is not None:
+            raise UserError("error.daily_played")
+        secret = await self.secret(day)
+        table = await self.core.open_table(
+            guild_id=guild_id,
+            channel_id=dm_channel_id,
+            host_id=user_id,
+            host_name=name,
+            preset=DAILY_PRESET,
+            deck=deck,
+            turn_seconds=DAILY_TURN_SECONDS,
+            language=language,
+            rule_changes=DAILY_RULE_CHANGES,
+            first_dealer=first_dealer(secret),
+        )
+        try:
+            await self.db.daily.start_attempt(
+                day=day, user_id=user_id, guild_id=guild_id, table_id=table.id, display_name=name, now=self.core.now()
+            )
+        except DailyAttemptTaken:  # a second command at the same moment: only one attempt
+            await self.core.discard_new_table(table.id)
+            raise UserError("error.daily_played") from None
+        self._daily_tables[table.id] = True
+        return await self.core.start(table.id, user_id)
+
+    async def attempt_today(self, user_id: int) -> DailyAttempt | None:
+        return await self.db.daily.attempt(self.today(), user_id)
+
+    async def sealed(self, table_id: int) -> bool:
+        """Whether the table is an attempt at a day not yet over: nobody may see its deals but its player."""
+        attempt = await self.db.daily.attempt_of_table(table_id)
+        return attempt is not None and not day_over(attempt.day, self.core.now())
+
+    async def board(self, guild_id: int | None, *, week: bool = False, limit: int = 10) -> Board:
+        today = self.today()
+        days = tuple(week_of(today)) if week else (today,)
+        standings = await self.db.daily.standings(days, guild_id, limit)
+        par_ready = len(await self.db.daily.par(today)) == DAILY_DEALS
+        return Board(days, tuple(standings), par_ready)
+
+    async def streak(self, user_id: int) -> int:
+        return streak(await self.db.daily.days_played(user_id), self.today())

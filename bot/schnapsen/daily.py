@@ -1,0 +1,151 @@
+"""``/schnapsen daily``: today's deals, the same for everyone (bot/game/daily.py), and their boards; and the
+background job that computes each day's par ahead (bot/game/dailypar.py).
+
+The commands are a group of their own (``/schnapsen daily play``, ``/schnapsen daily board``) attached to the
+``/schnapsen`` group when this cog is added. An attempt is a table in the person's DM with the bot: a channel
+holds one table, and nobody but the person may see a deal of the day before the day is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands, tasks
+
+from bot.game.daily import DAILY_DEALS, Board, day_of
+from bot.game.dailypar import ParComputer
+from bot.game.errors import UserError
+from bot.i18n import t
+
+from .replies import answer, language_of, report_error, thinking
+
+if TYPE_CHECKING:
+    from bot.client import SchnapsenBot
+
+    Interaction = discord.Interaction[SchnapsenBot]
+
+log = logging.getLogger(__name__)
+PAR_INTERVAL = 600.0  # seconds between looks for a day without par (today's and tomorrow's)
+BOARD_PERIODS = ("today", "week")
+BOARD_SCOPES = ("server", "all")
+FORBIDDEN_DM = 50007  # Discord: the person does not take DMs from the bot
+
+
+def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
+    """The board as lines of text, best first (names only, never a card)."""
+    title = t(lang, "daily.board_week" if week else "daily.board_today", day=board.days[-1])
+    if everywhere:
+        title += " · " + t(lang, "daily.board_everywhere")
+    lines = [f"**{title}**"]
+    if not board.par_ready:
+        lines.append(t(lang, "daily.par_pending"))
+    if not board.standings:
+        lines.append(t(lang, "daily.board_empty"))
+    for rank, standing in enumerate(board.standings, start=1):
+        name = discord.utils.escape_markdown(standing.display_name)
+        lines.append(t(lang, "daily.board_line", rank=rank, name=name, score=f"{standing.score:+d}", count=standing.played))
+    return "\n".join(lines)
+
+
+class DailyCommands(app_commands.Group):
+    def __init__(self, bot: SchnapsenBot) -> None:
+        super().__init__(name="daily", description=_("The daily deal: today's deals, the same for everyone"))
+        self.bot = bot
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        self.bot.runtime.remember_lang(interaction.user.id, language_of(interaction))
+        self.bot.throttle.check(interaction)
+        return True
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
+        await report_error(interaction, error)
+
+    @app_commands.command(name="play", description=_("Play today's deals alone with three AI players"))
+    @app_commands.guild_only()
+    async def play(self, interaction: Interaction) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        assert interaction.guild_id is not None
+        service = self.bot.service
+        if await service.daily.attempt_today(interaction.user.id) is not None:
+            raise UserError("error.daily_played")
+        service.check_may_host(interaction.user.id)
+        try:  # the attempt is played in the DM: told first, so closed DMs refuse before anything is made
+            intro = await interaction.user.send(t(lang, "daily.intro", count=DAILY_DEALS))
+        except discord.Forbidden as err:
+            if err.code == FORBIDDEN_DM:
+                raise UserError("error.daily_needs_dm") from None
+            raise
+        defaults = await service.guilds.guild_settings(interaction.guild_id)
+        await service.daily.start(
+            guild_id=interaction.guild_id,
+            dm_channel_id=intro.channel.id,
+            user_id=interaction.user.id,
+            name=interaction.user.display_name,
+            deck=defaults.deck,
+            language=lang,
+        )
+        await answer(interaction, t(lang, "reply.daily_started"))
+
+    @app_commands.command(name="board", description=_("Today's or this week's scores against par"))
+    @app_commands.describe(period=_("Today or this week"), scope=_("This server, or every server"))
+    @app_commands.choices(
+        period=[app_commands.Choice(name=_("today"), value="today"), app_commands.Choice(name=_("this week"), value="week")],
+        scope=[app_commands.Choice(name=_("this server"), value="server"), app_commands.Choice(name=_("every server"), value="all")],
+    )
+    @app_commands.guild_only()
+    async def board(self, interaction: Interaction, period: str = "today", scope: str = "server") -> None:
+        lang = language_of(interaction)
+        if period not in BOARD_PERIODS or scope not in BOARD_SCOPES:  # typed by hand: untrusted
+            raise UserError("error.daily_bad_board")
+        await thinking(interaction)
+        everywhere = scope == "all"
+        board = await self.bot.service.daily.board(None if everywhere else interaction.guild_id, week=period == "week")
+        text = board_text(lang, board, week=period == "week", everywhere=everywhere)
+        streak = await self.bot.service.daily.streak(interaction.user.id)
+        if streak:
+            text += "\n" + t(lang, "daily.streak", count=streak)
+        await answer(interaction, text[:2000])
+
+
+class DailyCog(commands.Cog):
+    """The daily group's home, and the job that computes par ahead (in one process: the one keeping storage)."""
+
+    def __init__(self, bot: SchnapsenBot) -> None:
+        self.bot = bot
+        self.commands = DailyCommands(bot)
+        self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=bot.settings.ai_budget_ms)
+        self._par_lock = asyncio.Lock()
+        parent = bot.tree.get_command("schnapsen")
+        assert isinstance(parent, app_commands.Group), "the /schnapsen group is added first"
+        parent.add_command(self.commands)
+
+    async def cog_load(self) -> None:
+        shards = self.bot.settings.shards
+        if shards is None or shards.keeps_storage:
+            self.par_loop.start()
+
+    async def cog_unload(self) -> None:
+        self.par_loop.cancel()
+
+    async def ensure_par(self) -> int:
+        """Today's and tomorrow's par, where not stored yet (tomorrow's is ready before its day starts);
+        how many deals were computed."""
+        async with self._par_lock:
+            now = self.bot.service.now()
+            computed = 0
+            for day in (day_of(now), day_of(now + 86_400)):
+                computed += await self.par.ensure_par(day, await self.bot.service.daily.secret(day))
+            return computed
+
+    @tasks.loop(seconds=PAR_INTERVAL)
+    async def par_loop(self) -> None:
+        try:
+            await self.ensure_par()
+        except Exception:
+            log.exception("computing the daily par failed; tried again in %s s", PAR_INTERVAL)
