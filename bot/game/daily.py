@@ -76,9 +76,10 @@ def _derived(secret: int, label: str) -> int:
 
 
 def deal_seed(secret: int, deal_no: int) -> int:
-    """The seed of the day's deal ``deal_no`` (1..DAILY_DEALS): known only to who knows the secret.
+    """The seed of the day's deal ``deal_no`` (0 .. DAILY_DEALS - 1, a table's own numbering): known only to
+    who knows the secret.
 
-    >>> deal_seed(7, 1) == deal_seed(7, 1) != deal_seed(7, 2)
+    >>> deal_seed(7, 0) == deal_seed(7, 0) != deal_seed(7, 1)
     True
     """
     return _derived(secret, f"deal:{deal_no}")
@@ -90,7 +91,7 @@ def first_dealer(secret: int) -> int:
 
 
 def dealer_of(secret: int, deal_no: int) -> int:
-    return (first_dealer(secret) + deal_no - 1) % 4
+    return (first_dealer(secret) + deal_no) % 4
 
 
 def ai_seed(secret: int, deal_no: int, step: int) -> int:
@@ -166,7 +167,7 @@ class DailyPlan:
         attempt = await self.db.daily.attempt_of_table(row.id)
         if attempt is None:
             return new_seed()
-        if deal_no > DAILY_DEALS:
+        if deal_no >= DAILY_DEALS:
             return None
         secret = await self.db.daily.known_secret(attempt.day)
         assert secret is not None  # an attempt's day is stored before it

@@ -63,7 +63,7 @@ class ParComputer:
         """Compute and store the par of each of the day's deals that has none yet; how many were computed."""
         known = {par.deal_no for par in await self.db.daily.par(day)}
         computed = 0
-        for deal_no in range(1, daily.DAILY_DEALS + 1):
+        for deal_no in range(daily.DAILY_DEALS):
             if deal_no in known:
                 continue
             started = time.perf_counter()

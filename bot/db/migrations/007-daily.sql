@@ -10,7 +10,7 @@ CREATE TABLE daily_days (
 
 CREATE TABLE daily_par (
     day         TEXT    NOT NULL REFERENCES daily_days (day),
-    deal_no     INTEGER NOT NULL CHECK (deal_no >= 1),
+    deal_no     INTEGER NOT NULL CHECK (deal_no >= 0),
     points      INTEGER NOT NULL,
     actions     TEXT    NOT NULL,  -- the AI's line: the deal's actions in record notation, one per line
     computed_at INTEGER NOT NULL,
@@ -33,7 +33,7 @@ CREATE INDEX daily_attempts_by_guild ON daily_attempts (guild_id, day);
 -- Each finished deal of an attempt: the person's team's signed game points (written by its subscriber).
 CREATE TABLE daily_deals (
     table_id INTEGER NOT NULL REFERENCES daily_attempts (table_id),
-    deal_no  INTEGER NOT NULL CHECK (deal_no >= 1),
+    deal_no  INTEGER NOT NULL CHECK (deal_no >= 0),
     points   INTEGER NOT NULL,
     PRIMARY KEY (table_id, deal_no)
 );

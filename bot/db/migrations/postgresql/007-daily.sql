@@ -7,7 +7,7 @@ CREATE TABLE daily_days (
 
 CREATE TABLE daily_par (
     day         text    NOT NULL REFERENCES daily_days (day),
-    deal_no     integer NOT NULL CHECK (deal_no >= 1),
+    deal_no     integer NOT NULL CHECK (deal_no >= 0),
     points      integer NOT NULL,
     actions     text    NOT NULL,
     computed_at bigint  NOT NULL,
@@ -28,7 +28,7 @@ CREATE INDEX daily_attempts_by_guild ON daily_attempts (guild_id, day);
 
 CREATE TABLE daily_deals (
     table_id bigint  NOT NULL REFERENCES daily_attempts (table_id),
-    deal_no  integer NOT NULL CHECK (deal_no >= 1),
+    deal_no  integer NOT NULL CHECK (deal_no >= 0),
     points   integer NOT NULL,
     PRIMARY KEY (table_id, deal_no)
 );

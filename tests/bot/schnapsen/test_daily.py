@@ -1,0 +1,175 @@
+"""The daily deal end to end, through the real client and the fake Discord: two people in two servers play
+today's deals (the same cards in the same seats), their scores are their team's game points minus the stored
+par, both are on the boards, a second attempt is refused, a restart mid-attempt resumes, and nobody who has
+not played sees a card of the day."""
+
+from __future__ import annotations
+
+import re
+
+from bot.client import SchnapsenBot
+from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
+from bot.render import ALL_CARDS, card_name
+from bot.schnapsen.daily import DailyCog
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
+from engine import deal_hands
+from tests.bot.schnapsen.harness import (
+    current_button,
+    ephemeral_reply,
+    is_hand_message,
+    reply_to,
+    with_button,
+)
+from tests.bot.schnapsen.harness import Table as World
+
+HAND_SENTENCE = re.compile(r"Your hand: ([^.]*)\.")
+
+
+def running(world: World) -> SchnapsenBot:
+    assert world.bot is not None
+    return world.bot
+
+
+async def daily_table_of(world: World, user: FakeUser) -> int:
+    bot = running(world)
+    attempt = await bot.db.daily.attempt(day_of(bot.service.now()), user.id)
+    assert attempt is not None, f"{user.name} has no attempt today"
+    return attempt.table_id
+
+
+async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_deal: int | None = None) -> None:
+    """Click the first enabled button of the current position on any of ``user``'s DMs until the attempt's
+    table closes (or deal ``stop_at_deal`` is dealt)."""
+    fake = world.fake
+
+    def next_step() -> tuple[str, FakeMessage | None, str]:
+        table = running(world).service.snapshot(table_id)
+        if table is None:
+            return ("closed", None, "")
+        if stop_at_deal is not None and table.deal_no >= stop_at_deal:
+            return ("stop", None, "")
+        for message in reversed(fake.dm_messages(user)):
+            button = current_button(message, table.version)
+            if button is not None:
+                return ("click", message, button["custom_id"])
+        return None  # type: ignore[return-value]
+
+    while True:
+        kind, message, custom_id = await fake.wait_for(next_step, timeout=60, what=f"{user.name}'s turn")
+        if kind != "click":
+            return
+        assert message is not None
+        version = running(world).service.snapshot(table_id).version  # type: ignore[union-attr]
+        click = await fake.click(user, message, custom_id)
+        await click.wait_response()
+
+        def moved() -> bool:
+            table = running(world).service.snapshot(table_id)
+            return table is None or table.version != version or bool(click.followups)
+
+        await fake.wait_for(moved, timeout=30, what="the click to be applied")
+        assert not click.followups, f"refused: {click.followups[-1].content!r}"
+
+
+def dealt_cards_seen(world: World, user: FakeUser) -> list[frozenset[str]]:
+    """Per hand message (one per deal, oldest first), the cards its alt text ever named as the hand."""
+    deals = []
+    for message in world.fake.dm_messages(user):
+        if not is_hand_message(message):
+            continue
+        seen: set[str] = set()
+        for version in message.history:
+            for attachment in version.attachments:
+                for match in HAND_SENTENCE.finditer(attachment.description or ""):
+                    seen.update(name.strip() for name in match.group(1).split(","))
+        deals.append(frozenset(seen))
+    return deals
+
+
+def names_a_card(text: str) -> bool:
+    return any(card_name(card, deck, "en") in text for card in ALL_CARDS for deck in ("doppeldeutsch", "french"))
+
+
+async def daily(world: World, user: FakeUser, channel: FakeChannel, *path: str, **options: object) -> str:
+    interaction = await world.fake.slash(user, channel, "schnapsen", "daily", *path, **options)
+    return await ephemeral_reply(interaction)
+
+
+async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_discord: FakeDiscord, world: World) -> None:
+    alice, carol = world.add_player("alice"), world.add_player("carol")
+    owner2 = fake_discord.add_user("owner2")
+    guild2 = fake_discord.add_guild("Beisl", owner=owner2)
+    channel2 = guild2.add_text_channel("karten")
+    bob = fake_discord.add_user("bob")
+    guild2.add_member(bob)
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    await (await fake_discord.slash(owner2, channel2, "schnapsen", "settings", ai_delay_ms=0)).wait_response()
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    await cog.ensure_par()
+    today = day_of(bot.service.now())
+    par = await bot.db.daily.par(today)
+    assert [p.deal_no for p in par] == list(range(DAILY_DEALS))
+
+    # alice plays all of today's deals in her DM.
+    assert "direct messages" in await daily(world, alice, world.channel, "play")
+    alice_table = await daily_table_of(world, alice)
+    await play_attempt(world, alice, alice_table)
+
+    # bob, in another server, plays two deals, the bot restarts, and he plays on where he was.
+    await daily(world, bob, channel2, "play")
+    bob_table = await daily_table_of(world, bob)
+    await play_attempt(world, bob, bob_table, stop_at_deal=2)
+    actions_before = await world.action_count(bob_table)
+    await world.stop_bot()
+    bot = await world.start_bot()
+    assert await world.action_count(bob_table) == actions_before
+    assert bot.service.snapshot(bob_table) is not None, "the attempt is restored as a table like any other"
+    await play_attempt(world, bob, bob_table)
+
+    # The same cards in the same seats: from the stored records and from what their hand images said.
+    secret = await bot.db.daily.known_secret(today)
+    assert secret is not None
+    records = [await bot.db.records.load_record(table) for table in (alice_table, bob_table)]
+    for record in records:
+        assert [deal.deal_no for deal in record.deals] == list(range(DAILY_DEALS))
+        for deal in record.deals:
+            assert deal.dealer == dealer_of(secret, deal.deal_no)
+            assert deal.hands == deal_hands(deal_seed(secret, deal.deal_no), deal.dealer)
+    assert [d.hands for d in records[0].deals] == [d.hands for d in records[1].deals]
+    alice_seen, bob_seen = dealt_cards_seen(world, alice), dealt_cards_seen(world, bob)
+    assert len(alice_seen) == DAILY_DEALS and alice_seen == bob_seen
+    for deal, seen in zip(records[0].deals, alice_seen, strict=True):
+        assert seen == {card_name(card, "doppeldeutsch", "en") for card in deal.hands[0]}
+
+    # Scores are the stored points minus the stored par, and both boards show them.
+    par_total = sum(p.points for p in par)
+    scores = {}
+    for user, table in ((alice, alice_table), (bob, bob_table)):
+        points = await bot.db.daily.deals_of(table)
+        assert sorted(points) == list(range(DAILY_DEALS))
+        scores[user.name] = sum(points.values()) - par_total
+        attempt = await bot.db.daily.attempt(today, user.id)
+        assert attempt is not None and attempt.finished
+    here = await daily(world, alice, world.channel, "board")
+    assert f"alice: {scores['alice']:+d} (6 deals)" in here and "bob" not in here
+    there = await daily(world, bob, channel2, "board")
+    assert f"bob: {scores['bob']:+d} (6 deals)" in there and "alice" not in there
+    carols_board = await reply_to(await fake_discord.slash(carol, world.channel, "schnapsen", "daily", "board", scope="all"))
+    everywhere = carols_board.content
+    assert f"alice: {scores['alice']:+d}" in everywhere and f"bob: {scores['bob']:+d}" in everywhere
+
+    # One attempt a day: a second one is refused, and nothing new is opened.
+    tables = len(bot.service.open_tables())
+    assert "already" in await daily(world, alice, world.channel, "play")
+    assert len(bot.service.open_tables()) == tables
+
+    # carol has not played: a forged "Show the deal" of alice's day is refused and shows nothing.
+    forged = f"bsdeal:{alice_table}:1"
+    click = await fake_discord.click(carol, with_button(carols_board, forged), forged, force=True)
+    refusal = await reply_to(click)
+    assert refusal.ephemeral and not refusal.attachments
+    for message in [*fake_discord.ephemeral_messages(carol), *world.channel.messages, *channel2.messages]:
+        assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
+    assert not fake_discord.dm_messages(carol)
