@@ -11,8 +11,9 @@ from bot.client import SchnapsenBot
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
 from bot.render import ALL_CARDS, card_name
 from bot.schnapsen.daily import DailyCog
-from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from engine import deal_hands
+from tests.bot.schnapsen.harness import Table as World
 from tests.bot.schnapsen.harness import (
     current_button,
     ephemeral_reply,
@@ -20,7 +21,6 @@ from tests.bot.schnapsen.harness import (
     reply_to,
     with_button,
 )
-from tests.bot.schnapsen.harness import Table as World
 
 HAND_SENTENCE = re.compile(r"Your hand: ([^.]*)\.")
 
@@ -63,7 +63,7 @@ async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_d
         click = await fake.click(user, message, custom_id)
         await click.wait_response()
 
-        def moved() -> bool:
+        def moved(version: int = version, click: FakeInteraction = click) -> bool:
             table = running(world).service.snapshot(table_id)
             return table is None or table.version != version or bool(click.followups)
 
