@@ -71,7 +71,7 @@ class DailyRepo(Repository):
         rows = await self._core.fetch_all(
             "SELECT deal_no, points, actions FROM daily_par WHERE day = ? ORDER BY deal_no", (day,)
         )
-        return [DailyPar(int(r["deal_no"]), int(r["points"]), tuple(str(r["actions"]).split())) for r in rows]
+        return [DailyPar(int(r["deal_no"]), int(r["points"]), tuple(line for line in str(r["actions"]).split("\n") if line)) for r in rows]
 
     async def store_par(self, day: str, par: DailyPar, now: int) -> None:
         """Par is written once: a second computation (another process, a restart) leaves the first."""
@@ -81,7 +81,7 @@ class DailyRepo(Repository):
                 INSERT INTO daily_par (day, deal_no, points, actions, computed_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (day, deal_no) DO NOTHING
                 """,
-                (day, par.deal_no, par.points, " ".join(par.actions), now),
+                (day, par.deal_no, par.points, "\n".join(par.actions), now),
             )
 
     async def start_attempt(

@@ -5,6 +5,7 @@ record, the tallies, the leaderboard."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import engine
@@ -17,8 +18,9 @@ from .table import TableSnapshot, restore
 
 
 class TableQueries:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
         self.db = db
+        self.clock = clock
 
     async def next_table_id(self) -> int:
         """The id the next table will most likely get (to name its thread before it exists)."""
@@ -42,7 +44,7 @@ class TableQueries:
         if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
             raise UserError("error.review_off")
         attempt = await self.db.daily.attempt_of_table(table_id)
-        if attempt is not None and not day_over(attempt.day, time.time()):  # others may still play its deals
+        if attempt is not None and not day_over(attempt.day, self.clock()):  # others may still play its deals
             raise UserError("error.review_no_deal")
         record = await self.db.records.load_record(table_id)
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)

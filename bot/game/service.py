@@ -57,7 +57,7 @@ class TableService(TableCore):
         self.clicks = HandedClicks(db, self.directory, clock)
         self.prefs = PrefsCache(db, self, clock)
         self.guilds = GuildDefaults(db)
-        self.queries = TableQueries(db)
+        self.queries = TableQueries(db, clock)
         self.profiles = ProfileQueries(db)
         self.housekeeping = Housekeeping(db, clock)
         self.restorer = Restorer(self, self.directory)
