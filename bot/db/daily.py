@@ -139,7 +139,9 @@ class DailyRepo(Repository):
         if not days:
             return []
         marks = ", ".join("?" for _ in days)
-        where = f"a.day IN ({marks})" + ("" if guild_id is None else " AND a.guild_id = ?")
+        where = f"a.day IN ({marks})" + (
+            " AND a.user_id NOT IN (SELECT h.user_id FROM daily_hidden h)" if guild_id is None else " AND a.guild_id = ?"
+        )
         params: list[object] = [*days, *([] if guild_id is None else [guild_id]), limit]
         rows = await self._core.fetch_all(
             f"""
@@ -159,6 +161,16 @@ class DailyRepo(Repository):
             DailyStanding(int(r["user_id"]), str(r["display_name"]), int(r["score"]), int(r["played"]), int(r["days"]))
             for r in rows
         ]
+
+    async def set_hidden(self, user_id: int, hidden: bool, now: int) -> None:
+        """Whether the person keeps out of the board across all servers (their own server's shows them)."""
+        async with self._core.transaction():
+            await self._core.execute("DELETE FROM daily_hidden WHERE user_id = ?", (user_id,))
+            if hidden:
+                await self._core.execute("INSERT INTO daily_hidden (user_id, hidden_at) VALUES (?, ?)", (user_id, now))
+
+    async def is_hidden(self, user_id: int) -> bool:
+        return await self._core.fetch_one("SELECT 1 AS hidden FROM daily_hidden WHERE user_id = ?", (user_id,)) is not None
 
     async def days_played(self, user_id: int) -> list[str]:
         """The days the person has an attempt at, newest first (for the streak)."""

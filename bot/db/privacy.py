@@ -80,4 +80,5 @@ class PrivacyRepo(Repository):
                 "UPDATE daily_attempts SET user_id = ?1, display_name = ?2 WHERE user_id = ?3",
                 (pseudonym, REMOVED_NAME, user_id),
             )
+            await self._core.execute("DELETE FROM daily_hidden WHERE user_id = ?", (user_id,))
         return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats)

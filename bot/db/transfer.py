@@ -30,6 +30,7 @@ TABLES: tuple[str, ...] = (
     "daily_par",
     "daily_attempts",
     "daily_deals",
+    "daily_hidden",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
 NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox", "click_inbox")

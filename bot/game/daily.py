@@ -254,5 +254,9 @@ class DailyDeals:
         par_ready = len(await self.db.daily.par(today)) == DAILY_DEALS
         return Board(days, tuple(standings), par_ready)
 
+    async def show_everywhere(self, user_id: int, shown: bool) -> None:
+        """Whether the board across all servers shows the person (their own server's always does)."""
+        await self.db.daily.set_hidden(user_id, not shown, self.core.now())
+
     async def streak(self, user_id: int) -> int:
         return streak(await self.db.daily.days_played(user_id), self.today())

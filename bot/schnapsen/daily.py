@@ -113,6 +113,15 @@ class DailyCommands(app_commands.Group):
         await answer(interaction, text[:2000])
 
 
+    @app_commands.command(name="visibility", description=_("Whether the board of every server shows you"))
+    @app_commands.describe(everywhere=_("Show me on the board of every server"))
+    async def visibility(self, interaction: Interaction, everywhere: bool) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        await self.bot.service.daily.show_everywhere(interaction.user.id, everywhere)
+        await answer(interaction, t(lang, "reply.daily_shown_everywhere" if everywhere else "reply.daily_hidden_everywhere"))
+
+
 class DailyCog(commands.Cog):
     """The daily group's home, and the job that computes par ahead (in one process: the one keeping storage)."""
 

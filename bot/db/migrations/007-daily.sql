@@ -30,6 +30,12 @@ CREATE TABLE daily_attempts (
 );
 CREATE INDEX daily_attempts_by_guild ON daily_attempts (guild_id, day);
 
+-- People who keep out of the board across all servers (`/schnapsen daily visibility`).
+CREATE TABLE daily_hidden (
+    user_id   INTEGER PRIMARY KEY,
+    hidden_at INTEGER NOT NULL
+);
+
 -- Each finished deal of an attempt: the person's team's signed game points (written by its subscriber).
 CREATE TABLE daily_deals (
     table_id INTEGER NOT NULL REFERENCES daily_attempts (table_id),

@@ -215,3 +215,15 @@ async def test_the_days_secret_is_drawn_once(db: Database) -> None:
     assert await db.daily.known_secret("2026-12-05") is None
     first = await db.daily.day_secret("2026-12-05", 1, 0)
     assert await db.daily.day_secret("2026-12-05", 2, 0) == first == 1
+
+
+async def test_a_person_can_keep_out_of_the_board_of_every_server(service: TableService, db: Database, clock: Clock) -> None:
+    day = daily.day_of(clock())
+    await play_out(service, await start(service, ALICE))
+    for deal_no in range(daily.DAILY_DEALS):
+        await db.daily.store_par(day, DailyPar(deal_no, 0, ()), 0)
+    await service.daily.show_everywhere(ALICE, False)
+    assert (await service.daily.board(None)).standings == ()
+    assert [s.user_id for s in (await service.daily.board(GUILD)).standings] == [ALICE]
+    await service.daily.show_everywhere(ALICE, True)
+    assert [s.user_id for s in (await service.daily.board(None)).standings] == [ALICE]

@@ -26,6 +26,11 @@ CREATE TABLE daily_attempts (
 );
 CREATE INDEX daily_attempts_by_guild ON daily_attempts (guild_id, day);
 
+CREATE TABLE daily_hidden (
+    user_id   bigint PRIMARY KEY,
+    hidden_at bigint NOT NULL
+);
+
 CREATE TABLE daily_deals (
     table_id bigint  NOT NULL REFERENCES daily_attempts (table_id),
     deal_no  integer NOT NULL CHECK (deal_no >= 0),
