@@ -175,6 +175,21 @@ class DailyPlan:
 
 
 @dataclass(frozen=True, slots=True)
+class DealBeside:
+    """One finished deal of a person's attempt beside the AI's play of the same cards (par)."""
+
+    deal_no: int
+    deck: str
+    played: tuple[str, ...]  # the attempt's actions, record notation
+    points: int  # the person's team's signed game points
+    par: DailyPar
+
+    @property
+    def score(self) -> int:
+        return self.points - self.par.points
+
+
+@dataclass(frozen=True, slots=True)
 class Board:
     days: tuple[str, ...]
     standings: tuple[DailyStanding, ...]
@@ -253,6 +268,24 @@ class DailyDeals:
         standings = await self.db.daily.standings(days, guild_id, limit)
         par_ready = len(await self.db.daily.par(today)) == DAILY_DEALS
         return Board(days, tuple(standings), par_ready)
+
+    async def beside_par(self, user_id: int, deal_no: int) -> DealBeside:
+        """The person's deal ``deal_no`` of today's attempt beside par: only a deal they finished (they have
+        seen its cards), only once par is stored."""
+        attempt = await self.attempt_today(user_id)
+        if attempt is None:
+            raise UserError("error.daily_not_played")
+        points = await self.db.daily.deals_of(attempt.table_id)
+        if deal_no not in points:
+            raise UserError("error.daily_deal_not_played", deal=deal_no + 1)
+        par = next((p for p in await self.db.daily.par(attempt.day) if p.deal_no == deal_no), None)
+        if par is None:
+            raise UserError("error.daily_par_pending")
+        row = await self.db.tables.get_table(attempt.table_id)
+        record = await self.db.records.load_record(attempt.table_id)
+        stored = next(deal for deal in record.deals if deal.deal_no == deal_no)
+        assert row is not None
+        return DealBeside(deal_no, row.deck, stored.actions, points[deal_no], par)
 
     async def show_everywhere(self, user_id: int, shown: bool) -> None:
         """Whether the board across all servers shows the person (their own server's always does)."""

@@ -17,11 +17,13 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
-from bot.game.daily import DAILY_DEALS, Board, day_of
+import engine
+from bot.game.daily import DAILY_DEALS, Board, DealBeside, day_of
 from bot.game.dailypar import ParComputer
 from bot.game.errors import UserError
 from bot.i18n import t
 
+from . import texts
 from .replies import answer, language_of, report_error, thinking
 
 if TYPE_CHECKING:
@@ -50,6 +52,33 @@ def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
         name = discord.utils.escape_markdown(standing.display_name)
         lines.append(t(lang, "daily.board_line", rank=rank, name=name, score=f"{standing.score:+d}", count=standing.played))
     return "\n".join(lines)
+
+
+def beside_text(lang: str, beside: DealBeside) -> str:
+    """The deal as the person played it beside the AI's play of the same cards, action by action."""
+
+    def named(line: tuple[str, ...]) -> list[str]:
+        shown = []
+        for text in line:
+            seat, action = engine.parse_action(text)
+            shown.append(f"{engine.SEAT_NAMES[seat][0]} {texts.action_name(beside.deck, lang, action)}")
+        return shown
+
+    yours, ais = named(beside.played), named(beside.par.actions)
+    width = max(len(line) for line in [*yours, t(lang, "daily.column_yours")]) + 2
+    rows = [f"{t(lang, 'daily.column_yours'):<{width}}{t(lang, 'daily.column_ai')}"]
+    for n in range(max(len(yours), len(ais))):
+        mine = yours[n] if n < len(yours) else ""
+        rows.append(f"{mine:<{width}}{ais[n] if n < len(ais) else ''}".rstrip())
+    title = t(
+        lang,
+        "daily.beside_title",
+        deal=beside.deal_no + 1,
+        points=f"{beside.points:+d}",
+        par=f"{beside.par.points:+d}",
+        score=f"{beside.score:+d}",
+    )
+    return f"**{title}**\n```\n" + "\n".join(rows) + "\n```"
 
 
 class DailyCommands(app_commands.Group):
@@ -112,6 +141,16 @@ class DailyCommands(app_commands.Group):
             text += "\n" + t(lang, "daily.streak", count=streak)
         await answer(interaction, text[:2000])
 
+
+    @app_commands.command(name="show", description=_("A deal you played today beside the AI's play of the same cards"))
+    @app_commands.describe(deal=_("Which of today's deals"))
+    async def show(self, interaction: Interaction, deal: app_commands.Range[int, 1, DAILY_DEALS]) -> None:
+        lang = language_of(interaction)
+        if not 1 <= deal <= DAILY_DEALS:  # typed by hand: untrusted
+            raise UserError("error.daily_deal_not_played", deal=deal)
+        await thinking(interaction)
+        beside = await self.bot.service.daily.beside_par(interaction.user.id, deal - 1)
+        await answer(interaction, beside_text(lang, beside)[:2000])
 
     @app_commands.command(name="visibility", description=_("Whether the board of every server shows you"))
     @app_commands.describe(everywhere=_("Show me on the board of every server"))

@@ -227,3 +227,25 @@ async def test_a_person_can_keep_out_of_the_board_of_every_server(service: Table
     assert [s.user_id for s in (await service.daily.board(GUILD)).standings] == [ALICE]
     await service.daily.show_everywhere(ALICE, True)
     assert [s.user_id for s in (await service.daily.board(None)).standings] == [ALICE]
+
+
+async def test_a_deal_beside_par_only_once_the_person_finished_it_and_par_is_stored(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    with pytest.raises(UserError) as none:
+        await service.daily.beside_par(ALICE, 0)
+    assert none.value.key == "error.daily_not_played"
+    table = await start(service)
+    with pytest.raises(UserError) as running:
+        await service.daily.beside_par(ALICE, 0)
+    assert running.value.key == "error.daily_deal_not_played"
+    await play_out(service, table, deals=1)
+    with pytest.raises(UserError) as pending:
+        await service.daily.beside_par(ALICE, 0)
+    assert pending.value.key == "error.daily_par_pending"
+    day = daily.day_of(clock())
+    await db.daily.store_par(day, DailyPar(0, -1, ("N trump H",)), 0)
+    beside = await service.daily.beside_par(ALICE, 0)
+    record = await db.records.load_record(table.id)
+    assert beside.played == record.deals[0].actions and beside.par.actions == ("N trump H",)
+    assert beside.score == beside.points + 1

@@ -160,6 +160,13 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     everywhere = carols_board.content
     assert f"alice: {scores['alice']:+d}" in everywhere and f"bob: {scores['bob']:+d}" in everywhere
 
+    # "Show the deal": alice's first deal beside the AI's play of the same cards.
+    alice_points = await bot.db.daily.deals_of(alice_table)
+    shown = await daily(world, alice, world.channel, "show", deal=1)
+    assert f"Deal 1: your team {alice_points[0]:+d}, the AI {par[0].points:+d}" in shown
+    assert f"score {alice_points[0] - par[0].points:+d}" in shown
+    assert "Your table" in shown and "The AI" in shown and names_a_card(shown)
+
     # One attempt a day: a second one is refused, and nothing new is opened.
     tables = len(bot.service.open_tables())
     assert "already" in await daily(world, alice, world.channel, "play")
@@ -170,6 +177,7 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     click = await fake_discord.click(carol, with_button(carols_board, forged), forged, force=True)
     refusal = await reply_to(click)
     assert refusal.ephemeral and not refusal.attachments
+    assert "not started" in await daily(world, carol, world.channel, "show", deal=1)
     for message in [*fake_discord.ephemeral_messages(carol), *world.channel.messages, *channel2.messages]:
         assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
     assert not fake_discord.dm_messages(carol)
