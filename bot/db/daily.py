@@ -172,6 +172,43 @@ class DailyRepo(Repository):
     async def is_hidden(self, user_id: int) -> bool:
         return await self._core.fetch_one("SELECT 1 AS hidden FROM daily_hidden WHERE user_id = ?", (user_id,)) is not None
 
+    async def set_channel(self, guild_id: int, channel_id: int, now: int) -> None:
+        async with self._core.transaction():
+            await self._core.execute(
+                """
+                INSERT INTO daily_channels (guild_id, channel_id, set_at) VALUES (?, ?, ?)
+                ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id, set_at = excluded.set_at
+                """,
+                (guild_id, channel_id, now),
+            )
+
+    async def unposted(self, day: str) -> list[tuple[int, int]]:
+        """(guild, channel) of every server with a results channel, an attempt at ``day`` and no post of it."""
+        rows = await self._core.fetch_all(
+            """
+            SELECT c.guild_id, c.channel_id FROM daily_channels c
+            WHERE EXISTS (SELECT 1 FROM daily_attempts a WHERE a.guild_id = c.guild_id AND a.day = ?1)
+              AND NOT EXISTS (SELECT 1 FROM daily_posts p WHERE p.guild_id = c.guild_id AND p.day = ?1)
+            ORDER BY c.guild_id
+            """,
+            (day,),
+        )
+        return [(int(r["guild_id"]), int(r["channel_id"])) for r in rows]
+
+    async def reserve_post(self, guild_id: int, day: str, now: int) -> bool:
+        """Claim the post of the day's results in the guild (False: posted, or being posted, already)."""
+        async with self._core.transaction():
+            return bool(
+                await self._core.execute(
+                    "INSERT INTO daily_posts (guild_id, day, posted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    (guild_id, day, now),
+                )
+            )
+
+    async def release_post(self, guild_id: int, day: str) -> None:
+        async with self._core.transaction():
+            await self._core.execute("DELETE FROM daily_posts WHERE guild_id = ? AND day = ?", (guild_id, day))
+
     async def days_played(self, user_id: int) -> list[str]:
         """The days the person has an attempt at, newest first (for the streak)."""
         rows = await self._core.fetch_all(

@@ -31,6 +31,8 @@ TABLES: tuple[str, ...] = (
     "daily_attempts",
     "daily_deals",
     "daily_hidden",
+    "daily_channels",
+    "daily_posts",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
 NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox", "click_inbox")

@@ -190,6 +190,17 @@ class DealBeside:
 
 
 @dataclass(frozen=True, slots=True)
+class DayResults:
+    """A day's results as a server's channel is shown them, once the day is over (its seed is public then)."""
+
+    guild_id: int
+    channel_id: int
+    day: str
+    secret: int
+    standings: tuple[DailyStanding, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Board:
     days: tuple[str, ...]
     standings: tuple[DailyStanding, ...]
@@ -286,6 +297,28 @@ class DailyDeals:
         stored = next(deal for deal in record.deals if deal.deal_no == deal_no)
         assert row is not None
         return DealBeside(deal_no, row.deck, stored.actions, points[deal_no], par)
+
+    async def set_channel(self, guild_id: int, channel_id: int) -> None:
+        await self.db.daily.set_channel(guild_id, channel_id, self.core.now())
+
+    async def results_to_post(self, now: float) -> list[DayResults]:
+        """Yesterday's results (the last day over at ``now``) for each server that chose a channel for them and
+        has not had them yet, each claimed for this caller; none before that day's par is complete. A caller
+        whose post fails gives its claim back (``post_failed``), so the next look tries again."""
+        day = day_of(now - SECONDS_PER_DAY)
+        par = await self.db.daily.par(day)
+        secret = await self.db.daily.known_secret(day)
+        if len(par) < DAILY_DEALS or secret is None:
+            return []
+        due = []
+        for guild_id, channel_id in await self.db.daily.unposted(day):
+            if await self.db.daily.reserve_post(guild_id, day, int(now)):
+                standings = await self.db.daily.standings([day], guild_id)
+                due.append(DayResults(guild_id, channel_id, day, secret, tuple(standings)))
+        return due
+
+    async def post_failed(self, results: DayResults) -> None:
+        await self.db.daily.release_post(results.guild_id, results.day)
 
     async def show_everywhere(self, user_id: int, shown: bool) -> None:
         """Whether the board across all servers shows the person (their own server's always does)."""

@@ -411,6 +411,7 @@ class SchnapsenCog(
         rated_min_people=_("People a table needs for a rated Bummerl"),
         table_threads=_("Open each new table in a thread of its own"),
         deal_review=_("Result messages offer “Show the deal” (every hand and trick)"),
+        daily_channel=_("Channel where each day's daily deal results are posted"),
     )
     async def settings(
         self,
@@ -424,6 +425,7 @@ class SchnapsenCog(
         rated_min_people: app_commands.Range[int, 1, 4] | None = None,
         table_threads: bool | None = None,
         deal_review: bool | None = None,
+        daily_channel: discord.TextChannel | None = None,
     ) -> None:
         lang = language_of(interaction)
         require_manager(interaction)
@@ -443,6 +445,9 @@ class SchnapsenCog(
         )
         threads_line = t(lang, "settings.table_threads_on" if updated.table_threads else "settings.table_threads_off")
         review = t(lang, "settings.deal_review_on" if updated.deal_review else "settings.deal_review_off")
+        if daily_channel is not None:  # the daily deal's results go there (bot/schnapsen/daily.py)
+            await self.service.daily.set_channel(interaction.guild_id, daily_channel.id)
+            review += " " + t(lang, "settings.daily_channel", channel=daily_channel.id)
         await answer(
             interaction,
             t(

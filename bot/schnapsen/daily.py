@@ -9,6 +9,7 @@ holds one table, and nobody but the person may see a deal of the day before the 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +19,11 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
 import engine
-from bot.game.daily import DAILY_DEALS, Board, DealBeside, day_of
+from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, day_of
 from bot.game.dailypar import ParComputer
 from bot.game.errors import UserError
-from bot.i18n import t
+from bot.i18n import language_for_locale, t
+from bot.render.dailyboard import BoardRow, daily_board_alt_text, render_daily_board
 
 from . import texts
 from .replies import answer, language_of, report_error, thinking
@@ -191,9 +193,46 @@ class DailyCog(commands.Cog):
                 computed += await self.par.ensure_par(day, await self.bot.service.daily.secret(day))
             return computed
 
+    async def post_results(self, now: float | None = None) -> int:
+        """Post the results of the day just over to each server's chosen channel; how many were posted. A
+        failed post is logged and tried again at the next look."""
+        posted = 0
+        daily = self.bot.service.daily
+        for results in await daily.results_to_post(self.bot.service.now() if now is None else now):
+            try:
+                await self._post(results)
+                posted += 1
+            except Exception:
+                log.error(
+                    "posting the daily results of %s to channel %s failed; tried again in %s s",
+                    results.day, results.channel_id, PAR_INTERVAL, exc_info=True,
+                )
+                await daily.post_failed(results)
+        return posted
+
+    async def _post(self, results: DayResults) -> None:
+        defaults = await self.bot.service.guilds.guild_settings(results.guild_id)
+        guild = self.bot.get_guild(results.guild_id)
+        lang = defaults.language or language_for_locale(guild.preferred_locale if guild else None)
+        board = Board((results.day,), results.standings, par_ready=True)
+        text = board_text(lang, board, week=False, everywhere=False)
+        text += "\n" + t(lang, "daily.seed_published", day=results.day, seed=results.secret)
+        title = t(lang, "daily.board_today", day=results.day)
+        rows = [BoardRow(n, s.display_name, s.score, s.played) for n, s in enumerate(results.standings, start=1)]
+        empty = t(lang, "daily.board_empty")
+        png = await asyncio.to_thread(render_daily_board, title, rows, empty, t(lang, "daily.deals_word"))
+        file = discord.File(io.BytesIO(png), filename="daily.png", description=daily_board_alt_text(title, rows, empty))
+        channel = self.bot.get_partial_messageable(results.channel_id)
+        await channel.send(text[:2000], file=file, allowed_mentions=discord.AllowedMentions.none())
+
     @tasks.loop(seconds=PAR_INTERVAL)
     async def par_loop(self) -> None:
+        """Par ahead, then yesterday's results where they are due."""
         try:
             await self.ensure_par()
         except Exception:
             log.exception("computing the daily par failed; tried again in %s s", PAR_INTERVAL)
+        try:
+            await self.post_results()
+        except Exception:
+            log.exception("looking for daily results to post failed; tried again in %s s", PAR_INTERVAL)

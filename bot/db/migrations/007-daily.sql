@@ -30,6 +30,21 @@ CREATE TABLE daily_attempts (
 );
 CREATE INDEX daily_attempts_by_guild ON daily_attempts (guild_id, day);
 
+-- Where a server wants each day's results posted (`/schnapsen settings daily_channel`), and which days' results
+-- were posted there (a row is written before the post and removed again when the post failed).
+CREATE TABLE daily_channels (
+    guild_id   INTEGER PRIMARY KEY,
+    channel_id INTEGER NOT NULL,
+    set_at     INTEGER NOT NULL
+);
+
+CREATE TABLE daily_posts (
+    guild_id  INTEGER NOT NULL,
+    day       TEXT    NOT NULL,
+    posted_at INTEGER NOT NULL,
+    PRIMARY KEY (guild_id, day)
+);
+
 -- People who keep out of the board across all servers (`/schnapsen daily visibility`).
 CREATE TABLE daily_hidden (
     user_id   INTEGER PRIMARY KEY,

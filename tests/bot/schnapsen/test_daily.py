@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from bot.client import SchnapsenBot
+from bot.db import Database
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
 from bot.render import ALL_CARDS, card_name
 from bot.schnapsen.daily import DailyCog
@@ -104,6 +105,7 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     guild2.add_member(bob)
     bot = await world.start_bot()
     await world.no_ai_delay()
+    await world.command(world.admin, "settings", daily_channel=world.channel)  # the day's results go there
     await (await fake_discord.slash(owner2, channel2, "schnapsen", "settings", ai_delay_ms=0)).wait_response()
     cog = bot.get_cog("DailyCog")
     assert isinstance(cog, DailyCog)
@@ -121,12 +123,15 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     await daily(world, bob, channel2, "play")
     bob_table = await daily_table_of(world, bob)
     await play_attempt(world, bob, bob_table, stop_at_deal=2)
-    actions_before = await world.action_count(bob_table)
     await world.stop_bot()
+    stored = await Database.open(world.db_path)
+    at_stop = [action for deal in (await stored.records.load_record(bob_table)).deals for action in deal.actions]
+    await stored.close()
     bot = await world.start_bot()
-    assert await world.action_count(bob_table) == actions_before
     assert bot.service.snapshot(bob_table) is not None, "the attempt is restored as a table like any other"
     await play_attempt(world, bob, bob_table)
+    finished = [action for deal in (await bot.db.records.load_record(bob_table)).deals for action in deal.actions]
+    assert finished[: len(at_stop)] == at_stop and len(finished) > len(at_stop)  # it went on from where it was
 
     # The same cards in the same seats: from the stored records and from what their hand images said.
     secret = await bot.db.daily.known_secret(today)
@@ -181,3 +186,14 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     for message in [*fake_discord.ephemeral_messages(carol), *world.channel.messages, *channel2.messages]:
         assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
     assert not fake_discord.dm_messages(carol)
+
+    # Once the day is over, its results go to the channel the first server chose: text, seed and the top ten.
+    cog = bot.get_cog("DailyCog")  # the restarted bot's
+    assert isinstance(cog, DailyCog)
+    posted = await cog.post_results(now=bot.service.now() + 86_400)
+    assert posted == 1  # the second server chose no channel
+    (results,) = [m for m in world.channel.messages if "daily.png" in m.filenames]
+    assert f"alice: {scores['alice']:+d} (6 deals)" in results.content and f"seed {secret}" in results.content
+    alt = results.attachment("daily.png").description or ""
+    assert f"1. alice {scores['alice']:+d} (6)" in alt and "bob" not in alt
+    assert await cog.post_results(now=bot.service.now() + 86_400) == 0  # posted once

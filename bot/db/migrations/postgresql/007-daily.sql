@@ -26,6 +26,19 @@ CREATE TABLE daily_attempts (
 );
 CREATE INDEX daily_attempts_by_guild ON daily_attempts (guild_id, day);
 
+CREATE TABLE daily_channels (
+    guild_id   bigint PRIMARY KEY,
+    channel_id bigint NOT NULL,
+    set_at     bigint NOT NULL
+);
+
+CREATE TABLE daily_posts (
+    guild_id  bigint NOT NULL,
+    day       text   NOT NULL,
+    posted_at bigint NOT NULL,
+    PRIMARY KEY (guild_id, day)
+);
+
 CREATE TABLE daily_hidden (
     user_id   bigint PRIMARY KEY,
     hidden_at bigint NOT NULL
