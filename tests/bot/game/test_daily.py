@@ -249,3 +249,23 @@ async def test_a_deal_beside_par_only_once_the_person_finished_it_and_par_is_sto
     record = await db.records.load_record(table.id)
     assert beside.played == record.deals[0].actions and beside.par.actions == ("N trump H",)
     assert beside.score == beside.points + 1
+
+
+async def test_a_days_results_are_due_once_per_server_with_a_channel_after_the_day(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    day = daily.day_of(clock())
+    await service.daily.set_channel(GUILD, 777)
+    await service.daily.set_channel(OTHER_GUILD, 778)  # nobody there played: nothing to post
+    await play_out(service, await start(service, ALICE))
+    assert await service.daily.results_to_post(clock()) == []  # the day is not over
+    tomorrow = clock() + daily.SECONDS_PER_DAY
+    assert await service.daily.results_to_post(tomorrow) == []  # no par yet
+    for deal_no in range(daily.DAILY_DEALS):
+        await db.daily.store_par(day, DailyPar(deal_no, 0, ()), 0)
+    (due,) = await service.daily.results_to_post(tomorrow)
+    assert (due.guild_id, due.channel_id, due.day) == (GUILD, 777, day)
+    assert due.secret == await db.daily.known_secret(day) and [s.user_id for s in due.standings] == [ALICE]
+    assert await service.daily.results_to_post(tomorrow) == []  # claimed
+    await service.daily.post_failed(due)
+    assert [r.guild_id for r in await service.daily.results_to_post(tomorrow)] == [GUILD]  # tried again
