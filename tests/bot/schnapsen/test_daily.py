@@ -197,3 +197,45 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     alt = results.attachment("daily.png").description or ""
     assert f"1. alice {scores['alice']:+d} (6)" in alt and "bob" not in alt
     assert await cog.post_results(now=bot.service.now() + 86_400) == 0  # posted once
+
+
+async def test_nothing_shows_a_card_of_the_day_to_someone_who_has_not_played_it(
+    fake_discord: FakeDiscord, world: World
+) -> None:
+    """While alice plays today's deals, carol (same server) uses every command and forges every button that
+    could show a deal: no answer, no channel message and no image description names a card."""
+    alice, carol = world.add_player("alice"), world.add_player("carol")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    await world.command(world.admin, "settings", daily_channel=world.channel)
+    await daily(world, alice, world.channel, "play")
+    table_id = await daily_table_of(world, alice)
+    await play_attempt(world, alice, table_id, stop_at_deal=2)  # two deals finished, the third running
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    assert await cog.post_results() == 0  # today is not over: nothing is posted
+
+    answers: list[FakeInteraction] = []
+    for path, options in [
+        (("daily", "board"), {}),
+        (("daily", "board"), {"period": "week", "scope": "all"}),
+        *((("daily", "show"), {"deal": deal}) for deal in range(1, DAILY_DEALS + 1)),
+        (("export",), {}),
+        (("score",), {}),
+        (("hand",), {}),
+        (("stats",), {"player": alice}),
+        (("leaderboard",), {}),
+    ]:
+        answers.append(await fake_discord.slash(carol, world.channel, "schnapsen", *path, **options))
+    last = await reply_to(answers[0])
+    for deal_no in range(DAILY_DEALS):
+        for forged in (f"bsdeal:{table_id}:{deal_no}", f"bs:{table_id}:0:review:{deal_no}", f"bs:{table_id}:0:hand:"):
+            answers.append(await fake_discord.click(carol, with_button(last, forged), forged, force=True))
+    for interaction in answers:
+        await reply_to(interaction)
+    seen = [*fake_discord.ephemeral_messages(carol), *world.channel.messages, *fake_discord.dm_messages(carol)]
+    assert seen
+    for message in seen:
+        described = [attachment.description or "" for attachment in message.attachments]
+        for text in (message.visible_text, *described):
+            assert not names_a_card(text), f"{text!r} names a card of today's deals"
