@@ -229,6 +229,14 @@ class DailyDeals:
             self._daily_tables[table_id] = await self.db.daily.attempt_of_table(table_id) is not None
         return self._daily_tables[table_id]
 
+    def known_attempt(self, table_id: int) -> bool:
+        """Whether the table is known to be an attempt (started here, or open at start-up), without storage."""
+        return self._daily_tables.get(table_id, False)
+
+    async def remember_open_attempts(self) -> None:
+        for table_id in await self.db.daily.open_attempt_tables():
+            self._daily_tables[table_id] = True
+
     async def ai_strength(self, table_id: int, guild_strength: str) -> str:
         """An attempt's AI seats play as par does; other tables as their server chose."""
         return DAILY_STRENGTH if await self.is_attempt(table_id) else guild_strength

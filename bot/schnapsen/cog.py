@@ -112,6 +112,7 @@ class SchnapsenCog(
         start the watchdog and the sweeper."""
         bot, settings = self.bot, self.bot.settings
         bot.add_dynamic_items(*COMPONENTS)
+        await self.service.daily.remember_open_attempts()  # their hands stay in the DM (hands.py)
         restored = await self.service.restorer.restore_all()
         for table in restored.tables:
             # Edits still pending when the bot stopped were lost: show every table as it stands, deliver what

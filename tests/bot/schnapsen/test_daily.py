@@ -114,7 +114,9 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     par = await bot.db.daily.par(today)
     assert [p.deal_no for p in par] == list(range(DAILY_DEALS))
 
-    # alice plays all of today's deals in her DM.
+    # alice plays all of today's deals in her DM, though she keeps her hand in the channel at other tables:
+    # an attempt's table is in the DM (a channel holds one table, and nobody else may see it).
+    await world.command(alice, "prefs", hand="channel")
     assert "direct messages" in await daily(world, alice, world.channel, "play")
     alice_table = await daily_table_of(world, alice)
     await play_attempt(world, alice, alice_table)
