@@ -8,7 +8,11 @@ Storage, on SQLite: the bytes a day's secret and par add, and the bytes one atte
 six deals and their actions, the attempt and its six scores), measured as the growth of the database file
 (VACUUMed) after par for 60 days (a day's rows are smaller than a page) and ``--players`` attempts played by the first legal action of every seat.
 
-    python bench/daily_par.py [--days 2] [--budget-ms 150] [--players 20]
+Concurrent daily players per core, estimated: an attempt's three AI seats cost about three quarters of par's
+worker CPU per deal (par plays four); a core holds ``--deal-seconds`` (a deal at human pace, 120 s by default)
+divided by that (the AI alone: the bot process's own work per move, images, storage and Discord, is not counted).
+
+    python bench/daily_par.py [--days 2] [--budget-ms 150] [--players 20] [--deal-seconds 120]
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
@@ -34,23 +39,34 @@ START = 1_764_720_000  # 2025-12-03 00:00 UTC
 PAR_DAYS = 60
 
 
-async def time_par(days: int, budget_ms: int) -> list[float]:
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time of the processes (Linux /proc), in seconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / ticks
+
+
+async def time_par(days: int, budget_ms: int) -> tuple[list[float], list[float]]:
     with tempfile.TemporaryDirectory() as folder:
         db = await Database.open(Path(folder) / "par.sqlite3")
         worker = AiWorker(workers=1)
         await worker.start()
         try:
             computer = ParComputer(db, worker, budget_ms=budget_ms)
-            seconds = []
+            seconds, cpu = [], []
             for n in range(days):
                 day = daily.day_of(START + n * daily.SECONDS_PER_DAY)
                 secret = await db.daily.day_secret(day, 1000 + n, START)
-                started = time.perf_counter()
+                started, cpu_before = time.perf_counter(), cpu_seconds(worker.worker_pids())
                 await computer.ensure_par(day, secret)
                 seconds.append(time.perf_counter() - started)
+                cpu.append(cpu_seconds(worker.worker_pids()) - cpu_before)
             if computer.fallbacks:
                 print(f"warning: {computer.fallbacks} decisions fell back to greedy", file=sys.stderr)
-            return seconds
+            return seconds, cpu
         finally:
             await worker.close()
             await db.close()
@@ -111,9 +127,12 @@ async def main() -> None:
     parser.add_argument("--days", type=int, default=2)
     parser.add_argument("--budget-ms", type=int, default=150)
     parser.add_argument("--players", type=int, default=20)
+    parser.add_argument("--deal-seconds", type=int, default=120, help="a deal's length at human pace")
     args = parser.parse_args()
-    seconds = await time_par(args.days, args.budget_ms)
+    seconds, cpu = await time_par(args.days, args.budget_ms)
     sizes = await storage(args.players)
+    # An attempt's AI plays three seats of four: about three quarters of par's CPU per deal.
+    cpu_per_attempt_deal = 0.75 * sum(cpu) / len(cpu) / daily.DAILY_DEALS
     print(
         json.dumps(
             {
@@ -121,6 +140,9 @@ async def main() -> None:
                 "deals_per_day": daily.DAILY_DEALS,
                 "par_seconds_per_day": [round(s, 1) for s in seconds],
                 "par_seconds_per_deal_mean": round(sum(seconds) / len(seconds) / daily.DAILY_DEALS, 2),
+                "par_worker_cpu_seconds_per_day": [round(c, 1) for c in cpu],
+                "attempt_ai_cpu_seconds_per_deal_estimate": round(cpu_per_attempt_deal, 3),
+                f"daily_players_per_core_ai_only_at_{args.deal_seconds}s_a_deal": int(args.deal_seconds / cpu_per_attempt_deal),
                 **sizes,
             },
             indent=2,
