@@ -38,7 +38,7 @@ DAILY_STRENGTH = "pimc"  # every attempt's AI seats and par play alike, whatever
 DAILY_PRESET = "standard"
 # A Bummerl never ends within a day's deals (99 is the highest target): the attempt is its six deals.
 DAILY_RULE_CHANGES = {"target": 99}
-DAILY_TURN_SECONDS = 3600  # the person plays at their own pace; an hour idle and the AI plays on for them
+DAILY_TURN_SECONDS = 3600  # the person plays at their own pace; an hour idle ends the attempt (the shell closes it)
 SECONDS_PER_DAY = 86_400
 
 

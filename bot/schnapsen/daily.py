@@ -22,6 +22,8 @@ import engine
 from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, day_of
 from bot.game.dailypar import ParComputer
 from bot.game.errors import UserError
+from bot.game.events import TableEvent, TakenOver
+from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.render.dailyboard import BoardRow, daily_board_alt_text, render_daily_board
 
@@ -182,6 +184,20 @@ class DailyCog(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.par_loop.cancel()
+
+    @commands.Cog.listener()
+    async def on_table_changed(self, before: object, after: TableSnapshot, events: tuple[TableEvent, ...]) -> None:
+        """A person idle for a whole turn time (an hour) at their attempt has abandoned it: it ends with what
+        they played, rather than the AI playing the rest for them."""
+        if after.status == "closed" or not self.bot.service.daily.known_attempt(after.id):
+            return
+        if any(isinstance(event, TakenOver) for event in events):
+            try:
+                await self.bot.service.close(after.id, reason_key="notice.closed_daily_idle")
+            except UserError:  # closed meanwhile
+                pass
+            except Exception:
+                log.error("closing the idle daily attempt at table %s failed", after.id, exc_info=True)
 
     async def ensure_par(self) -> int:
         """Today's and tomorrow's par, where not stored yet (tomorrow's is ready before its day starts);

@@ -241,3 +241,31 @@ async def test_nothing_shows_a_card_of_the_day_to_someone_who_has_not_played_it(
         described = [attachment.description or "" for attachment in message.attachments]
         for text in (message.visible_text, *described):
             assert not names_a_card(text), f"{text!r} names a card of today's deals"
+
+
+async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(world: World) -> None:
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    await daily(world, alice, world.channel, "play")
+    table_id = await daily_table_of(world, alice)
+    await play_attempt(world, alice, table_id, stop_at_deal=1)
+
+    def her_turn() -> int | None:
+        table = bot.service.snapshot(table_id)
+        return None if table is None or table.deal is None or table.deal.to_act != 0 else table.version
+
+    version = await world.fake.wait_for(her_turn, what="alice's turn in the second deal")
+    # Her hour is up (the idle timer's own step, taken at once here): the attempt ends, the AI plays no more.
+    await bot.service.seating.take_over(table_id, 0, version)
+    await world.fake.wait_for(lambda: bot.service.snapshot(table_id) is None, what="the attempt to end")
+    attempt = await bot.db.daily.attempt(day_of(bot.service.now()), alice.id)
+    assert attempt is not None and attempt.finished
+    assert sorted(await bot.db.daily.deals_of(table_id)) == [0]
+    record = await bot.db.records.load_record(table_id)
+    assert not record.deals[1].finished
+    notice = await world.fake.wait_for(
+        lambda: next((m for m in world.fake.dm_messages(alice) if "An hour without a move" in m.visible_text), None),
+        what="the notice in her DM",
+    )
+    assert "/schnapsen daily board" in notice.visible_text
