@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     Interaction = discord.Interaction[SchnapsenBot]
 
 log = logging.getLogger(__name__)
-PAR_INTERVAL = 600.0  # seconds between looks for a day without par (today's and tomorrow's)
 BOARD_PERIODS = ("today", "week")
 BOARD_SCOPES = ("server", "all")
 FORBIDDEN_DM = 50007  # Discord: the person does not take DMs from the bot
@@ -180,6 +179,7 @@ class DailyCog(commands.Cog):
     async def cog_load(self) -> None:
         shards = self.bot.settings.shards
         if shards is None or shards.keeps_storage:
+            self.par_loop.change_interval(seconds=self.bot.settings.daily_interval)
             self.par_loop.start()
 
     async def cog_unload(self) -> None:
@@ -221,7 +221,7 @@ class DailyCog(commands.Cog):
             except Exception:
                 log.error(
                     "posting the daily results of %s to channel %s failed; tried again in %s s",
-                    results.day, results.channel_id, PAR_INTERVAL, exc_info=True,
+                    results.day, results.channel_id, self.bot.settings.daily_interval, exc_info=True,
                 )
                 await daily.post_failed(results)
         return posted
@@ -241,14 +241,20 @@ class DailyCog(commands.Cog):
         channel = self.bot.get_partial_messageable(results.channel_id)
         await channel.send(text[:2000], file=file, allowed_mentions=discord.AllowedMentions.none())
 
-    @tasks.loop(seconds=PAR_INTERVAL)
+    @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load)
     async def par_loop(self) -> None:
         """Par ahead, then yesterday's results where they are due."""
+        interval = self.bot.settings.daily_interval
         try:
             await self.ensure_par()
         except Exception:
-            log.exception("computing the daily par failed; tried again in %s s", PAR_INTERVAL)
+            log.exception("computing the daily par failed; tried again in %s s", interval)
         try:
             await self.post_results()
         except Exception:
-            log.exception("looking for daily results to post failed; tried again in %s s", PAR_INTERVAL)
+            log.exception("looking for daily results to post failed; tried again in %s s", interval)
+
+    @par_loop.before_loop
+    async def _after_an_interval(self) -> None:
+        # Start-up (restoring tables, their AI moves) first; tests call ensure_par and post_results themselves.
+        await asyncio.sleep(self.bot.settings.daily_interval)
