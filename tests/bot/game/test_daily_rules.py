@@ -1,0 +1,44 @@
+"""The daily deal's pure rules: a day's deals are distinct and fixed by its secret, the dealer rotates from a
+dealer the secret fixes, par's seeds differ per decision, days and weeks are UTC, and streaks count back."""
+
+from __future__ import annotations
+
+import engine
+from bot.game import daily
+
+
+def test_a_days_deals_are_fixed_by_its_secret_and_differ_from_each_other_and_other_days() -> None:
+    deals = [engine.deal_hands(daily.deal_seed(99, n), daily.dealer_of(99, n)) for n in range(daily.DAILY_DEALS)]
+    assert len(set(deals)) == daily.DAILY_DEALS
+    assert deals == [engine.deal_hands(daily.deal_seed(99, n), daily.dealer_of(99, n)) for n in range(daily.DAILY_DEALS)]
+    assert all(daily.deal_seed(99, n) != daily.deal_seed(100, n) for n in range(daily.DAILY_DEALS))
+    assert all(0 <= daily.deal_seed(secret, 0) < 2**62 for secret in range(50))
+
+
+def test_the_dealer_rotates_clockwise_from_the_secrets_first_dealer_as_at_any_table() -> None:
+    for secret in range(40):
+        first = daily.first_dealer(secret)
+        match = engine.new_match(daily.daily_rules(), first)
+        for deal_no in range(daily.DAILY_DEALS):
+            assert daily.dealer_of(secret, deal_no) == (first + deal_no) % 4 == match.next_dealer
+            match = match._replace(deals_played=match.deals_played + 1)
+    assert {daily.first_dealer(secret) for secret in range(40)} == {0, 1, 2, 3}
+
+
+def test_par_seeds_differ_per_decision_and_deal() -> None:
+    seeds = {daily.ai_seed(5, deal_no, step) for deal_no in range(daily.DAILY_DEALS) for step in range(30)}
+    assert len(seeds) == daily.DAILY_DEALS * 30
+
+
+def test_days_and_weeks_are_utc_and_streaks_count_back_from_today_or_yesterday() -> None:
+    assert daily.day_of(1_764_806_399) == "2025-12-03" and daily.day_of(1_764_806_400) == "2025-12-04"
+    assert daily.week_of("2026-11-30") == ["2026-11-30"]  # a Monday starts a week
+    assert len(daily.week_of("2026-12-06")) == 7
+    assert daily.streak([], "2026-12-03") == 0
+    assert daily.streak(["2026-12-03"], "2026-12-03") == 1
+    assert daily.streak(["2026-12-01", "2026-11-30"], "2026-12-03") == 0  # a day missed ends it
+
+
+def test_the_daily_rules_never_end_a_bummerl_within_a_day() -> None:
+    rules = daily.daily_rules()
+    assert rules.target == 99 and rules.preset == daily.DAILY_PRESET
