@@ -306,6 +306,21 @@ class DailyDeals:
         assert row is not None
         return DealBeside(deal_no, row.deck, stored.actions, points[deal_no], par)
 
+    async def published_secret(self, day: str) -> int:
+        """A day's secret seed, once the day is over (before, nobody may learn its deals)."""
+        try:
+            valid = dt.date.fromisoformat(day).isoformat() == day
+        except ValueError:
+            valid = False
+        if not valid:
+            raise UserError("error.daily_bad_day")
+        if not day_over(day, self.core.now()):
+            raise UserError("error.daily_day_not_over")
+        secret = await self.db.daily.known_secret(day)
+        if secret is None:
+            raise UserError("error.daily_no_such_day")
+        return secret
+
     async def set_channel(self, guild_id: int, channel_id: int) -> None:
         await self.db.daily.set_channel(guild_id, channel_id, self.core.now())
 

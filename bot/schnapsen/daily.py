@@ -155,6 +155,14 @@ class DailyCommands(app_commands.Group):
         beside = await self.bot.service.daily.beside_par(interaction.user.id, deal - 1)
         await answer(interaction, beside_text(lang, beside)[:2000])
 
+    @app_commands.command(name="seed", description=_("The seed a past day's deals were dealt from"))
+    @app_commands.describe(day=_("The day, as YYYY-MM-DD (UTC)"))
+    async def seed(self, interaction: Interaction, day: str) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        secret = await self.bot.service.daily.published_secret(day.strip()[:10])
+        await answer(interaction, t(lang, "daily.seed_published", day=day.strip()[:10], seed=secret))
+
     @app_commands.command(name="visibility", description=_("Whether the board of every server shows you"))
     @app_commands.describe(everywhere=_("Show me on the board of every server"))
     async def visibility(self, interaction: Interaction, everywhere: bool) -> None:

@@ -269,3 +269,17 @@ async def test_a_days_results_are_due_once_per_server_with_a_channel_after_the_d
     assert await service.daily.results_to_post(tomorrow) == []  # claimed
     await service.daily.post_failed(due)
     assert [r.guild_id for r in await service.daily.results_to_post(tomorrow)] == [GUILD]  # tried again
+
+
+async def test_a_days_seed_is_published_only_once_the_day_is_over(service: TableService, clock: Clock) -> None:
+    day = daily.day_of(clock())
+    await start(service)
+    for asked, refusal in (("2026-13-01", "error.daily_bad_day"), ("3 Dec", "error.daily_bad_day"), (day, "error.daily_day_not_over")):
+        with pytest.raises(UserError) as refused:
+            await service.daily.published_secret(asked)
+        assert refused.value.key == refusal
+    clock.now += daily.SECONDS_PER_DAY
+    assert await service.daily.published_secret(day) == await service.db.daily.known_secret(day)
+    with pytest.raises(UserError) as unknown:
+        await service.daily.published_secret("2001-01-01")
+    assert unknown.value.key == "error.daily_no_such_day"
