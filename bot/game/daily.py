@@ -288,11 +288,11 @@ class DailyDeals:
         par_ready = len(await self.db.daily.par(today)) == DAILY_DEALS
         return Board(days, tuple(standings), par_ready)
 
-    async def beside_par(self, user_id: int, deal_no: int) -> DealBeside:
-        """The person's deal ``deal_no`` of today's attempt beside par: only a deal they finished (they have
-        seen its cards), only once par is stored."""
+    async def beside_par(self, user_id: int, deal_no: int, *, table_id: int | None = None) -> DealBeside:
+        """The person's deal ``deal_no`` of today's attempt (at ``table_id``, when given) beside par: only a deal
+        they finished (they have seen its cards), only once par is stored."""
         attempt = await self.attempt_today(user_id)
-        if attempt is None:
+        if attempt is None or table_id not in (None, attempt.table_id):
             raise UserError("error.daily_not_played")
         points = await self.db.daily.deals_of(attempt.table_id)
         if deal_no not in points:

@@ -34,17 +34,22 @@ class TableQueries:
             raise UserError("error.table_gone")
         return restore(row, await self.db.seats.seats_of(table_id), await self.db.records.load_record(table_id), up_to_deal=deal_no)
 
-    async def finished_deal(self, guild_id: int, table_id: int, deal_no: int) -> TableSnapshot:
+    async def finished_deal(
+        self, guild_id: int | None, table_id: int, deal_no: int, *, viewer: int | None = None
+    ) -> TableSnapshot:
         """The table as it stood when deal ``deal_no`` ended, for "Show the deal": only a finished deal of a
         table of ``guild_id``, only while the guild allows deal review; read from the stored record, so it
-        works for closed tables and after a restart. Every refusal is the user's error and shows nothing."""
+        works for closed tables and after a restart. Every refusal is the user's error and shows nothing.
+        A daily attempt's deals are shown before their day is over only to its player, the ``viewer`` (from
+        their DM, ``guild_id`` None)."""
         row = await self.db.tables.get_table(table_id)
-        if row is None or row.guild_id != guild_id:  # another guild's table is as good as none
-            raise UserError("error.review_no_deal")
-        if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
-            raise UserError("error.review_off")
         attempt = await self.db.daily.attempt_of_table(table_id)
-        if attempt is not None and not day_over(attempt.day, self.clock()):  # others may still play its deals
+        own = attempt is not None and viewer is not None and attempt.user_id == viewer
+        if row is None or (row.guild_id != guild_id and not own):  # another guild's table is as good as none
+            raise UserError("error.review_no_deal")
+        if not (await self.db.settings.get_guild_settings(row.guild_id)).deal_review:
+            raise UserError("error.review_off")
+        if attempt is not None and not own and not day_over(attempt.day, self.clock()):  # others may play it
             raise UserError("error.review_no_deal")
         record = await self.db.records.load_record(table_id)
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)

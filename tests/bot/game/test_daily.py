@@ -160,6 +160,12 @@ async def test_nobody_sees_a_deal_of_the_day_before_the_day_is_over(service: Tab
         await service.queries.finished_deal(GUILD, table.id, 0)
     assert sealed.value.key == "error.review_no_deal"
     assert await service.daily.sealed(table.id)
+    own = await service.queries.finished_deal(None, table.id, 0, viewer=ALICE)  # her own, from her DM
+    assert own.deal is not None and own.deal.finished
+    for guild, viewer in ((None, BOB), (None, None), (GUILD, BOB), (OTHER_GUILD, None)):
+        with pytest.raises(UserError) as refused:
+            await service.queries.finished_deal(guild, table.id, 0, viewer=viewer)
+        assert refused.value.key == "error.review_no_deal"
     clock.now += daily.SECONDS_PER_DAY
     shown = await service.queries.finished_deal(GUILD, table.id, 0)
     assert shown.deal is not None and shown.deal.finished

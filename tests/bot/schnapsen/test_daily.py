@@ -173,6 +173,13 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     assert f"Deal 1: your team {alice_points[0]:+d}, the AI {par[0].points:+d}" in shown
     assert f"score {alice_points[0] - par[0].points:+d}" in shown
     assert "Your table" in shown and "The AI" in shown and names_a_card(shown)
+    # The same from "Show the deal" on the first result in her DM: the deal's image, then the AI's play beside.
+    result = next(m for m in fake_discord.dm_messages(alice) if "result.png" in m.filenames)
+    click = await fake_discord.click(alice, result, label="Show the deal")
+    await click.wait_followups(2)
+    image, beside = click.followups
+    assert image.ephemeral and image.filenames == ["deal.png"]
+    assert beside.content == shown
 
     # One attempt a day: a second one is refused, and nothing new is opened.
     tables = len(bot.service.open_tables())
