@@ -94,9 +94,15 @@ def dealer_of(secret: int, deal_no: int) -> int:
     return (first_dealer(secret) + deal_no) % 4
 
 
-def ai_seed(secret: int, deal_no: int, step: int) -> int:
-    """The seed of par's ``step``-th decision in deal ``deal_no``: par is the same wherever it is computed."""
-    return _derived(secret, f"ai:{deal_no}:{step}")
+def ai_seed(secret: int, deal_no: int, state: engine.DealState) -> int:
+    """The seed of an AI decision at the position ``state`` of the day's deal ``deal_no``, for par and for an
+    attempt's AI seats alike: the same position gets the same seed, so where a person plays as par did, the AI
+    seats answer as they did in par (the same view, seed and budget give the same action), and par is the same
+    wherever it is computed."""
+    position = (
+        state.to_act, state.trump, state.aufschlag_card, state.auction, state.doubling, state.tricks, state.trick
+    )
+    return _derived(secret, f"ai:{deal_no}:{position!r}")
 
 
 def signed_points(result: engine.DealResult, team: int) -> int:
@@ -149,7 +155,7 @@ async def play_par(secret: int, deal_no: int, decide: Decide) -> DailyPar:
     while not state.finished:
         seat = state.to_act
         assert seat is not None
-        action = await decide(engine.view_for(state, seat), ai_seed(secret, deal_no, len(line)))
+        action = await decide(engine.view_for(state, seat), ai_seed(secret, deal_no, state))
         state, _ = engine.apply(state, seat, action)
         line.append(engine.format_action(seat, action))
     assert state.result is not None
@@ -237,9 +243,16 @@ class DailyDeals:
         for table_id in await self.db.daily.open_attempt_tables():
             self._daily_tables[table_id] = True
 
-    async def ai_strength(self, table_id: int, guild_strength: str) -> str:
-        """An attempt's AI seats play as par does; other tables as their server chose."""
-        return DAILY_STRENGTH if await self.is_attempt(table_id) else guild_strength
+    async def ai_player(self, table: TableSnapshot, strength: str, seed: int) -> tuple[str, int]:
+        """The strength and seed of an AI move at ``table``: an attempt's AI seats play as par does (its
+        strength, the position's seed); other tables as their server chose, with the seed given."""
+        if not await self.is_attempt(table.id) or table.deal is None:
+            return strength, seed
+        attempt = await self.db.daily.attempt_of_table(table.id)
+        secret = None if attempt is None else await self.db.daily.known_secret(attempt.day)
+        if secret is None:
+            return DAILY_STRENGTH, seed
+        return DAILY_STRENGTH, ai_seed(secret, table.deal_no, table.deal)
 
     async def start(
         self, *, guild_id: int, dm_channel_id: int, user_id: int, name: str, deck: str, language: str

@@ -3,8 +3,9 @@ seats (``daily.play_par``) as background work in the process's AI queue, which w
 hint and review; each deal's par is stored once (``daily_par``) and never computed again, so neither a slower
 machine nor a restart changes it.
 
-Each decision is the AI's full-budget search (``AiWorker.evaluate``, which never shrinks its budget under load,
-unlike a table's move); when it fails (its hard cap passed, no worker), greedy decides, with the same seed."""
+Each decision is the search an attempt's AI seats make (``AiWorker.decide``, the same strength, budget and seed
+of the position: ``daily.ai_seed``), but never shrunk under load as a waiting table's move may be; when it fails
+(its hard cap passed) or there is no AI worker, greedy decides, with the same seed."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 PAR_BUDGET_MS = 150  # the tables' AI budget: par is the AI the person plays with
-PAR_HARD_CAP_MS = 5000  # a search is background work: generous, it only guards against a hung worker
+PAR_HARD_CAP_MS = 1000  # the tables' hard cap (settings.ai_hard_cap_ms): par fails over to greedy as they do
 
 
 def greedy_decision(view: engine.PlayerView, seed: int) -> Action:
@@ -35,29 +36,32 @@ def greedy_decision(view: engine.PlayerView, seed: int) -> Action:
 
 class ParComputer:
     def __init__(
-        self, db: Database, worker: AiWorker | None, *, budget_ms: int = PAR_BUDGET_MS, clock: object = time.time
+        self,
+        db: Database,
+        worker: AiWorker | None,
+        *,
+        budget_ms: int = PAR_BUDGET_MS,
+        hard_cap_ms: int = PAR_HARD_CAP_MS,
     ) -> None:
         self.db = db
         self.worker = worker
         self.budget_ms = budget_ms
-        self.clock = clock
+        self.hard_cap_ms = hard_cap_ms
         self.fallbacks = 0
 
     async def decide(self, view: engine.PlayerView, seed: int) -> Action:
         if len(view.legal) == 1:
             return view.legal[0]
-        if self.worker is not None:
-            from bot.ai_worker import AnalysisFailed, Priority
+        if self.worker is None:
+            self.fallbacks += 1
+            return await asyncio.to_thread(greedy_decision, view, seed)
+        from bot.ai_worker import Priority
 
-            try:
-                best, _ = await self.worker.evaluate(
-                    view, seed, self.budget_ms, PAR_HARD_CAP_MS, priority=Priority.BACKGROUND, player=daily.DAILY_STRENGTH
-                )
-                return best
-            except AnalysisFailed as err:
-                log.warning("daily par: a search failed (%s); greedy decides", err)
-        self.fallbacks += 1
-        return await asyncio.to_thread(greedy_decision, view, seed)
+        # The tables' own search (a failed one is greedy's choice), never shrunk however long it waited.
+        return await self.worker.decide(
+            view, daily.DAILY_STRENGTH, seed, self.budget_ms, self.hard_cap_ms,
+            priority=Priority.BACKGROUND, may_shrink=False,
+        )  # fmt: skip
 
     async def ensure_par(self, day: str, secret: int) -> int:
         """Compute and store the par of each of the day's deals that has none yet; how many were computed."""

@@ -178,7 +178,8 @@ class DailyCog(commands.Cog):
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.commands = DailyCommands(bot)
-        self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=bot.settings.ai_budget_ms)
+        settings = bot.settings
+        self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=settings.ai_budget_ms, hard_cap_ms=settings.ai_hard_cap_ms)
         self._par_lock = asyncio.Lock()
         parent = bot.tree.get_command("schnapsen")
         assert isinstance(parent, app_commands.Group), "the /schnapsen group is added first"

@@ -5,7 +5,6 @@ nobody sees a deal of a day not yet over."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -173,17 +172,18 @@ async def test_nobody_sees_a_deal_of_the_day_before_the_day_is_over(service: Tab
 
 
 class RecordingWorker:
-    """An AI queue that answers with greedy's choice and remembers each request's priority and seed."""
+    """An AI queue that answers with greedy's choice and remembers each request's priority, seed and whether its
+    budget may shrink."""
 
     def __init__(self) -> None:
-        self.requests: list[tuple[Priority, int, str]] = []
+        self.requests: list[tuple[Priority, int, str, bool]] = []
 
-    async def evaluate(
-        self, view: engine.PlayerView, seed: int, budget_ms: int, hard_cap_ms: int, rules: Any = None, *,
-        priority: Priority, player: str,
-    ) -> tuple[engine.Action, Sequence[Any]]:
-        self.requests.append((priority, seed, player))
-        return greedy_decision(view, seed), ()
+    async def decide(
+        self, view: engine.PlayerView, player: str, seed: int, budget_ms: int, hard_cap_ms: int, rules: Any = None,
+        *, priority: Priority, may_shrink: bool,
+    ) -> engine.Action:
+        self.requests.append((priority, seed, player, may_shrink))
+        return greedy_decision(view, seed)
 
 
 async def test_par_is_background_work_computed_once_and_the_same_everywhere(db: Database) -> None:
@@ -191,7 +191,8 @@ async def test_par_is_background_work_computed_once_and_the_same_everywhere(db: 
     computer = ParComputer(db, worker)  # type: ignore[arg-type]
     secret = await db.daily.day_secret("2026-12-03", 12345, 0)
     assert await computer.ensure_par("2026-12-03", secret) == daily.DAILY_DEALS
-    assert worker.requests and {(p, player) for p, _, player in worker.requests} == {(Priority.BACKGROUND, "pimc")}
+    kinds = {(priority, player, shrink) for priority, _, player, shrink in worker.requests}
+    assert worker.requests and kinds == {(Priority.BACKGROUND, "pimc", False)}
     stored = await db.daily.par("2026-12-03")
     assert await computer.ensure_par("2026-12-03", secret) == 0  # stored: never computed again
     assert await db.daily.par("2026-12-03") == stored

@@ -25,9 +25,21 @@ def test_the_dealer_rotates_clockwise_from_the_secrets_first_dealer_as_at_any_ta
     assert {daily.first_dealer(secret) for secret in range(40)} == {0, 1, 2, 3}
 
 
-def test_par_seeds_differ_per_decision_and_deal() -> None:
-    seeds = {daily.ai_seed(5, deal_no, step) for deal_no in range(daily.DAILY_DEALS) for step in range(30)}
-    assert len(seeds) == daily.DAILY_DEALS * 30
+def test_an_ai_seed_belongs_to_a_position_of_a_deal_of_a_day() -> None:
+    """The same position has the same seed (par and an attempt meet there), any other its own."""
+    seeds = []
+    for deal_no in range(daily.DAILY_DEALS):
+        dealer = daily.dealer_of(5, deal_no)
+        state = engine.new_deal(daily.daily_rules(), dealer, engine.deal_hands(daily.deal_seed(5, deal_no), dealer))
+        while not state.finished:
+            seeds.append(daily.ai_seed(5, deal_no, state))
+            assert daily.ai_seed(5, deal_no, state._replace()) == seeds[-1]
+            assert state.to_act is not None
+            state, _ = engine.apply(state, state.to_act, engine.legal_actions(state)[0])
+    assert len(set(seeds)) == len(seeds)
+    assert daily.ai_seed(6, 0, engine.new_deal(daily.daily_rules(), 0, engine.deal_hands(1, 0))) != daily.ai_seed(
+        5, 0, engine.new_deal(daily.daily_rules(), 0, engine.deal_hands(1, 0))
+    )
 
 
 def test_days_and_weeks_are_utc_and_streaks_count_back_from_today_or_yesterday() -> None:

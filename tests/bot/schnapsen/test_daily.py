@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import re
 
+import engine
 from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
 from bot.render import ALL_CARDS, card_name
+from bot.schnapsen.components import GameActionButton
 from bot.schnapsen.daily import DailyCog
+from bot.schnapsen.ids import ButtonId
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from engine import deal_hands
 from tests.bot.schnapsen.harness import Table as World
@@ -276,3 +279,58 @@ async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(wo
         what="the notice in her DM",
     )
     assert "/schnapsen daily board" in notice.visible_text
+
+
+async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(world: World) -> None:
+    """The AI seats of an attempt decide as par's AI did in the same position (the same strength, budget and
+    seed of the position), so someone who plays par's own line gets par's results: a score of 0 in every deal."""
+    dora = world.add_player("dora")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    await cog.ensure_par()
+    par = await bot.db.daily.par(day_of(bot.service.now()))
+    await daily(world, dora, world.channel, "play")
+    table_id = await daily_table_of(world, dora)
+
+    def her_turn() -> tuple[int, int] | None:
+        table = bot.service.snapshot(table_id)
+        if table is None:
+            return (-1, -1)
+        if table.deal is None or table.deal.to_act != 0:
+            return None
+        return (table.deal_no, table.version)
+
+    while True:
+        deal_no, version = await world.fake.wait_for(her_turn, timeout=60, what="dora's turn")
+        if deal_no < 0:
+            break
+        record = await bot.db.records.load_record(table_id)
+        played = record.deals[-1].actions
+        expected = par[deal_no].actions[len(played)]
+        assert list(played) == list(par[deal_no].actions[: len(played)]), "the AI seats left par's line"
+
+        def par_button(version: int = version, expected: str = expected) -> tuple[FakeMessage, str] | None:
+            for message in reversed(world.fake.dm_messages(dora)):
+                for button in message.buttons:
+                    parsed = ButtonId.parse(str(button.get("custom_id", "")))
+                    if parsed is None or parsed.version != version or button.get("disabled"):
+                        continue
+                    action = GameActionButton.action_of(parsed)
+                    if action is not None and engine.format_action(0, action) == expected:
+                        return message, button["custom_id"]
+            return None
+
+        message, custom_id = await world.fake.wait_for(par_button, what=f"a button for {expected}")
+        click = await world.fake.click(dora, message, custom_id)
+        await click.wait_response()
+        await world.fake.wait_for(
+            lambda version=version: bot.service.snapshot(table_id) is None
+            or bot.service.snapshot(table_id).version != version,  # type: ignore[union-attr]
+            what="her move to be applied",
+        )
+    points = await bot.db.daily.deals_of(table_id)
+    assert points == {p.deal_no: p.points for p in par}
+    board = await daily(world, dora, world.channel, "board")
+    assert "dora: +0 (6 deals)" in board
