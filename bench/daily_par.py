@@ -64,8 +64,8 @@ async def time_par(days: int, budget_ms: int) -> tuple[list[float], list[float]]
                 await computer.ensure_par(day, secret)
                 seconds.append(time.perf_counter() - started)
                 cpu.append(cpu_seconds(worker.worker_pids()) - cpu_before)
-            if computer.fallbacks:
-                print(f"warning: {computer.fallbacks} decisions fell back to greedy", file=sys.stderr)
+            fallbacks = computer.fallbacks + worker.fallbacks
+            print(f"{fallbacks} decisions fell back to greedy, {worker.reduced} searched with less", file=sys.stderr)
             return seconds, cpu
         finally:
             await worker.close()
