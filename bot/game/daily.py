@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import engine
+from bot.cache import Lru
 from bot.db import Database, TableRow
 from bot.db.daily import DailyAttempt, DailyAttemptTaken, DailyPar, DailyStanding
 from engine import Action
@@ -40,6 +41,7 @@ DAILY_PRESET = "standard"
 DAILY_RULE_CHANGES = {"target": 99}
 DAILY_TURN_SECONDS = 3600  # the person plays at their own pace; an hour idle ends the attempt (the shell closes it)
 SECONDS_PER_DAY = 86_400
+KNOWN_TABLES = 100_000  # tables remembered as attempts or not (an open attempt's moves keep it among them)
 
 
 def day_of(now: float) -> str:
@@ -219,7 +221,8 @@ class DailyDeals:
     def __init__(self, core: TableCore, db: Database) -> None:
         self.core = core
         self.db = db
-        self._daily_tables: dict[int, bool] = {}  # table id -> is it an attempt (asked once per table)
+        # Table id -> is it an attempt (asked once per table); every AI move of an attempt keeps it recent.
+        self._daily_tables = Lru[int, bool](KNOWN_TABLES)
         rng = random.SystemRandom()
         self.new_secret = lambda: rng.getrandbits(62)
 
@@ -231,9 +234,11 @@ class DailyDeals:
         return await self.db.daily.day_secret(day, self.new_secret(), self.core.now())
 
     async def is_attempt(self, table_id: int) -> bool:
-        if table_id not in self._daily_tables:
-            self._daily_tables[table_id] = await self.db.daily.attempt_of_table(table_id) is not None
-        return self._daily_tables[table_id]
+        known = self._daily_tables.get(table_id)
+        if known is None:
+            known = await self.db.daily.attempt_of_table(table_id) is not None
+            self._daily_tables[table_id] = known
+        return known
 
     def known_attempt(self, table_id: int) -> bool:
         """Whether the table is known to be an attempt (started here, or open at start-up), without storage."""
