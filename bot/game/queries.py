@@ -75,11 +75,12 @@ class TableQueries:
     ) -> ReviewSubject:
         """A finished deal of the table and the seat ``user_id`` holds there, for "Review my play" (the table
         may be closed since). Refused for anybody not seated at the table, a deal not finished (or pruned),
-        and a button used anywhere but the table's own channel."""
+        and a button used anywhere but the table's own channel (a daily attempt's is its player's DM)."""
         row = await self.db.tables.get_table(table_id)
         if row is None:
             raise UserError("error.table_gone")
-        if guild_id != row.guild_id or channel_id != row.channel_id:
+        in_its_dm = guild_id is None and channel_id == row.channel_id
+        if (guild_id != row.guild_id and not in_its_dm) or channel_id != row.channel_id:
             raise UserError("error.wrong_channel")
         seat = next((s.seat for s in await self.db.seats.seats_of(table_id) if s.user_id == user_id), None)
         if seat is None:

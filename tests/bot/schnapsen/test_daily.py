@@ -183,6 +183,10 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     image, beside = click.followups
     assert image.ephemeral and image.filenames == ["deal.png"]
     assert beside.content == shown
+    # "Review my play" there too: the coach goes through her decisions (it acts in the table's place, her DM).
+    review = await fake_discord.click(alice, result, label="Review my play")
+    reviewed = await reply_to(review)
+    assert reviewed.embeds and "wrong" not in reviewed.visible_text.lower(), reviewed.visible_text
 
     # One attempt a day: a second one is refused, and nothing new is opened.
     tables = len(bot.service.open_tables())
