@@ -1,9 +1,13 @@
-"""``/schnapsen daily``: today's deals, the same for everyone (bot/game/daily.py), and their boards; and the
-background job that computes each day's par ahead (bot/game/dailypar.py).
+"""``/schnapsen daily``: today's deals, the same for everyone (bot/game/daily.py), their boards, a deal beside
+par, a past day's seed and the choice to stay off the board of every server; and the background job that
+computes each day's par ahead (bot/game/dailypar.py) and posts a finished day's results to the channel a server
+chose (``/schnapsen settings daily_channel``).
 
-The commands are a group of their own (``/schnapsen daily play``, ``/schnapsen daily board``) attached to the
-``/schnapsen`` group when this cog is added. An attempt is a table in the person's DM with the bot: a channel
-holds one table, and nobody but the person may see a deal of the day before the day is over.
+The commands are a group of their own (``/schnapsen daily play|board|show|seed|visibility``: Discord lets a
+group not be invoked itself) attached to the ``/schnapsen`` group when this cog is added. An attempt is a table
+in the person's DM with the bot: a channel holds one table, and nobody but the person may see a deal of the day
+before the day is over. A person idle at their attempt for its whole turn time has abandoned it: it is closed
+with what they played.
 """
 
 from __future__ import annotations
