@@ -211,16 +211,18 @@ class AiWorker:
         rules: Ruleset | None = None,
         *,
         priority: Priority = Priority.URGENT,
+        may_shrink: bool = True,
     ) -> Action:
         """The AI's action for the view's seat; greedy's when the search fails or passes ``hard_cap_ms`` (counted
-        from when the search starts)."""
+        from when the search starts). ``may_shrink`` False: the full budget even under overload (the daily
+        deal's par, background work whose result must not depend on the load)."""
         if len(view.legal) == 1:
             return view.legal[0]
         if player == "greedy":
             return await _fallback(view, rules, seed)
         try:
             value = await self._call(
-                self.search, view, player, seed, budget_ms, hard_cap_ms, rules, priority, may_shrink=True
+                self.search, view, player, seed, budget_ms, hard_cap_ms, rules, priority, may_shrink=may_shrink
             )
             if value not in view.legal:
                 raise _Fallback(f"the search gave {value!r}, not a legal action")

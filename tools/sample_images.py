@@ -31,6 +31,8 @@ from bot.db import Database  # noqa: E402
 from bot.game.profile import BestPartner, FamilyRecord, PlayerProfile, ShownRating  # noqa: E402
 from bot.game.service import TableService  # noqa: E402
 from bot.game.table import LogLine, TableSnapshot, log_events, logged  # noqa: E402
+from bot.i18n import t  # noqa: E402
+from bot.render.dailyboard import BoardRow, render_daily_board  # noqa: E402
 from bot.schnapsen import answers, payloads  # noqa: E402
 from engine.ai import choose_action  # noqa: E402
 
@@ -164,6 +166,17 @@ async def profile_png(game: Game) -> bytes:
     return payload.images["profile.png"]
 
 
+# A day's top ten as posted to a server's channel: made-up players and scores against par.
+DAILY_SAMPLE = (("Resi", 7), ("Ελένη", 4), ("Ferdinand Huber", 2), ("王小明", 0), ("Mitzi", -1), ("Sepp", -5))
+
+
+async def daily_board_png(game: Game) -> bytes:
+    rows = [BoardRow(rank, name, score, 6) for rank, (name, score) in enumerate(DAILY_SAMPLE, start=1)]
+    title = t(LANG, "daily.board_today", day="2026-12-03")
+    empty, deals = t(LANG, "daily.board_empty"), t(LANG, "daily.deals_word")
+    return await asyncio.to_thread(render_daily_board, title, rows, empty, deals)
+
+
 SAMPLES: dict[str, Callable[[Game], Awaitable[bytes]]] = {
     "hand-doppeldeutsch.png": lambda game: hand_png(game, hand_bidding, "doppeldeutsch"),
     "hand-french.png": lambda game: hand_png(game, hand_bidding, "french"),
@@ -172,6 +185,7 @@ SAMPLES: dict[str, Callable[[Game], Awaitable[bytes]]] = {
     "result.png": result_png,
     "deal-review.png": review_png,
     "profile.png": profile_png,
+    "daily-board.png": daily_board_png,
 }
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Literal, Self
 
 from .core import DatabaseCore
+from .daily import DailyRepo
 from .inbox import ClickInboxRepo
 from .meta import MetaRepo
 from .outbox import OutboxRepo
@@ -65,7 +66,7 @@ class Database:
     Each concern of storage is a repository attribute: `db.tables` (card tables), `db.seats`, `db.records`
     (deals and actions), `db.stats` (Bummerl, statistics, tallies, leaderboard), `db.ratings`, `db.outbox`,
     `db.inbox` (clicks handed between processes), `db.settings` (per guild), `db.prefs` (per person),
-    `db.profile`, `db.privacy`, `db.retention` and `db.meta`. Every method takes and returns plain values. Each
+    `db.profile`, `db.privacy`, `db.retention`, `db.meta` and `db.daily` (the daily deal). Every method takes and returns plain values. Each
     write method runs in its own transaction, or joins the caller's: `async with db.transaction(): ...` makes
     several calls, of any repositories, one atomic change. The engine (`db.core`: `SqliteCore` or
     `PostgresCore`) is decided by what the database is opened on; callers never need to know.
@@ -86,6 +87,7 @@ class Database:
         self.privacy = PrivacyRepo(core)
         self.retention = RetentionRepo(core)
         self.meta = MetaRepo(core)
+        self.daily = DailyRepo(core)
 
     @classmethod
     async def open(

@@ -76,4 +76,9 @@ class PrivacyRepo(Repository):
             await self._core.execute(
                 "UPDATE game_tables SET host_id = 0 WHERE host_id = ? AND status = 'closed'", (user_id,)
             )
+            await self._core.execute(  # their daily scores stay on the boards, under no name
+                "UPDATE daily_attempts SET user_id = ?1, display_name = ?2 WHERE user_id = ?3",
+                (pseudonym, REMOVED_NAME, user_id),
+            )
+            await self._core.execute("DELETE FROM daily_hidden WHERE user_id = ?", (user_id,))
         return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats)

@@ -26,6 +26,13 @@ TABLES: tuple[str, ...] = (
     "rating_history",
     "outbox",
     "click_inbox",
+    "daily_days",
+    "daily_par",
+    "daily_attempts",
+    "daily_deals",
+    "daily_hidden",
+    "daily_channels",
+    "daily_posts",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
 NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox", "click_inbox")

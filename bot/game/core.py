@@ -29,7 +29,7 @@ from engine.events import Event
 from . import events as ev
 from . import rulesettings
 from .errors import UserError, one_of
-from .events import Change, Listener, Outcome, Subscriber
+from .events import Change, DealPlan, Listener, Outcome, Subscriber, random_deals
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
@@ -54,8 +54,10 @@ class TableCore:
         subscribers: Iterable[Callable[[Database], Subscriber]] = (),
         clock: Callable[[], float] = time.time,
         seed_source: Callable[[], int] | None = None,
+        deal_plan: DealPlan = random_deals,
     ) -> None:
         self.db = db
+        self.deal_plan = deal_plan
         self.clock = clock
         rng = random.SystemRandom()
         self.new_seed = seed_source or (lambda: rng.getrandbits(62))
@@ -185,6 +187,7 @@ class TableCore:
         thread_parent_id: int | None = None,
         practice: bool = False,
         rule_changes: Mapping[str, Any] | None = None,
+        first_dealer: int | None = None,
     ) -> TableSnapshot:
         """Open a lobby in ``channel_id`` with the host in North. ``thread_parent_id``: the channel is a thread
         the bot opened there for this table (it is archived when the table closes). ``rule_changes``: the
@@ -204,7 +207,7 @@ class TableCore:
                     deck=deck_chosen,
                     turn_seconds=turn_seconds,
                     language=language_chosen,
-                    first_dealer=random.randrange(4),
+                    first_dealer=random.randrange(4) if first_dealer is None else first_dealer,
                     now=self.now(),
                     thread_parent_id=thread_parent_id,
                     practice=practice,
@@ -387,8 +390,10 @@ class TableCore:
                 if occupant is None:
                     await self.db.seats.set_ai_seat(table.id, seat, AI_NAMES[seat])
             await self.db.tables.set_status(table.id, "playing", self.now())
-            dealt.append(await self.deal_next(table))
-            return [ev.TableStarted(rematch), ev.DealDealt(dealt[0].deal_no, dealt[0].dealer)]
+            if (first := await self.deal_next(table)) is None:
+                raise UserError("error.no_rematch_now")  # its planned deals are all played
+            dealt.append(first)
+            return [ev.TableStarted(rematch), ev.DealDealt(first.deal_no, first.dealer)]
 
         events = await self.store(table.row, write)
         return await self.refresh(dealt[0].applied_to(table), table, events)
@@ -415,13 +420,14 @@ class TableCore:
             self.forget(table.id)
             return closed
 
-    async def deal_next(self, table: TableSnapshot) -> Dealt:
-        """Store the next deal inside the caller's transaction; the caller applies the result to memory only
-        after the commit."""
-        seed = self.new_seed()
+    async def deal_next(self, table: TableSnapshot) -> Dealt | None:
+        """Store the next deal inside the caller's transaction (None: the table's planned deals are over); the
+        caller applies the result to memory only after the commit."""
+        deal_no = table.deal_no + 1
+        if (seed := await self.deal_plan(table.row, deal_no, self.new_seed)) is None:
+            return None
         dealer = table.match.next_dealer
         hands = engine.deal_hands(seed, dealer)
-        deal_no = table.deal_no + 1
         await self.db.records.start_deal(table.id, deal_no, dealer, seed, hands, self.now())
         await self.db.tables.bump_version(table.id, self.now())
         for seat in range(4):
@@ -520,8 +526,11 @@ class TableCore:
             if bummerl is not None:
                 await self.db.tables.set_status(table.id, "finished", now)
                 return []
-            dealt.append(await self.deal_next(played))  # its dealer follows the new match state
-            return [ev.DealDealt(dealt[0].deal_no, dealt[0].dealer)]
+            if (following := await self.deal_next(played)) is None:  # its dealer follows the new match state
+                await self.db.tables.set_status(table.id, "closed", now)
+                return [ev.TableClosed("notice.closed_deals_played")]
+            dealt.append(following)
+            return [ev.DealDealt(following.deal_no, following.dealer)]
 
         changes = await self.store(table.row, write, play_on, guild_only=True)
         if handed is not None:
@@ -539,6 +548,8 @@ class TableCore:
                 raise
         else:  # the common case, a card or a bid: only the version moved (no need to read it back)
             self.publish(after, table, changes)
+        if after.status == "closed":
+            self.forget(table.id)
         return Outcome(after, seat, action, events, finished, bummerl, bool(dealt), deal_end, changes)
 
 def checked_move(

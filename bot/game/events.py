@@ -9,7 +9,7 @@ told, and what an accepted action returns (``Outcome``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -191,3 +191,12 @@ class Outcome:
     # The table as it stood when the finished deal ended (for its result message), if a deal ended.
     deal_end: TableSnapshot | None = None
     changes: tuple[TableEvent, ...] = ()
+
+
+# The seed of a table's deal ``deal_no`` (the third argument draws a random one); None: its planned deals are over.
+# A table whose deals are fixed in advance (a daily attempt, bot/game/daily.py) plans them; others draw at random.
+DealPlan = Callable[[TableRow, int, Callable[[], int]], Awaitable[int | None]]
+
+
+async def random_deals(row: TableRow, deal_no: int, new_seed: Callable[[], int]) -> int | None:
+    return new_seed()

@@ -4,19 +4,23 @@ record, the tallies, the leaderboard."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import engine
 from bot.db import RATING_MIN_GAMES, Database, LeaderboardEntry, LeaderboardPage, LeaderboardSort, Tally
 
 from .coach import ReviewSubject
+from .daily import day_over
 from .errors import UserError
 from .table import TableSnapshot, restore
 
 
 class TableQueries:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
         self.db = db
+        self.clock = clock
 
     async def next_table_id(self) -> int:
         """The id the next table will most likely get (to name its thread before it exists)."""
@@ -30,15 +34,23 @@ class TableQueries:
             raise UserError("error.table_gone")
         return restore(row, await self.db.seats.seats_of(table_id), await self.db.records.load_record(table_id), up_to_deal=deal_no)
 
-    async def finished_deal(self, guild_id: int, table_id: int, deal_no: int) -> TableSnapshot:
+    async def finished_deal(
+        self, guild_id: int | None, table_id: int, deal_no: int, *, viewer: int | None = None
+    ) -> TableSnapshot:
         """The table as it stood when deal ``deal_no`` ended, for "Show the deal": only a finished deal of a
         table of ``guild_id``, only while the guild allows deal review; read from the stored record, so it
-        works for closed tables and after a restart. Every refusal is the user's error and shows nothing."""
+        works for closed tables and after a restart. Every refusal is the user's error and shows nothing.
+        A daily attempt's deals are shown before their day is over only to its player, the ``viewer`` (from
+        their DM, ``guild_id`` None)."""
         row = await self.db.tables.get_table(table_id)
-        if row is None or row.guild_id != guild_id:  # another guild's table is as good as none
+        attempt = await self.db.daily.attempt_of_table(table_id)
+        own = attempt is not None and viewer is not None and attempt.user_id == viewer
+        if row is None or (row.guild_id != guild_id and not own):  # another guild's table is as good as none
             raise UserError("error.review_no_deal")
-        if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
+        if not (await self.db.settings.get_guild_settings(row.guild_id)).deal_review:
             raise UserError("error.review_off")
+        if attempt is not None and not own and not day_over(attempt.day, self.clock()):  # others may play it
+            raise UserError("error.review_no_deal")
         record = await self.db.records.load_record(table_id)
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
         if stored is None:
@@ -63,11 +75,12 @@ class TableQueries:
     ) -> ReviewSubject:
         """A finished deal of the table and the seat ``user_id`` holds there, for "Review my play" (the table
         may be closed since). Refused for anybody not seated at the table, a deal not finished (or pruned),
-        and a button used anywhere but the table's own channel."""
+        and a button used anywhere but the table's own channel (a daily attempt's is its player's DM)."""
         row = await self.db.tables.get_table(table_id)
         if row is None:
             raise UserError("error.table_gone")
-        if guild_id != row.guild_id or channel_id != row.channel_id:
+        in_its_dm = guild_id is None and channel_id == row.channel_id
+        if (guild_id != row.guild_id and not in_its_dm) or channel_id != row.channel_id:
             raise UserError("error.wrong_channel")
         seat = next((s.seat for s in await self.db.seats.seats_of(table_id) if s.user_id == user_id), None)
         if seat is None:

@@ -84,4 +84,6 @@ class Restorer:
             log.warning("table %s: its last deal ended but no next deal was stored; dealing it now", table.id)
             async with self.db.transaction():
                 dealt = await self.core.deal_next(table)
-            return await self.core.refresh(dealt.applied_to(table))
+                if dealt is None:  # its planned deals are all played (a daily attempt): it is over
+                    await self.db.tables.set_status(table.id, "closed", self.core.now())
+            return await self.core.refresh(table if dealt is None else dealt.applied_to(table))

@@ -7,7 +7,7 @@ do the bot's other jobs with tables and their storage, each named for its one jo
 - ``prefs``: people's own choices; ``guilds``: a server's defaults;
 - ``queries`` and ``profiles``: read-only questions answered from storage; ``housekeeping``: storage chores.
 
-- ``restorer``: start-up's rebuilding of the open tables this process serves.
+- ``restorer``: start-up's rebuilding of the open tables this process serves; ``daily``: the daily deal.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from bot.db import Database
 from bot.shards import ShardRange
 
 from .core import AI_NAMES, HandedClick, TableCore
+from .daily import DailyDeals, DailyPlan
 from .directory import ShardDirectory
 from .events import Outcome
 from .guilds import GuildDefaults
@@ -46,7 +47,9 @@ class TableService(TableCore):
         seed_source: Callable[[], int] | None = None,
         shards: ShardRange | None = None,
     ) -> None:
-        super().__init__(db, subscribers=SUBSCRIBERS, clock=clock, seed_source=seed_source)
+        super().__init__(
+            db, subscribers=SUBSCRIBERS, clock=clock, seed_source=seed_source, deal_plan=DailyPlan(db)
+        )
         self.sharded = shards is not None
         self.directory = ShardDirectory(db, self, shards)
         self.seating = Seating(self)
@@ -54,7 +57,8 @@ class TableService(TableCore):
         self.clicks = HandedClicks(db, self.directory, clock)
         self.prefs = PrefsCache(db, self, clock)
         self.guilds = GuildDefaults(db)
-        self.queries = TableQueries(db)
+        self.queries = TableQueries(db, clock)
         self.profiles = ProfileQueries(db)
         self.housekeeping = Housekeeping(db, clock)
         self.restorer = Restorer(self, self.directory)
+        self.daily = DailyDeals(self, db)

@@ -28,6 +28,7 @@ from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, 
 from . import answers, payloads, ruletexts, threads
 from .checks import may_manage, require_manager
 from .components import COMPONENTS, show_hand
+from .daily import DailyCog
 from .replies import answer, language_of, report_error, thinking
 from .runtime import Runtime
 from .shellbuttons import forget_me_view, leaderboard_page
@@ -112,6 +113,7 @@ class SchnapsenCog(
         start the watchdog and the sweeper."""
         bot, settings = self.bot, self.bot.settings
         bot.add_dynamic_items(*COMPONENTS)
+        await self.service.daily.remember_open_attempts()  # their hands stay in the DM (hands.py)
         restored = await self.service.restorer.restore_all()
         for table in restored.tables:
             # Edits still pending when the bot stopped were lost: show every table as it stands, deliver what
@@ -411,6 +413,7 @@ class SchnapsenCog(
         rated_min_people=_("People a table needs for a rated Bummerl"),
         table_threads=_("Open each new table in a thread of its own"),
         deal_review=_("Result messages offer “Show the deal” (every hand and trick)"),
+        daily_channel=_("Channel where each day's daily deal results are posted"),
     )
     async def settings(
         self,
@@ -424,6 +427,7 @@ class SchnapsenCog(
         rated_min_people: app_commands.Range[int, 1, 4] | None = None,
         table_threads: bool | None = None,
         deal_review: bool | None = None,
+        daily_channel: discord.TextChannel | None = None,
     ) -> None:
         lang = language_of(interaction)
         require_manager(interaction)
@@ -443,6 +447,9 @@ class SchnapsenCog(
         )
         threads_line = t(lang, "settings.table_threads_on" if updated.table_threads else "settings.table_threads_off")
         review = t(lang, "settings.deal_review_on" if updated.deal_review else "settings.deal_review_off")
+        if daily_channel is not None:  # the daily deal's results go there (bot/schnapsen/daily.py)
+            await self.service.daily.set_channel(interaction.guild_id, daily_channel.id)
+            review += " " + t(lang, "settings.daily_channel", channel=daily_channel.id)
         await answer(
             interaction,
             t(
@@ -567,3 +574,4 @@ async def setup(bot: SchnapsenBot) -> None:
     on every load and forgets it on unload; the modules it imports stay loaded."""
     await bot.tree.set_translator(CatalogueTranslator())  # slash commands in each user's client language
     await bot.add_cog(SchnapsenCog(bot))
+    await bot.add_cog(DailyCog(bot))  # its /schnapsen daily group joins the group above

@@ -99,11 +99,13 @@ class Drivers:
         assert deal is not None and deal.to_act is not None
         seat = deal.to_act
         guild = await self.service.guilds.guild_settings(table.guild_id)
+        # A daily attempt's AI seats play as the day's par does (bot/game/daily.py).
+        strength, seed = await self.service.daily.ai_player(table, guild.ai_strength, table.id * 1_000_003 + version)
         view = engine.view_for(deal, seat)
         # Asked at once, shown when both the pause and the decision are done: the pause hides the decision's
         # time in the AI queue and its search instead of adding to them.
         deciding = asyncio.ensure_future(
-            self.bot.ai.decide(view, guild.ai_strength, seed=table.id * 1_000_003 + version)
+            self.bot.ai.decide(view, strength, seed=seed)
         )
         try:
             if guild.ai_delay_ms and await self._woken(wake, guild.ai_delay_ms / 1000):

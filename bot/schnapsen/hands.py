@@ -94,7 +94,10 @@ class Hands:
         return "sorted" if prefs is None else prefs.hand_order
 
     def hand_in_channel(self, occupant: SeatRow) -> bool:
-        """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed."""
+        """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed. A
+        daily attempt's table is in the DM itself: its hand is there."""
+        if self.service.daily.known_attempt(occupant.table_id):
+            return False
         if occupant.dms_closed:
             return True
         prefs = None if occupant.user_id is None else self.service.prefs.cached_prefs(occupant.user_id)
@@ -284,7 +287,8 @@ class Hands:
             for occupant in now.humans():
                 if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
                     continue
-                if (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel":
+                in_channel = (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel"
+                if in_channel and not self.service.daily.known_attempt(now.id):  # an attempt's hand is in the DM
                     continue
                 try:
                     await self._send(now, occupant.seat)

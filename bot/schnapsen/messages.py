@@ -219,7 +219,10 @@ class Messages:
                     **message.send_kwargs(),
                 )
             case FinalHand() as hand:
-                if hand.user_id is None or (await self.service.prefs.player_prefs(hand.user_id)).hand_place == "channel":
+                if hand.user_id is None or (
+                    (await self.service.prefs.player_prefs(hand.user_id)).hand_place == "channel"
+                    and not self.service.daily.known_attempt(entry.table_id)  # an attempt's hand is in the DM
+                ):
                     # She moved her hand to the channel during the deal: the DM keeps saying so (no next
                     # hand will come there).
                     return

@@ -4,6 +4,7 @@ finished deal's "Show the deal", and the confirmation of forget-me. The table fa
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from typing import TYPE_CHECKING, Any, Self
@@ -15,6 +16,7 @@ from bot.i18n import t
 from bot.vocabulary import LEADERBOARD_SORTS, LeaderboardSort
 
 from . import answers
+from .daily import beside_text
 from .ids import PATTERN
 from .replies import acknowledge, answer, language_of, report_error, thinking
 
@@ -122,7 +124,8 @@ async def leaderboard_page(
 class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"):
     """ "Show the deal" on a result message, ``bsdeal:<table>:<deal>``: the four hands as dealt and every trick,
     ephemerally. The service refuses (showing nothing) a deal that is not finished, another guild's table, and
-    a guild that turned deal review off; it reads the stored record, so old results and restarts are fine."""
+    a guild that turned deal review off; it reads the stored record, so old results and restarts are fine. In a
+    DM it shows only the clicking person's own daily attempt, with the AI's play of the same cards beside."""
 
     def __init__(self, table_id: int, deal_no: int, label: str = "·") -> None:
         super().__init__(discord.ui.Button(label=label[:80], custom_id=f"bsdeal:{table_id}:{deal_no}"))
@@ -134,16 +137,17 @@ class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P
     ) -> Self:
         return cls(int(match["table"]), int(match["deal"]))
 
-    def check(self, interaction: Interaction) -> None:
-        if interaction.guild_id is None:  # result messages are in guilds; a click from elsewhere is forged
-            raise UserError("error.review_no_deal")
-
     async def clicked(self, interaction: Interaction) -> None:
-        assert interaction.guild_id is not None
         await thinking(interaction)  # the record is read from storage: acknowledge first
-        table = await interaction.client.service.queries.finished_deal(interaction.guild_id, self.table_id, self.deal_no)
+        # In a DM (a daily attempt's results are there) only the clicking person's own attempt is shown.
+        service, viewer = interaction.client.service, interaction.user.id
+        table = await service.queries.finished_deal(interaction.guild_id, self.table_id, self.deal_no, viewer=viewer)
         payload = await answers.deal_review_payload(table, self.lang)
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
+        if interaction.guild_id is None:  # and the AI's play of the same cards beside theirs, once par is in
+            with contextlib.suppress(UserError):
+                beside = await service.daily.beside_par(viewer, self.deal_no, table_id=self.table_id)
+                await interaction.followup.send(ephemeral=True, content=beside_text(self.lang, beside)[:2000])
 
 
 class ForgetMeButton(ShellButton, template=r"bsforget:(?P<user>[0-9]{1,20})"):

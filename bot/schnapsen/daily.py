@@ -1,0 +1,273 @@
+"""``/schnapsen daily``: today's deals, the same for everyone (bot/game/daily.py), their boards, a deal beside
+par, a past day's seed and the choice to stay off the board of every server; and the background job that
+computes each day's par ahead (bot/game/dailypar.py) and posts a finished day's results to the channel a server
+chose (``/schnapsen settings daily_channel``).
+
+The commands are a group of their own (``/schnapsen daily play|board|show|seed|visibility``: Discord lets a
+group not be invoked itself) attached to the ``/schnapsen`` group when this cog is added. An attempt is a table
+in the person's DM with the bot: a channel holds one table, and nobody but the person may see a deal of the day
+before the day is over. A person idle at their attempt for its whole turn time has abandoned it: it is closed
+with what they played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands, tasks
+
+import engine
+from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, day_of
+from bot.game.dailypar import ParComputer
+from bot.game.errors import UserError
+from bot.game.events import TableEvent, TakenOver
+from bot.game.table import TableSnapshot
+from bot.i18n import language_for_locale, t
+from bot.render.dailyboard import BoardRow, daily_board_alt_text, render_daily_board
+
+from . import texts
+from .replies import answer, language_of, report_error, thinking
+
+if TYPE_CHECKING:
+    from bot.client import SchnapsenBot
+
+    Interaction = discord.Interaction[SchnapsenBot]
+
+log = logging.getLogger(__name__)
+BOARD_PERIODS = ("today", "week")
+BOARD_SCOPES = ("server", "all")
+FORBIDDEN_DM = 50007  # Discord: the person does not take DMs from the bot
+
+
+def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
+    """The board as lines of text, best first (names only, never a card)."""
+    title = t(lang, "daily.board_week" if week else "daily.board_today", day=board.days[-1])
+    if everywhere:
+        title += " · " + t(lang, "daily.board_everywhere")
+    lines = [f"**{title}**"]
+    if not board.par_ready:
+        lines.append(t(lang, "daily.par_pending"))
+    if not board.standings:
+        lines.append(t(lang, "daily.board_empty"))
+    for rank, standing in enumerate(board.standings, start=1):
+        name = discord.utils.escape_markdown(standing.display_name)
+        lines.append(t(lang, "daily.board_line", rank=rank, name=name, score=f"{standing.score:+d}", count=standing.played))
+    return "\n".join(lines)
+
+
+def beside_text(lang: str, beside: DealBeside) -> str:
+    """The deal as the person played it beside the AI's play of the same cards, action by action."""
+
+    def named(line: tuple[str, ...]) -> list[str]:
+        shown = []
+        for text in line:
+            seat, action = engine.parse_action(text)
+            shown.append(f"{engine.SEAT_NAMES[seat][0]} {texts.action_name(beside.deck, lang, action)}")
+        return shown
+
+    yours, ais = named(beside.played), named(beside.par.actions)
+    width = max(len(line) for line in [*yours, t(lang, "daily.column_yours")]) + 2
+    rows = [f"{t(lang, 'daily.column_yours'):<{width}}{t(lang, 'daily.column_ai')}"]
+    for n in range(max(len(yours), len(ais))):
+        mine = yours[n] if n < len(yours) else ""
+        rows.append(f"{mine:<{width}}{ais[n] if n < len(ais) else ''}".rstrip())
+    title = t(
+        lang,
+        "daily.beside_title",
+        deal=beside.deal_no + 1,
+        points=f"{beside.points:+d}",
+        par=f"{beside.par.points:+d}",
+        score=f"{beside.score:+d}",
+    )
+    return f"**{title}**\n```\n" + "\n".join(rows) + "\n```"
+
+
+class DailyCommands(app_commands.Group):
+    def __init__(self, bot: SchnapsenBot) -> None:
+        super().__init__(name="daily", description=_("The daily deal: today's deals, the same for everyone"))
+        self.bot = bot
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        self.bot.runtime.remember_lang(interaction.user.id, language_of(interaction))
+        self.bot.throttle.check(interaction)
+        return True
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
+        await report_error(interaction, error)
+
+    @app_commands.command(name="play", description=_("Play today's deals alone with three AI players"))
+    @app_commands.guild_only()
+    async def play(self, interaction: Interaction) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        assert interaction.guild_id is not None
+        service = self.bot.service
+        if await service.daily.attempt_today(interaction.user.id) is not None:
+            raise UserError("error.daily_played")
+        service.check_may_host(interaction.user.id)
+        try:  # the attempt is played in the DM: told first, so closed DMs refuse before anything is made
+            intro = await interaction.user.send(t(lang, "daily.intro", count=DAILY_DEALS))
+        except discord.Forbidden as err:
+            if err.code == FORBIDDEN_DM:
+                raise UserError("error.daily_needs_dm") from None
+            raise
+        defaults = await service.guilds.guild_settings(interaction.guild_id)
+        await service.daily.start(
+            guild_id=interaction.guild_id,
+            dm_channel_id=intro.channel.id,
+            user_id=interaction.user.id,
+            name=interaction.user.display_name,
+            deck=defaults.deck,
+            language=lang,
+        )
+        await answer(interaction, t(lang, "reply.daily_started"))
+
+    @app_commands.command(name="board", description=_("Today's or this week's scores against par"))
+    @app_commands.describe(period=_("Today or this week"), scope=_("This server, or every server"))
+    @app_commands.choices(
+        period=[app_commands.Choice(name=_("today"), value="today"), app_commands.Choice(name=_("this week"), value="week")],
+        scope=[app_commands.Choice(name=_("this server"), value="server"), app_commands.Choice(name=_("every server"), value="all")],
+    )
+    @app_commands.guild_only()
+    async def board(self, interaction: Interaction, period: str = "today", scope: str = "server") -> None:
+        lang = language_of(interaction)
+        if period not in BOARD_PERIODS or scope not in BOARD_SCOPES:  # typed by hand: untrusted
+            raise UserError("error.daily_bad_board")
+        await thinking(interaction)
+        everywhere = scope == "all"
+        board = await self.bot.service.daily.board(None if everywhere else interaction.guild_id, week=period == "week")
+        text = board_text(lang, board, week=period == "week", everywhere=everywhere)
+        streak = await self.bot.service.daily.streak(interaction.user.id)
+        if streak:
+            text += "\n" + t(lang, "daily.streak", count=streak)
+        await answer(interaction, text[:2000])
+
+
+    @app_commands.command(name="show", description=_("A deal you played today beside the AI's play of the same cards"))
+    @app_commands.describe(deal=_("Which of today's deals"))
+    async def show(self, interaction: Interaction, deal: app_commands.Range[int, 1, DAILY_DEALS]) -> None:
+        lang = language_of(interaction)
+        if not 1 <= deal <= DAILY_DEALS:  # typed by hand: untrusted
+            raise UserError("error.daily_deal_not_played", deal=deal)
+        await thinking(interaction)
+        beside = await self.bot.service.daily.beside_par(interaction.user.id, deal - 1)
+        await answer(interaction, beside_text(lang, beside)[:2000])
+
+    @app_commands.command(name="seed", description=_("The seed a past day's deals were dealt from"))
+    @app_commands.describe(day=_("The day, as YYYY-MM-DD (UTC)"))
+    async def seed(self, interaction: Interaction, day: str) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        secret = await self.bot.service.daily.published_secret(day.strip()[:10])
+        await answer(interaction, t(lang, "daily.seed_published", day=day.strip()[:10], seed=secret))
+
+    @app_commands.command(name="visibility", description=_("Whether the board of every server shows you"))
+    @app_commands.describe(everywhere=_("Show me on the board of every server"))
+    async def visibility(self, interaction: Interaction, everywhere: bool) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        await self.bot.service.daily.show_everywhere(interaction.user.id, everywhere)
+        await answer(interaction, t(lang, "reply.daily_shown_everywhere" if everywhere else "reply.daily_hidden_everywhere"))
+
+
+class DailyCog(commands.Cog):
+    """The daily group's home, and the job that computes par ahead (in one process: the one keeping storage)."""
+
+    def __init__(self, bot: SchnapsenBot) -> None:
+        self.bot = bot
+        self.commands = DailyCommands(bot)
+        settings = bot.settings
+        self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=settings.ai_budget_ms, hard_cap_ms=settings.ai_hard_cap_ms)
+        self._par_lock = asyncio.Lock()
+        parent = bot.tree.get_command("schnapsen")
+        assert isinstance(parent, app_commands.Group), "the /schnapsen group is added first"
+        parent.add_command(self.commands)
+
+    async def cog_load(self) -> None:
+        shards = self.bot.settings.shards
+        if shards is None or shards.keeps_storage:
+            self.par_loop.change_interval(seconds=self.bot.settings.daily_interval)
+            self.par_loop.start()
+
+    async def cog_unload(self) -> None:
+        self.par_loop.cancel()
+
+    @commands.Cog.listener()
+    async def on_table_changed(self, before: object, after: TableSnapshot, events: tuple[TableEvent, ...]) -> None:
+        """A person idle for a whole turn time (an hour) at their attempt has abandoned it: it ends with what
+        they played, rather than the AI playing the rest for them."""
+        if after.status == "closed" or not self.bot.service.daily.known_attempt(after.id):
+            return
+        if any(isinstance(event, TakenOver) for event in events):
+            try:
+                await self.bot.service.close(after.id, reason_key="notice.closed_daily_idle")
+            except UserError:  # closed meanwhile
+                pass
+            except Exception:
+                log.error("closing the idle daily attempt at table %s failed", after.id, exc_info=True)
+
+    async def ensure_par(self) -> int:
+        """Today's and tomorrow's par, where not stored yet (tomorrow's is ready before its day starts);
+        how many deals were computed."""
+        async with self._par_lock:
+            now = self.bot.service.now()
+            computed = 0
+            for day in (day_of(now), day_of(now + 86_400)):
+                computed += await self.par.ensure_par(day, await self.bot.service.daily.secret(day))
+            return computed
+
+    async def post_results(self, now: float | None = None) -> int:
+        """Post the results of the day just over to each server's chosen channel; how many were posted. A
+        failed post is logged and tried again at the next look."""
+        posted = 0
+        daily = self.bot.service.daily
+        for results in await daily.results_to_post(self.bot.service.now() if now is None else now):
+            try:
+                await self._post(results)
+                posted += 1
+            except Exception:
+                log.error(
+                    "posting the daily results of %s to channel %s failed; tried again in %s s",
+                    results.day, results.channel_id, self.bot.settings.daily_interval, exc_info=True,
+                )
+                await daily.post_failed(results)
+        return posted
+
+    async def _post(self, results: DayResults) -> None:
+        defaults = await self.bot.service.guilds.guild_settings(results.guild_id)
+        guild = self.bot.get_guild(results.guild_id)
+        lang = defaults.language or language_for_locale(guild.preferred_locale if guild else None)
+        board = Board((results.day,), results.standings, par_ready=True)
+        text = board_text(lang, board, week=False, everywhere=False)
+        text += "\n" + t(lang, "daily.seed_published", day=results.day, seed=results.secret)
+        title = t(lang, "daily.board_today", day=results.day)
+        rows = [BoardRow(n, s.display_name, s.score, s.played) for n, s in enumerate(results.standings, start=1)]
+        empty = t(lang, "daily.board_empty")
+        png = await asyncio.to_thread(render_daily_board, title, rows, empty, t(lang, "daily.deals_word"))
+        file = discord.File(io.BytesIO(png), filename="daily.png", description=daily_board_alt_text(title, rows, empty))
+        channel = self.bot.get_partial_messageable(results.channel_id)
+        await channel.send(text[:2000], file=file, allowed_mentions=discord.AllowedMentions.none())
+
+    @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load)
+    async def par_loop(self) -> None:
+        """Par ahead, then yesterday's results where they are due."""
+        interval = self.bot.settings.daily_interval
+        try:
+            await self.ensure_par()
+        except Exception:
+            log.exception("computing the daily par failed; tried again in %s s", interval)
+        try:
+            await self.post_results()
+        except Exception:
+            log.exception("looking for daily results to post failed; tried again in %s s", interval)
+
+    @par_loop.before_loop
+    async def _after_an_interval(self) -> None:
+        # Start-up (restoring tables, their AI moves) first; tests call ensure_par and post_results themselves.
+        await asyncio.sleep(self.bot.settings.daily_interval)
