@@ -8,15 +8,11 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import os
 from functools import cache
-from pathlib import Path
-from types import ModuleType
 from typing import Final
 
 from ..cards import SUITS
+from .accelerator import compiled_copy
 from .compact import (
     ALL_TRICKS,
     BEGGAR,
@@ -572,27 +568,11 @@ def _normal_base(loser_tricks: int, loser_total: int) -> int:
     return 2 if loser_total < 33 else 1
 
 
-# The accelerator (docs/ai.md): setup.py compiles a copy of this file with mypyc as ``_solver_compiled``,
-# with this file's SHA-256 in it. It replaces ``Solver`` below only while this file still has that hash, so
-# an edit here is never shadowed by a stale build: the edited pure Python runs until the next install.
+# The accelerator (docs/ai.md, ``accelerator``): setup.py compiles a copy of this file with mypyc as
+# ``_solver_compiled``. It replaces ``Solver`` below only while this file still has the hash written into
+# it, so an edit here is never shadowed by a stale build: the edited pure Python runs until the next install.
 PureSolver = Solver
-ACCELERATOR = "_solver_compiled"
-
-
-def _accelerator() -> ModuleType | None:
-    """The compiled copy of this very text, or None (not built, stale, or refused by the environment)."""
-    if os.environ.get("BAUERNSCHNAPSEN_PURE_SOLVER"):
-        return None
-    try:
-        compiled = importlib.import_module(f"{__name__.rpartition('.')[0]}.{ACCELERATOR}")
-    except ImportError:
-        return None
-    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return compiled if getattr(compiled, "SOURCE_SHA256", None) == digest else None
-
-
-# Only the pure module looks for its compiled copy (the copy itself is named ``_solver_compiled``).
-_compiled = _accelerator() if __name__.rpartition(".")[2] == "solver" else None
+_compiled = compiled_copy(__name__, __file__)
 KIND = "pure" if _compiled is None else "compiled"
 if _compiled is not None:
     globals()["Solver"] = _compiled.Solver
@@ -607,4 +587,3 @@ def solver_classes() -> dict[str, type[Solver]]:
 
 
 __all__ = ["INFINITY", "KIND", "SUITS", "PureSolver", "SearchAborted", "Solver", "solver_classes"]
-
