@@ -56,6 +56,9 @@ BID_RATE = {
 BID_SPREAD = 0.08
 
 
+# A table is immutable and its facts cost more to build than a small search: the decisions of a process share
+# the few they meet.
+@lru_cache(maxsize=256)
 def contract_table(rules: Ruleset, contract: Contract, trump: str | None, declarer: int) -> Table:
     sitting_out = partner_of(declarer) if contract in rules.partner_sits_out else None
     return Table(rules, contract, trump, declarer, sitting_out)
