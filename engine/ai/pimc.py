@@ -12,9 +12,11 @@ of the machine. The first world is always solved in full.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, combinations, islice
@@ -190,6 +192,29 @@ def evaluate(
     unvalued (``NEVER``; see ``_evaluate_auction``)."""
     if view.seat is None or not view.legal:
         raise ValueError("the view's seat has no legal action")
+    with _without_cycle_collection():
+        return _evaluate(view, rules, seed, budget_ms, book, quick)
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """No cyclic garbage collection during a decision: its searches allocate millions of small objects
+    (transposition keys, move lists) and free them by reference counting, but the allocations alone set off
+    collections that walked the process's heap again and again (a tenth of the AI's CPU in a profile of
+    40 deals). Little cyclic garbage is made meanwhile; it is collected after the decision as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _evaluate(
+    view: PlayerView, rules: Ruleset | None, seed: int, budget_ms: int, book: bool, quick: bool
+) -> list[Evaluation]:
+    assert view.seat is not None
     rules = rules_of(view, rules)
     if len(view.legal) == 1:
         return [Evaluation(view.legal[0], 0.0, 0)]
