@@ -20,7 +20,7 @@ from ..ruleset import STANDARD, Ruleset
 from ..state import PLAY, TRUMP
 from ..views import PlayerView
 from .accelerator import compiled_copy
-from .compact import ALL_CARDS, BIT, INDEX, SUIT_MASK, SUIT_OF, Table, mask_of
+from .compact import ALL_CARDS, BIT, INDEX, SUIT_MASK, SUIT_OF, Table, mask_of, shared_table
 
 C = Contract
 
@@ -49,7 +49,7 @@ def rules_of(view: PlayerView, rules: Ruleset | None) -> Ruleset:
 def table_of(view: PlayerView, rules: Ruleset) -> Table | None:
     if view.contract is None or view.declarer is None or view.contract in IMMEDIATE_CONTRACTS:
         return None
-    return Table(rules, view.contract, view.trump, view.declarer, view.sitting_out, view.multiplier)
+    return shared_table(rules, view.contract, view.trump, view.declarer, view.sitting_out, view.multiplier)
 
 
 def gather(view: PlayerView, rules: Ruleset) -> Knowledge:
