@@ -1,11 +1,12 @@
-"""The optional accelerator of the AI: engine/ai/solver.py compiled with mypyc (docs/ai.md, "The accelerator").
+"""The optional accelerator of the AI: its solver and world sampler compiled with mypyc (docs/ai.md, "The
+accelerator").
 
 Everything else about the package is in pyproject.toml. Where a C compiler is found, the build asks for mypy
-(which ships mypyc) and compiles a copy of solver.py as the extension ``engine.ai._solver_compiled``, with the
-source's SHA-256 in it; solver.py uses that extension only while its own text still has that hash. Without a
-compiler, or when mypyc or the compiler fails, the install goes on without the extension and the AI runs the
-same solver as pure Python (same answers, several times the CPU). ``BAUERNSCHNAPSEN_PURE_SOLVER=1`` at build
-time skips the extension on purpose.
+(which ships mypyc) and compiles a copy of each module of ``ACCELERATED`` (engine/ai/NAME.py) as the
+extension ``engine.ai._NAME_compiled``, with the source's SHA-256 in it; the module uses that extension only
+while its own text still has that hash (engine/ai/accelerator.py). Without a compiler, or when mypyc or the
+compiler fails, the install goes on without the extensions and the AI runs the same code as pure Python
+(same answers, several times the CPU). ``BAUERNSCHNAPSEN_PURE_SOLVER=1`` at build time skips them on purpose.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-SOURCE = Path("engine", "ai", "solver.py")  # relative: mypyc names the module by its path
-COPY = SOURCE.with_name("_solver_compiled.py")
+# engine/ai/accelerator.py's list too (a test holds them equal): setup.py cannot import the package it builds.
+ACCELERATED = ("solver", "knowledge")
 MYPY = "mypy>=1.11"
 
 
@@ -37,26 +38,35 @@ def accelerator_wanted() -> bool:
 
 
 def compiled_extensions() -> list[object]:
-    """The mypyc extension of a copy of solver.py (the copy exists only while mypyc reads it), or none."""
+    """The mypyc extensions of copies of the ``ACCELERATED`` modules (the copies exist only while mypyc reads
+    them), or none."""
     try:
         from mypyc.build import mypycify
     except ImportError:  # the build environment has no mypy: no compiler was found when it was made
         return []
-    text = (ROOT / SOURCE).read_text(encoding="utf-8")
-    digest = hashlib.sha256((ROOT / SOURCE).read_bytes()).hexdigest()
-    copy = ROOT / COPY
-    copy.write_text(text + f'\n\nSOURCE_SHA256 = "{digest}"\n', encoding="utf-8")
+    copies = []
     cwd = os.getcwd()
     try:
+        for name in ACCELERATED:
+            source = ROOT / "engine" / "ai" / f"{name}.py"
+            digest = hashlib.sha256(source.read_bytes()).hexdigest()
+            copy = source.with_name(f"_{name}_compiled.py")
+            copies.append(copy)
+            text = source.read_text(encoding="utf-8")
+            copy.write_text(text + f'\n\nSOURCE_SHA256 = "{digest}"\n', encoding="utf-8")
         os.chdir(ROOT)
-        # The project's mypy settings are for checking, not compiling: the empty config ignores them.
-        extensions = mypycify(["--config-file=", str(COPY)], opt_level="3", debug_level="0")
+        # Relative paths: mypyc names each module by its path. The project's mypy settings are for checking,
+        # not compiling: the empty config ignores them. ``separate``: one runtime library per module, named
+        # after it (engine.ai._NAME_compiled__mypyc).
+        paths = [str(copy.relative_to(ROOT)) for copy in copies]
+        extensions = mypycify(["--config-file=", *paths], opt_level="3", debug_level="0", separate=True)
     except (Exception, SystemExit) as error:  # mypyc reports a failed compile by SystemExit
-        print(f"warning: the solver's accelerator is not built ({error!r}); the AI runs as pure Python")
+        print(f"warning: the AI's accelerator is not built ({error!r}); the AI runs as pure Python")
         return []
     finally:
         os.chdir(cwd)
-        copy.unlink(missing_ok=True)
+        for copy in copies:
+            copy.unlink(missing_ok=True)
     for extension in extensions:
         extension.optional = True  # a compiler that fails leaves the install pure Python, not failed
     return list(extensions)
@@ -72,7 +82,9 @@ class OptionalBuildExt(build_ext):
         except Exception as error:
             if not getattr(ext, "optional", False):
                 raise
-            print(f"warning: the solver's accelerator is not built ({error!r}); the AI runs as pure Python")
+            print(
+                f"warning: {getattr(ext, 'name', ext)} is not built ({error!r}); that part of the AI runs as pure Python"
+            )
 
 
 wanted = accelerator_wanted()

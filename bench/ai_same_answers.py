@@ -7,7 +7,7 @@ decisions compared and those that differ (with the first few differences): a cha
 search cheaper and nothing else must show none.
 
     python bench/ai_same_answers.py --deals 100 --ref 5a3c3c9
-    BAUERNSCHNAPSEN_PURE_SOLVER=1 python bench/ai_same_answers.py ...   # this tree's pure-Python solver
+    BAUERNSCHNAPSEN_PURE_SOLVER=1 python bench/ai_same_answers.py ...   # this tree's pure-Python solver and sampler
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bench.ai_match as match
 from engine.actions import format_action
-from engine.ai import solver
+from engine.ai import knowledge, solver
 from engine.ai.arena import Hands, load_deals, play_deal
 from engine.rules import Action
 
@@ -95,6 +95,7 @@ def main() -> int:
         "deals": len(results),
         "ref": args.ref,
         "solver_here": solver.KIND,  # the servers of this tree import the same files, in the same environment
+        "sampler_here": knowledge.KIND,
         "decisions": sum(compared for compared, _ in results),
         "differing": len(differing),
         "first_differences": differing[:10],

@@ -20,7 +20,7 @@ from functools import lru_cache
 from ..cards import NORMAL_ORDER, SUITS, ZEHNERLOCH_ORDER, partner_of
 from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, NO_TRUMP_CONTRACTS, Contract
 from ..ruleset import Ruleset
-from .compact import ALL_CARDS, Position, Table, cards_of
+from .compact import ALL_CARDS, Position, Table, cards_of, shared_table
 from .greedy import _run_from_top
 from .solver import SearchAborted, Solver
 
@@ -58,7 +58,7 @@ BID_SPREAD = 0.08
 
 def contract_table(rules: Ruleset, contract: Contract, trump: str | None, declarer: int) -> Table:
     sitting_out = partner_of(declarer) if contract in rules.partner_sits_out else None
-    return Table(rules, contract, trump, declarer, sitting_out)
+    return shared_table(rules, contract, trump, declarer, sitting_out)
 
 
 class Meter:

@@ -9,6 +9,7 @@ property tests in tests/ai/ prove them equal to the engine's ``legal_actions`` a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..cards import CARD_POINTS, DECK, NORMAL_ORDER, SUITS, ZEHNERLOCH_ORDER
 from ..contracts import (
@@ -164,6 +165,20 @@ class Table:
         if leader == self.sitting_out:
             leader = (leader + 1) % 4
         return leader
+
+
+@lru_cache(maxsize=256)
+def shared_table(
+    rules: Ruleset,
+    contract: Contract,
+    trump: str | None,
+    declarer: int,
+    sitting_out: int | None,
+    multiplier: int = 1,
+) -> Table:
+    """The ``Table`` of these facts, built once per process for the few a process meets: a table is immutable,
+    and building one costs more than a small search (every decision of a deal asks for its own)."""
+    return Table(rules, contract, trump, declarer, sitting_out, multiplier)
 
 
 @dataclass

@@ -25,21 +25,40 @@ from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, TRUMP_CONTRACTS, 
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, TRUMP
 from ..views import PlayerView
-from .compact import INDEX, Table, trick_winner
+from .compact import BIT, INDEX, Table, mask_of, trick_winner
 from .knowledge import rules_of, table_of
 
 C = Contract
 
 
-def _run_from_top(cards: list[str], suit: str, order: dict[str, int]) -> int:
-    """How many of the suit's best cards the hand holds without a gap (sure tricks in that suit)."""
-    ranks = sorted((c for c in order if c[0] == suit), key=lambda c: -order[c])
+def _ranked(order: dict[str, int]) -> list[list[int]]:
+    """Per suit, the bits of its cards from the strongest down in ``order``."""
+    return [
+        [BIT[c] for c in sorted((c for c in order if c[0] == suit), key=lambda c: -order[c])]
+        for suit in SUITS
+    ]
+
+
+# Per card order (by identity: the normal and the Zehnerloch order), per suit, its card bits strongest first.
+_RANKED = {id(NORMAL_ORDER): _ranked(NORMAL_ORDER), id(ZEHNERLOCH_ORDER): _ranked(ZEHNERLOCH_ORDER)}
+_ACES = mask_of(suit + "A" for suit in SUITS)
+_TENS = mask_of(suit + "T" for suit in SUITS)
+_KINGS = mask_of(suit + "K" for suit in SUITS)
+
+
+def _top_run(held: int, ranked: list[int]) -> int:
+    """How many of a suit's best cards (``ranked``, its bits strongest first) ``held`` has without a gap."""
     run = 0
-    for card in ranks:
-        if card not in cards:
+    for bit in ranked:
+        if not held & bit:
             break
         run += 1
     return run
+
+
+def _run_from_top(cards: list[str], suit: str, order: dict[str, int]) -> int:
+    """How many of the suit's best cards the hand holds without a gap (sure tricks in that suit)."""
+    return _top_run(mask_of(cards), _RANKED[id(order)][SUITS.index(suit)])
 
 
 def contract_fit(
@@ -47,34 +66,38 @@ def contract_fit(
 ) -> bool:
     """Does a five-card hand look like one that bids ``contract``? ``strict`` is greedy's own threshold;
     the looser form is what the search assumes of a bidder it cannot see."""
-    cards = list(hand)
+    return hand_fits(mask_of(hand), contract, trump, strict)
+
+
+def hand_fits(held: int, contract: Contract, trump: str | None, strict: bool = True) -> bool:
+    """``contract_fit`` of the hand given as a card mask (the search asks it of thousands of sampled hands
+    per decision, so it counts bits rather than cards)."""
     slack = 0 if strict else 1
     if contract in IMMEDIATE_CONTRACTS:
         return True
     if contract in BEGGAR_CONTRACTS:
-        high = sum(card[1] in "AT" for card in cards)
-        kings = sum(card[1] == "K" for card in cards)
+        aces = (held & _ACES).bit_count()
+        tens = (held & _TENS).bit_count()
+        kings = (held & _KINGS).bit_count()
         if contract is C.ASS_BETTLER:
-            aces = sum(card[1] == "A" for card in cards)
-            tens = sum(card[1] == "T" for card in cards)
             return aces >= 1 and aces + tens <= 1 + slack and kings <= slack
-        return high <= slack and kings <= 1 + slack
+        return aces + tens <= slack and kings <= 1 + slack
     if contract in (C.GANG, C.ZEHNERLOCH):
-        order = ZEHNERLOCH_ORDER if contract is C.ZEHNERLOCH else NORMAL_ORDER
-        sure = sum(_run_from_top(cards, suit, order) for suit in SUITS)
+        ranked = _RANKED[id(ZEHNERLOCH_ORDER if contract is C.ZEHNERLOCH else NORMAL_ORDER)]
+        sure = sum(_top_run(held, suit) for suit in ranked)
         return sure >= 5 - slack
     if trump is None:
         return False
-    trump_run = _run_from_top(cards, trump, NORMAL_ORDER)
-    side_runs = sum(_run_from_top(cards, suit, NORMAL_ORDER) for suit in SUITS if suit != trump)
+    ranked = _RANKED[id(NORMAL_ORDER)]
+    trump_index = SUITS.index(trump)
+    runs = [_top_run(held, suit) for suit in ranked]
+    trump_run = runs[trump_index]
+    side_runs = sum(runs) - trump_run
     if contract in (C.BAUERNSCHNAPSER, C.KONTRABAUERNSCHNAPSER):
         return trump_run >= 2 and trump_run + side_runs >= 5 - slack
-    # Schnapser and Kontraschnapser: three sure tricks worth 66, trumps to stop the ruffs.
-    sure_points = sum(
-        CARD_POINTS[c]
-        for c in cards
-        if c[1] in "AT" and _run_from_top(cards, c[0], NORMAL_ORDER) >= (1 if c[1] == "A" else 2)
-    )
+    # Schnapser and Kontraschnapser: three sure tricks worth 66, trumps to stop the ruffs (the ace of a suit
+    # is sure when its run is one card long, the ten when it is two).
+    sure_points = sum(11 * (run >= 1) + 10 * (run >= 2) for run in runs)
     sure = trump_run + side_runs
     return trump_run >= 1 and sure >= 3 - slack and sure_points >= 40 - 10 * slack
 

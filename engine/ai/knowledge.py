@@ -19,7 +19,8 @@ from ..contracts import IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import STANDARD, Ruleset
 from ..state import PLAY, TRUMP
 from ..views import PlayerView
-from .compact import ALL_CARDS, BIT, INDEX, SUIT_MASK, SUIT_OF, Table, mask_of
+from .accelerator import compiled_copy
+from .compact import ALL_CARDS, BIT, INDEX, SUIT_MASK, SUIT_OF, Table, mask_of, shared_table
 
 C = Contract
 
@@ -48,7 +49,7 @@ def rules_of(view: PlayerView, rules: Ruleset | None) -> Ruleset:
 def table_of(view: PlayerView, rules: Ruleset) -> Table | None:
     if view.contract is None or view.declarer is None or view.contract in IMMEDIATE_CONTRACTS:
         return None
-    return Table(rules, view.contract, view.trump, view.declarer, view.sitting_out, view.multiplier)
+    return shared_table(rules, view.contract, view.trump, view.declarer, view.sitting_out, view.multiplier)
 
 
 def gather(view: PlayerView, rules: Ruleset) -> Knowledge:
@@ -323,3 +324,28 @@ class Sampler:
         if len(worlds) > limit or not worlds:
             return None
         return worlds
+
+
+# The accelerator (docs/ai.md, ``accelerator``): setup.py compiles a copy of this file with mypyc as
+# ``_knowledge_compiled``; while this file still has the hash written into it, its ``gather`` and ``Sampler``
+# replace the ones above (a compiled Sampler takes the compiled Knowledge that the compiled gather returns;
+# ``Knowledge`` here stays the pure class, which only types it).
+PureSampler = Sampler
+pure_gather = gather
+_compiled = compiled_copy(__name__, __file__)
+KIND = "pure" if _compiled is None else "compiled"
+if _compiled is not None:
+    globals()["gather"] = _compiled.gather
+    globals()["Sampler"] = _compiled.Sampler
+
+
+Implementation = tuple[Callable[[PlayerView, Ruleset], Knowledge], type[Sampler]]
+
+
+def implementations() -> dict[str, Implementation]:
+    """Every (gather, Sampler) pair this process has: "pure" always, "compiled" where the accelerator is
+    built and current."""
+    found: dict[str, Implementation] = {"pure": (pure_gather, PureSampler)}
+    if _compiled is not None:
+        found["compiled"] = (_compiled.gather, _compiled.Sampler)
+    return found

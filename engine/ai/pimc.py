@@ -12,15 +12,17 @@ of the machine. The first world is always solved in full.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, combinations, islice
 
 from ..actions import Action, Aufschlagen, Bid, ChooseTrump, Double, PlayCard
-from ..cards import DECK, NORMAL_ORDER, SUITS, partner_of, team_of
+from ..cards import DECK, NORMAL_ORDER, SUITS, team_of
 from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
@@ -190,6 +192,29 @@ def evaluate(
     unvalued (``NEVER``; see ``_evaluate_auction``)."""
     if view.seat is None or not view.legal:
         raise ValueError("the view's seat has no legal action")
+    with _without_cycle_collection():
+        return _evaluate(view, rules, seed, budget_ms, book, quick)
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """No cyclic garbage collection during a decision: its searches allocate millions of small objects
+    (transposition keys, move lists) and free them by reference counting, but the allocations alone set off
+    collections that walked the process's heap again and again (a tenth of the AI's CPU in a profile of
+    40 deals). Little cyclic garbage is made meanwhile; it is collected after the decision as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _evaluate(
+    view: PlayerView, rules: Ruleset | None, seed: int, budget_ms: int, book: bool, quick: bool
+) -> list[Evaluation]:
+    assert view.seat is not None
     rules = rules_of(view, rules)
     if len(view.legal) == 1:
         return [Evaluation(view.legal[0], 0.0, 0)]
@@ -449,7 +474,7 @@ def _declarer_plausible(
         dealt = knowledge.dealt_mask(declarer, hands[declarer])
         fits = judged.get(dealt)
         if fits is None:
-            fits = judged[dealt] = greedy.contract_fit(cards_of(dealt), contract, trump, strict=False)
+            fits = judged[dealt] = greedy.hand_fits(dealt, contract, trump, strict=False)
         return fits
 
     return plausible
@@ -514,22 +539,30 @@ def _evaluate_play(
     stream = _rejection_control(weighed(), rng, budget) if rejecting else weighed()
     tally = _Tally(len(moves))
     worlds = 0
-    # The tricks so far are the same in every world: tallied once, each world only brings its hands
-    # (``base`` is never changed in place, only copied per move).
-    moment = position_of(view, table, [0, 0, 0, 0])
+    # A move changes only the public state and the hand of the seat to act, which every world shares: each
+    # move is played once, on the tricks so far, and a world only brings the other seats' hands (the
+    # solver copies the hands it is given and changes nothing else of a position).
+    me = view.seat
+    after: list[
+        tuple[int | None, Position, int]
+    ] = []  # per move: the hand ends with this value, or the position after it (its hands per world)
+    for card, marriage in moves:
+        moved = position_of(view, table, [0, 0, 0, 0])
+        moved.hands[me] = mask_of(view.hand)
+        ended = apply_move(table, moved, card, marriage)
+        after.append((ended, moved, moved.hands[me]))
     for hands, weight in stream:
-        base = Position(hands, moment.to_act, moment.trick, moment.trick_no, moment.points, moment.tricks,
-                        moment.marriages)  # fmt: skip
         last, first_value = guess, None
+        world = list(hands)
         try:
             values: list[float] = []
-            for alive, (card, marriage) in zip(tally.alive, moves, strict=True):
+            for alive, (ended, pos, held) in zip(tally.alive, after, strict=True):
                 if not alive:
                     values.append(0.0)  # dropped: not read
                     continue
-                pos = base.copy()
-                ended = apply_move(table, pos, card, marriage)
                 if ended is None:
+                    world[me] = held
+                    pos.hands = world
                     # Null-window searches from the last value found: a world's moves mostly share it.
                     ended = budget.solve(solver, pos, worlds == 0, last)
                 last = ended
@@ -560,6 +593,12 @@ def _rejection_control(
             yield hands, ceiling
         elif budget is not None and budget.left <= 0:
             return
+
+
+# Greedy's card and the cards it chose from (None when forced) per deal, seat, its cards and the public
+# moment (``_play_likelihood``), kept for the decisions that follow, up to this many (then forgotten at once).
+JUDGEMENTS_KEPT = 50_000
+_judgements: dict[tuple[object, ...], tuple[str, int] | None] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -599,8 +638,23 @@ def _play_likelihood(
     agreement = GREEDY_AGREEMENT or 1.0
     # (play number, the seat's cards then) -> greedy's card and the cards to choose from (None when forced)
     chosen: dict[tuple[int, int], tuple[str, int] | None] = {}
+    deal_key = (rules, table.contract, table.trump, table.declarer, table.sitting_out)
 
     def greedy_card(
+        seat: int, held: int, trick: tuple[tuple[int, str], ...], witnessed: tuple[tuple[int, str], ...]
+    ) -> tuple[str, int] | None:
+        # The later decisions of a deal judge the same choices with the same cards again: the process
+        # remembers the judgements (a function of the key alone) for the decisions after this one.
+        key = (deal_key, seat, held, trick, witnessed)
+        try:
+            return _judgements[key]
+        except KeyError:
+            if len(_judgements) >= JUDGEMENTS_KEPT:
+                _judgements.clear()
+            judgement = _judgements[key] = judge(seat, held, trick, witnessed)
+            return judgement
+
+    def judge(
         seat: int, held: int, trick: tuple[tuple[int, str], ...], witnessed: tuple[tuple[int, str], ...]
     ) -> tuple[str, int] | None:
         if trick:
@@ -690,11 +744,6 @@ def naming_probability(dealt: int, suit: int, agreement: float) -> float:
 # --- contracts from the first lead -----------------------------------------------------------------------
 
 
-def contract_table(rules: Ruleset, contract: Contract, trump: str, declarer: int) -> Table:
-    sitting_out = partner_of(declarer) if contract in rules.partner_sits_out else None
-    return Table(rules, contract, trump, declarer, sitting_out)
-
-
 def play_out(rules: Ruleset, contract: Contract, trump: str, declarer: int, forehand: int,
              hands: list[int], solvers: dict[tuple[Contract, str, int], Solver], budget: _Budget,
              first: bool) -> int:  # fmt: skip
@@ -705,7 +754,7 @@ def play_out(rules: Ruleset, contract: Contract, trump: str, declarer: int, fore
     key = (contract, trump, declarer)
     solver = solvers.get(key)
     if solver is None:
-        solver = solvers[key] = Solver(contract_table(rules, contract, trump, declarer))
+        solver = solvers[key] = Solver(bidder.contract_table(rules, contract, trump, declarer))
     pos = Position(list(hands), solver.table.first_leader(forehand), [], 1, [0, 0], [0, 0], [0, 0])
     return budget.solve(solver, pos, first)
 

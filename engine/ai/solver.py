@@ -8,15 +8,11 @@ on the cards left, the leader and the scores, not on the order in which earlier 
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import os
 from functools import cache
-from pathlib import Path
-from types import ModuleType
 from typing import Final
 
 from ..cards import SUITS
+from .accelerator import compiled_copy
 from .compact import (
     ALL_TRICKS,
     BEGGAR,
@@ -32,6 +28,7 @@ from .compact import (
 )
 
 INFINITY: Final = 1000
+HAND: Final = (1 << 20) - 1  # one seat's 20 bits of a hands word (``Solver._node``)
 
 
 class Solver:
@@ -99,7 +96,7 @@ class Solver:
             alpha = -self.bound
         if beta is None:
             beta = self.bound
-        self.hands = list(pos.hands)
+        hands = pos.hands
         trick = pos.trick
         if trick:
             # ``compact.trick_winner`` and the trick's points, here so the compiled solver calls no Python
@@ -130,6 +127,8 @@ class Solver:
             pos.marriages[0],
             pos.marriages[1],
             self._trick_cards_mask(trick),
+            hands[0] | hands[1] << 20,
+            hands[2] | hands[3] << 20,
             alpha,
             beta,
         )
@@ -154,8 +153,11 @@ class Solver:
             mask |= 1 << card
         return mask
 
-    # The recursion passes the whole mutable state as arguments (hands excepted): local variables are the
-    # fastest storage CPython has, and nothing needs undoing except the hand of the seat that played.
+    # The recursion passes the whole mutable state as arguments: local variables are the fastest storage
+    # CPython has, nothing needs undoing, and the compiled solver keeps them as machine integers. The hands
+    # travel as two words, ``low`` (seats 0 and 1) and ``high`` (seats 2 and 3), 20 bits a seat: a seat's hand
+    # is ``(high if seat & 2 else low) >> 20 * (seat & 1) & HAND``, and they are the halves of the
+    # transposition key.
     def _node(
         self,
         seat: int,
@@ -172,33 +174,35 @@ class Solver:
         m0: int,
         m1: int,
         trick_mask: int,
+        low: int,
+        high: int,
         alpha: int,
         beta: int,
     ) -> int:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise SearchAborted
-        hands = self.hands
-        hand = hands[seat]
+        shift = 20 if seat & 1 else 0
+        hand = (high if seat & 2 else low) >> shift & HAND
         key = None
         entry = -1
         if in_trick == 0:
             if trick_no == 5:
-                return self._last_trick(seat, p0, p1, t0, t1, m0, m1)
+                return self._last_trick(seat, p0, p1, t0, t1, m0, m1, low, high)
             if self.normal:
-                low, high = self._normal_range(p0, p1, t0, t1, m0, m1)
-                if high <= alpha:
-                    return high
-                if low >= beta:
-                    return low
-                if low > alpha:
-                    alpha = low
-                if high < beta:
-                    beta = high
+                least, most = self._normal_range(p0, p1, t0, t1, m0, m1, low, high)
+                if most <= alpha:
+                    return most
+                if least >= beta:
+                    return least
+                if least > alpha:
+                    alpha = least
+                if most < beta:
+                    beta = most
             # Two integers below 2**62 (hands, scores, marriages, who leads, whether a team has a trick).
             key = (
-                hands[0] | hands[1] << 20 | m0 << 40 | m1 << 47 | (t0 > 0) << 54 | (t1 > 0) << 55,
-                hands[2] | hands[3] << 20 | seat << 40 | p0 << 42 | p1 << 49,
+                low | m0 << 40 | m1 << 47 | (t0 > 0) << 54 | (t1 > 0) << 55,
+                high | seat << 40 | p0 << 42 | p1 << 49,
             )
             entry = self.cache.get(key, -1)
             if entry >= 0:
@@ -215,7 +219,7 @@ class Solver:
             order_key = hand | seat << 20 | trick_no << 22
             moves = self.orders.get(order_key)
             if moves is None:
-                moves = self.orders[order_key] = self._lead_moves(seat, hand, trick_no)
+                moves = self.orders[order_key] = self._lead_moves(seat, hand, trick_no, _live(low, high))
         else:
             # Orders are remembered per solver: the same hand meets the same trick in many worlds.
             partner_wins = (win_seat ^ seat) & 1 == 0
@@ -225,7 +229,7 @@ class Solver:
                 legal = self.legal.get(legal_key, -1)
                 if legal < 0:
                     legal = self.legal[legal_key] = self._legal_mask(hand, led, win_card)
-                legal = self._drop_equivalent(legal, trick_mask)
+                legal = self._drop_equivalent(legal, _live(low, high) | trick_mask)
                 duck = seat == self.ducker
                 order_key = legal | win_card << 20 | partner_wins << 25 | last << 26 | 1 << 27 | duck << 28
                 moves = self.orders.get(order_key)
@@ -253,26 +257,29 @@ class Solver:
         for move in moves:
             card = move & 31
             marriage = move >> 5
+            bit = 1 << card
+            if seat & 2:
+                after_low, after_high = low, high ^ bit << shift
+            else:
+                after_low, after_high = low ^ bit << shift, high
             if marriage:
                 found = self._marriage(seat, marriage, p0, p1, t0, t1, m0, m1)
                 if found is None:
                     if seat & 1 == 0:
-                        value = self._lead_card(
-                            seat, card, trick_no, p0, p1, t0, t1, m0 + marriage, m1, alpha, beta
-                        )
+                        m0_after, m1_after = m0 + marriage, m1
                     else:
-                        value = self._lead_card(
-                            seat, card, trick_no, p0, p1, t0, t1, m0, m1 + marriage, alpha, beta
-                        )
+                        m0_after, m1_after = m0, m1 + marriage
+                    value = self._node(
+                        following, 1, self.suit_of[card], card, seat, card_points[card], trick_no,
+                        p0, p1, t0, t1, m0_after, m1_after, bit, after_low, after_high, alpha, beta,
+                    )  # fmt: skip
                 else:
                     value = found
             else:
-                bit = 1 << card
-                hands[seat] = hand ^ bit
                 if in_trick == 0:
                     value = self._node(
                         following, 1, self.suit_of[card], card, seat, card_points[card], trick_no,
-                        p0, p1, t0, t1, m0, m1, bit, alpha, beta,
+                        p0, p1, t0, t1, m0, m1, bit, after_low, after_high, alpha, beta,
                     )  # fmt: skip
                 else:
                     if beats[win_card] & bit:
@@ -285,7 +292,7 @@ class Solver:
                     if not last_of_trick:
                         value = self._node(
                             following, in_trick + 1, led, new_card, new_seat, points, trick_no,
-                            p0, p1, t0, t1, m0, m1, trick_mask | bit, alpha, beta,
+                            p0, p1, t0, t1, m0, m1, trick_mask | bit, after_low, after_high, alpha, beta,
                         )  # fmt: skip
                     else:
                         if new_seat & 1 == 0:
@@ -296,11 +303,10 @@ class Solver:
                         if ended is None:
                             value = self._node(
                                 new_seat, 0, -1, -1, -1, 0, trick_no + 1,
-                                q0, q1, u0, u1, m0, m1, 0, alpha, beta,
+                                q0, q1, u0, u1, m0, m1, 0, after_low, after_high, alpha, beta,
                             )  # fmt: skip
                         else:
                             value = ended
-                hands[seat] = hand
             if maximising:
                 if value > best:
                     best = value
@@ -329,18 +335,20 @@ class Solver:
             self.cache[key] = (lower + INFINITY) << 11 | (upper + INFINITY)
         return best
 
-    def _normal_range(self, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> tuple[int, int]:
+    def _normal_range(
+        self, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int, low: int, high: int
+    ) -> tuple[int, int]:
         """The values the normal game can still end with, at a trick boundary: a team that cannot reach
         66 any more (card points left plus the marriages its hands may still announce) wins at most the
         last trick (1); a team whose opponents hold a trick cannot win 3, nor 2 once they hold 33."""
         left = 120 - p0 - p1
-        if p0 + m0 + left < 66 and p0 + m0 + left + self._pending(0, 2) < 66:
+        if p0 + m0 + left < 66 and p0 + m0 + left + self._pending(low & HAND, high & HAND) < 66:
             high = 1
         elif t1 == 0:
             high = 3
         else:
             high = 2 if p1 + m1 < 33 else 1
-        if p1 + m1 + left < 66 and p1 + m1 + left + self._pending(1, 3) < 66:
+        if p1 + m1 + left < 66 and p1 + m1 + left + self._pending(low >> 20, high >> 20) < 66:
             low = -1
         elif t0 == 0:
             low = -3
@@ -368,16 +376,15 @@ class Solver:
             return trumps if self.undertrump else hand
         return hand
 
-    def _pending(self, seat: int, partner: int) -> int:
-        """The marriages a team's hands may still announce."""
-        hands = self.hands
+    def _pending(self, hand: int, partner: int) -> int:
+        """The marriages a team's two hands may still announce."""
         total = 0
         for pair, value in self.pairs:
-            if hands[seat] & pair == pair or hands[partner] & pair == pair:
+            if hand & pair == pair or partner & pair == pair:
                 total += value
         return total
 
-    def _lead_moves(self, seat: int, hand: int, trick_no: int) -> list[int]:
+    def _lead_moves(self, seat: int, hand: int, trick_no: int, live: int) -> list[int]:
         table = self.table
         options = table.marriage_options(seat, hand, trick_no)
         announced_suits = {suit for suit, _ in options}
@@ -388,7 +395,7 @@ class Solver:
                 moves.append((pair & -pair).bit_length() - 1 | value << 5)
         mask = hand
         if self.point_free:
-            mask = self._drop_equivalent(mask, 0)
+            mask = self._drop_equivalent(mask, live)
         # Strongest cards first (a Bettler declarer: weakest first): the likely best leads, so the window
         # narrows early (about an eighth fewer nodes in the normal game than suit-by-suit order).
         for card in self.duck_order if seat == self.ducker else self.lead_order:
@@ -414,10 +421,9 @@ class Solver:
             return _card_moves(rest, strongest_first=False) + _card_moves(winners, strongest_first=False)
         return _card_moves(winners, strongest_first=last) + _card_moves(rest, strongest_first=True)
 
-    def _drop_equivalent(self, mask: int, trick_mask: int) -> int:
-        """Keep one card of each run of cards that touch in rank among the live cards of its suit."""
-        hands = self.hands
-        live = hands[0] | hands[1] | hands[2] | hands[3] | trick_mask
+    def _drop_equivalent(self, mask: int, live: int) -> int:
+        """Keep one card of each run of cards that touch in rank among the ``live`` cards of its suit (those
+        in the hands and in the trick)."""
         heads = self.run_heads
         return (
             heads[0][(live & 31) << 5 | mask & 31]
@@ -446,35 +452,21 @@ class Solver:
             return sign * self.value
         return None
 
-    def _lead_card(
-        self, seat: int, card: int, trick_no: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int,
-        alpha: int, beta: int,
-    ) -> int:  # fmt: skip
-        hands = self.hands
-        bit = 1 << card
-        hands[seat] ^= bit
-        try:
-            return self._node(
-                self.next_seat[seat], 1, self.suit_of[card], card, seat, self.card_points[card], trick_no,
-                p0, p1, t0, t1, m0, m1, bit, alpha, beta,
-            )  # fmt: skip
-        finally:
-            hands[seat] ^= bit
-
-    def _last_trick(self, leader: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int) -> int:
+    def _last_trick(
+        self, leader: int, p0: int, p1: int, t0: int, t1: int, m0: int, m1: int, low: int, high: int
+    ) -> int:
         """Trick 5: every hand holds one card, so there is nothing left to choose."""
-        hands = self.hands
         beats = self.beats
         card_points = self.card_points
         next_seat = self.next_seat
-        card = hands[leader].bit_length() - 1
+        card = ((high if leader & 2 else low) >> (20 if leader & 1 else 0) & HAND).bit_length() - 1
         win_card = card
         win_seat = leader
         points = card_points[card]
         seat = leader
         for _ in range(self.players - 1):
             seat = next_seat[seat]
-            card = hands[seat].bit_length() - 1
+            card = ((high if seat & 2 else low) >> (20 if seat & 1 else 0) & HAND).bit_length() - 1
             if beats[win_card] >> card & 1:
                 win_card = card
                 win_seat = seat
@@ -566,33 +558,23 @@ def _run_heads(order: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(heads)
 
 
+def _live(low: int, high: int) -> int:
+    """The cards in the four hands of the two words ``low`` and ``high``."""
+    both = low | high
+    return (both | both >> 20) & HAND
+
+
 def _normal_base(loser_tricks: int, loser_total: int) -> int:
     if loser_tricks == 0:
         return 3
     return 2 if loser_total < 33 else 1
 
 
-# The accelerator (docs/ai.md): setup.py compiles a copy of this file with mypyc as ``_solver_compiled``,
-# with this file's SHA-256 in it. It replaces ``Solver`` below only while this file still has that hash, so
-# an edit here is never shadowed by a stale build: the edited pure Python runs until the next install.
+# The accelerator (docs/ai.md, ``accelerator``): setup.py compiles a copy of this file with mypyc as
+# ``_solver_compiled``. It replaces ``Solver`` below only while this file still has the hash written into
+# it, so an edit here is never shadowed by a stale build: the edited pure Python runs until the next install.
 PureSolver = Solver
-ACCELERATOR = "_solver_compiled"
-
-
-def _accelerator() -> ModuleType | None:
-    """The compiled copy of this very text, or None (not built, stale, or refused by the environment)."""
-    if os.environ.get("BAUERNSCHNAPSEN_PURE_SOLVER"):
-        return None
-    try:
-        compiled = importlib.import_module(f"{__name__.rpartition('.')[0]}.{ACCELERATOR}")
-    except ImportError:
-        return None
-    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return compiled if getattr(compiled, "SOURCE_SHA256", None) == digest else None
-
-
-# Only the pure module looks for its compiled copy (the copy itself is named ``_solver_compiled``).
-_compiled = _accelerator() if __name__.rpartition(".")[2] == "solver" else None
+_compiled = compiled_copy(__name__, __file__)
 KIND = "pure" if _compiled is None else "compiled"
 if _compiled is not None:
     globals()["Solver"] = _compiled.Solver
@@ -607,4 +589,3 @@ def solver_classes() -> dict[str, type[Solver]]:
 
 
 __all__ = ["INFINITY", "KIND", "SUITS", "PureSolver", "SearchAborted", "Solver", "solver_classes"]
-

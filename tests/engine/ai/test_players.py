@@ -206,3 +206,40 @@ def test_one_legal_action_needs_no_search() -> None:
     if not state.finished:
         _, evaluations = evaluate_actions(view_for(state, state.to_act), "pimc", 0, 150, rules)
         assert evaluations[0].worlds == 0
+
+
+def test_a_decision_pauses_cyclic_garbage_collection_and_restores_it_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    from engine.ai import pimc
+
+    state = new_deal(STANDARD, 0, deal_hands(5, 0))
+    view = view_for(state, state.to_act)
+    seen: list[bool] = []
+    decide = pimc._evaluate
+
+    def watched(*args):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return decide(*args)
+
+    monkeypatch.setattr(pimc, "_evaluate", watched)
+    assert gc.isenabled()
+    pimc.evaluate(view, budget_ms=5)
+    assert seen == [False] and gc.isenabled()
+
+    def failing(*args):  # type: ignore[no-untyped-def]
+        raise RuntimeError("search failed")
+
+    monkeypatch.setattr(pimc, "_evaluate", failing)
+    with pytest.raises(RuntimeError):
+        pimc.evaluate(view, budget_ms=5)
+    assert gc.isenabled()
+    gc.disable()  # a caller that paused it itself gets it back paused
+    try:
+        monkeypatch.setattr(pimc, "_evaluate", watched)
+        pimc.evaluate(view, budget_ms=5)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

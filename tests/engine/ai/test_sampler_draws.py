@@ -4,6 +4,7 @@ the worlds, and so every decision, are those of the plain call."""
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 
@@ -24,7 +25,8 @@ def _views(count: int):  # type: ignore[no-untyped-def]
 
 
 def _worlds(inline: bool, monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
-    monkeypatch.setattr(knowledge, "INLINE_DRAWS", inline)
+    # The module the sampler in use reads it from: its compiled copy where the accelerator runs.
+    monkeypatch.setattr(sys.modules[knowledge.Sampler.__module__], "INLINE_DRAWS", inline)
     worlds = []
     for index, view in enumerate(_views(60)):
         sampler = knowledge.Sampler(knowledge.gather(view, STANDARD), random.Random(index), None)
