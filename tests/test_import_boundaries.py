@@ -17,6 +17,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "engine": (),
     "bot/vocabulary.py": (),
     "bot/shards.py": (),  # which process serves which guild: a pure rule
+    "bot/tournament": (),  # a tournament's pairings and standings: pure rules
     "bot/render": ("PIL", "bot.vocabulary"),
     "bot/i18n": ("bot.vocabulary",),
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
