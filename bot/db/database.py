@@ -25,6 +25,7 @@ from .settings import GuildSettingsRepo
 from .sqlite import SqliteCore
 from .stats import StatsRepo
 from .tables import TablesRepo
+from .tournaments import TournamentsRepo
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class Database:
         self.privacy = PrivacyRepo(core)
         self.retention = RetentionRepo(core)
         self.meta = MetaRepo(core)
+        self.tournaments = TournamentsRepo(core)  # server tournaments (issue 30)
 
     @classmethod
     async def open(

@@ -26,9 +26,26 @@ TABLES: tuple[str, ...] = (
     "rating_history",
     "outbox",
     "click_inbox",
+    # server tournaments (issue 30)
+    "tournaments",
+    "tournament_signups",
+    "tournament_teams",
+    "tournament_forbidden",
+    "tournament_rounds",
+    "tournament_matches",
+    "tournament_log",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
-NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox", "click_inbox")
+NUMBERED: tuple[str, ...] = (
+    "game_tables",
+    "bummerl_results",
+    "outbox",
+    "click_inbox",
+    "tournaments",
+    "tournament_teams",
+    "tournament_matches",
+    "tournament_log",
+)
 
 
 async def row_counts(db: Database) -> dict[str, int]:
