@@ -23,7 +23,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
     "bot/ai_worker.py": ("engine", "bot.ai_processes"),
     "bot/ai_processes.py": ("engine",),
-    "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.cache", "bot.ai_worker", "openskill"),
+    "bot/game": (
+        "engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.cache", "bot.ai_worker", "openskill",
+        "bot.tournament",
+    ),
     # The admin commands and what opens their database: storage and settings, never discord.
     "bot/connect.py": ("bot.db", "bot.settings"),
     "bot/ratings.py": ("bot.game", "bot.db", "bot.settings", "bot.connect"),

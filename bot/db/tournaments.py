@@ -207,6 +207,15 @@ class TournamentsRepo(Repository):
         )
         return [_tournament(row) for row in rows]
 
+    async def latest_tournament(self, guild_id: int, channel_id: int) -> TournamentRow | None:
+        """The newest tournament of the channel: an open one before any finished or cancelled one."""
+        row = await self._core.fetch_one(
+            f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments WHERE guild_id = ? AND channel_id = ?"
+            " ORDER BY CASE WHEN status IN ('signup', 'running', 'paused') THEN 0 ELSE 1 END, id DESC LIMIT 1",
+            (guild_id, channel_id),
+        )
+        return None if row is None else _tournament(row)
+
     async def set_status(self, tournament_id: int, status: TournamentStatus, now: int) -> None:
         async with self._core.transaction():
             changed = await self._core.execute(
@@ -454,14 +463,19 @@ class TournamentsRepo(Repository):
         reason: str,
         now: int,
         game_points: tuple[int, int] | None = None,
+        forfeit: bool = False,
     ) -> None:
-        """The organiser sets a match's result, decided or not, with a reason kept in the log."""
+        """The organiser sets a match's result, decided or not, with a reason kept in the log. `forfeit`: the
+        loser did not play (no-show); its game points are then 0 for both unless given."""
         async with self._core.transaction():
             await self._core.execute(
                 "UPDATE tournament_matches SET status = 'pending', decided_by = NULL WHERE id = ? AND tournament_id = ?",
                 (match_id, tournament_id),
             )
-            await self.decide_match(match_id, winner_team, "organiser", now, game_points=game_points)
+            if forfeit and game_points is None:
+                game_points = (0, 0)
+            decided_by: DecidedBy = "forfeit" if forfeit else "organiser"
+            await self.decide_match(match_id, winner_team, decided_by, now, game_points=game_points)
             await self.add_log(
                 tournament_id, actor_id=actor_id, action="result", reason=reason, now=now, match_id=match_id
             )

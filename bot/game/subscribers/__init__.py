@@ -15,8 +15,10 @@ from bot.game.events import Subscriber
 
 from .accounting import DealAccounting
 from .announcing import Announcing
+from .tournament import TournamentResults
 
 SUBSCRIBERS: tuple[Callable[[Database], Subscriber], ...] = (
     DealAccounting,
     Announcing,
+    TournamentResults,  # server tournaments (issue 30)
 )

@@ -1,0 +1,214 @@
+"""A tournament run by the service, Discord-free: sign-up, teams, each match at a table of its own whose
+Bummerl the subscriber counts, a forfeit set by hand, the rounds moving on by themselves, standings and the
+winner, ratings moved; and a restart in the middle of a round that picks every match up."""
+
+from __future__ import annotations
+
+import re
+from itertools import count
+from typing import Any
+
+import pytest
+
+from bot.db import Database
+from bot.db.tournaments import MatchRow, TournamentRow
+from bot.game.errors import UserError
+from bot.game.service import TableService
+from bot.game.tournaments import Place, TournamentService, results_by_round
+from bot.tournament import standings
+from tests.bot.game.conftest import Clock
+from tests.bot.game.test_service import play_deal
+
+GUILD, CHANNEL, ORGANISER = 1, 700, 99
+PEOPLE = {user: f"p{user}" for user in range(21, 29)}  # eight people: four teams
+
+
+class Places:
+    """The shell's part, made up: each match's table opens in a channel of its own."""
+
+    def __init__(self) -> None:
+        self.channels = count(1000)
+        self.opened: list[int] = []
+
+    async def __call__(self, tournament: TournamentRow, match: MatchRow, language: str) -> Place:
+        self.opened.append(match.id)
+        return Place(next(self.channels), CHANNEL, language)
+
+
+async def create(runner: TournamentService, **changes: Any) -> TournamentRow:
+    options: dict[str, Any] = dict(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        organiser_id=ORGANISER,
+        name="  Saturday   Cup ",
+        format="swiss",
+        swiss_rounds=3,
+        best_of=1,
+        preset="standard",
+        rule_changes={"target": 6},
+        turn_seconds=60,
+    )
+    return await runner.create(**(options | changes))
+
+
+async def signed_up(runner: TournamentService, **changes: Any) -> TournamentRow:
+    tournament = await create(runner, **changes)
+    # 21 and 22 come as a pair; 23..28 alone, paired in sign-up order.
+    await runner.sign_up(tournament, 21, PEOPLE[21], 22)
+    for user in range(22, 29):
+        await runner.sign_up(tournament, user, PEOPLE[user], None if user != 22 else 21)
+    return tournament
+
+
+async def play_bummerl(service: TableService, table_id: int) -> None:
+    table = service.snapshot(table_id)
+    assert table is not None
+    while table.status == "playing":
+        outcome = await play_deal(service, table)
+        table = outcome.table
+
+
+async def play_round(
+    service: TableService, db: Database, tournament: TournamentRow, skip: int | None = None
+) -> None:
+    """Play every match of the current round that has a table (but `skip`'s) to its end."""
+    rounds = await db.tournaments.rounds(tournament.id)
+    for match in await db.tournaments.matches(tournament.id, rounds[-1][0]):
+        if match.table_id is not None and match.id != skip and not match.done:
+            await play_bummerl(service, match.table_id)
+
+
+async def test_a_three_round_swiss_runs_to_its_winner_with_a_forfeit_and_a_restart(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    assert tournament.name == "Saturday Cup"
+    teams, left, _ = await runner.begin(tournament)
+    assert [team.members for team in teams] == [(21, 22), (23, 24), (25, 26), (27, 28)] and left == []
+    assert [team.name for team in teams][:2] == ["p21 & p22", "p23 & p24"]
+    places = Places()
+
+    assert await runner.drive(service, tournament.id, places) == []
+    assert len(places.opened) == 2, "each match of round 1 at a table of its own"
+    for match in await db.tournaments.matches(tournament.id, 1):
+        assert match.status == "playing" and match.table_id is not None
+        table = service.snapshot(match.table_id)
+        assert table is not None and table.status == "playing"
+        assert [seat.user_id for seat in table.seats if seat is not None] == [
+            teams[[t.id for t in teams].index(match.first_team)].first_user_id,
+            teams[[t.id for t in teams].index(match.second_team)].first_user_id,  # type: ignore[arg-type]
+            teams[[t.id for t in teams].index(match.first_team)].second_user_id,
+            teams[[t.id for t in teams].index(match.second_team)].second_user_id,  # type: ignore[arg-type]
+        ]
+        assert table.rules.target == 6
+
+    await play_round(service, db, tournament)
+    reports = await runner.drive(service, tournament.id, places)
+    assert [report.ended_round for report in reports] == [1]
+    round_1 = await db.tournaments.matches(tournament.id, 1)
+    assert all(m.done and m.decided_by == "play" for m in round_1)
+    assert all(service.snapshot(m.table_id or 0) is None for m in round_1), "decided matches' tables closed"
+
+    # Round 2: one match is played; the other's second team does not show: the organiser gives it away.
+    _, no_show = await db.tournaments.matches(tournament.id, 2)
+    await play_round(service, db, tournament, skip=no_show.id)
+    # A restart now: a new service restores the tables from storage, the drive picks everything up.
+    restarted = TableService(db, clock=clock, seed_source=count(100).__next__)
+    await restarted.restorer.restore_all()
+    assert await runner.drive(restarted, tournament.id, places) == []
+    seeds = {team.id: team.seed for team in teams}
+    with pytest.raises(UserError):
+        outsider = next(
+            seed for team, seed in seeds.items() if team not in (no_show.first_team, no_show.second_team)
+        )
+        await runner.set_result(
+            tournament, no_show.id, outsider, actor_id=ORGANISER, reason="no show", forfeit=True
+        )
+    await runner.set_result(
+        tournament,
+        no_show.id,
+        seeds[no_show.first_team],
+        actor_id=ORGANISER,
+        reason="  no   show ",
+        forfeit=True,
+    )
+    reports = await runner.drive(restarted, tournament.id, places)
+    assert [report.ended_round for report in reports] == [2]
+    assert restarted.snapshot(no_show.table_id or 0) is None, "the forfeited match's table is closed"
+    forfeited = (await db.tournaments.matches(tournament.id, 2))[1]
+    assert (forfeited.decided_by, forfeited.first_game_points, forfeited.second_game_points) == (
+        "forfeit",
+        0,
+        0,
+    )
+    assert [(e.action, e.reason) for e in await db.tournaments.log(tournament.id)] == [("result", "no show")]
+
+    await play_round(restarted, db, tournament)
+    reports = await runner.drive(restarted, tournament.id, places)
+    assert [(report.ended_round, report.finished) for report in reports] == [(3, True)]
+    assert (await db.tournaments.get_tournament(tournament.id)).status == "finished"
+    matches = await db.tournaments.matches(tournament.id)
+    assert len(matches) == 6 and len(places.opened) == 6
+    met = [frozenset((m.first_team, m.second_team)) for m in matches]
+    assert len(set(met)) == 6, "no rematch in a 3-round Swiss of 4 teams"
+
+    table = await runner.standings(tournament.id)
+    expected = standings([t.id for t in teams], [r for rr in results_by_round(matches) for r in rr])
+    assert [standing for standing, _ in table] == list(expected)
+    assert reports[0].winner is not None and reports[0].winner.id == table[0][0].team
+    assert sum(standing.points for standing, _ in table) == 6
+    rated = await db.ratings.get_ratings(GUILD, PEOPLE)
+    assert sorted(rated) == sorted(PEOPLE), "tournament Bummerl are rated like any other"
+
+
+async def test_best_of_three_plays_on_at_the_same_table_until_a_team_has_two(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner, best_of=3, format="elimination")
+    await runner.begin(tournament)
+    places = Places()
+    await runner.drive(service, tournament.id, places)
+    match = (await db.tournaments.matches(tournament.id, 1))[0]
+    assert match.table_id is not None
+    bummerl = 0
+    while not (match := (await db.tournaments.matches(tournament.id, 1))[0]).done:
+        await play_bummerl(service, match.table_id)  # type: ignore[arg-type]
+        bummerl += 1
+        await runner.drive(service, tournament.id, places)
+    assert 2 <= bummerl <= 3 and max(match.first_bummerl, match.second_bummerl) == 2
+    assert match.first_bummerl + match.second_bummerl == bummerl
+
+
+async def test_only_the_organiser_or_a_manager_starts_and_sign_up_closes_at_the_start(
+    db: Database, clock: Clock
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    with pytest.raises(UserError, match=re.escape("tournament.error.organiser_only")):
+        runner.check_organiser(tournament, 21, manages_server=False)
+    runner.check_organiser(tournament, 21, manages_server=True)
+    runner.check_organiser(tournament, ORGANISER, manages_server=False)
+    with pytest.raises(UserError, match=re.escape("tournament.error.channel_busy")):
+        await create(runner)
+    await runner.begin(tournament)
+    with pytest.raises(UserError, match=re.escape("tournament.error.signup_closed")):
+        await runner.sign_up(tournament, 40, "late", None)
+    with pytest.raises(UserError, match=re.escape("tournament.error.started")):
+        await runner.begin(tournament)
+
+
+async def test_bad_values_and_too_few_teams_are_refused(db: Database, clock: Clock) -> None:
+    runner = TournamentService(db, clock)
+    with pytest.raises(UserError, match=re.escape("tournament.error.bad_rounds")):
+        await create(runner, swiss_rounds=0)
+    with pytest.raises(UserError, match=re.escape("error.bad_target")):
+        await create(runner, rule_changes={"target": 2})
+    with pytest.raises(UserError, match=re.escape("tournament.error.bad_name")):
+        await create(runner, name="   ")
+    tournament = await create(runner)
+    await runner.sign_up(tournament, 21, "a", None)
+    await runner.sign_up(tournament, 22, "b", None)
+    with pytest.raises(UserError, match=re.escape("tournament.error.too_few_teams")):
+        await runner.begin(tournament)
