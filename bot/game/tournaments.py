@@ -302,6 +302,11 @@ class TournamentService:
             if tournament.status != "running":
                 return reports
             rounds = await self.db.tournaments.rounds(tournament_id)
+            # First the tables of decided matches of any round: a match decided just before its round was
+            # ended (by hand, while the last pass ran) is closed before the next round seats its players.
+            for match in await self.db.tournaments.matches(tournament_id):
+                if match.done and match.table_id is not None and tables.snapshot(match.table_id) is not None:
+                    await tables.close(match.table_id, reason_key="notice.closed_finished")
             for match in await self.db.tournaments.matches(tournament_id, rounds[-1][0] if rounds else 0):
                 try:
                     await self._drive_match(tables, tournament, match, open_place)
@@ -319,11 +324,7 @@ class TournamentService:
         self, tables: TableCore, tournament: TournamentRow, match: MatchRow, open_place: OpenPlace
     ) -> None:
         table = tables.snapshot(match.table_id) if match.table_id is not None else None
-        if match.done:
-            if table is not None:  # decided (by its last Bummerl, or by hand while it played)
-                await tables.close(table.id, reason_key="notice.closed_finished")
-            return
-        if match.second_team is None:
+        if match.done or match.second_team is None:  # decided: its table was closed above
             return
         plan = await self.seat_plan(tournament, match)
         if match.table_id is None:

@@ -12,6 +12,7 @@ from discord.app_commands import TranslationContext, TranslationContextLocation,
 
 from bot.i18n import catalogue
 from bot.schnapsen.cog import SchnapsenCog
+from bot.schnapsen.tournaments import TournamentCommands
 from bot.schnapsen.translator import CatalogueTranslator, key_for
 from bot.settings import Settings
 
@@ -31,6 +32,7 @@ async def synced_payload() -> dict[str, Any]:
     """The /schnapsen group as CommandTree.sync would send it, localisations included."""
     bot = SimpleNamespace(service=None, settings=Settings(token="unused"))
     cog = SchnapsenCog(bot)  # type: ignore[arg-type]
+    cog.app_command.add_command(TournamentCommands(None))  # type: ignore[arg-type]  # the tournaments' extension adds it
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     tree.add_command(cog.app_command)
     await tree.set_translator(CatalogueTranslator())
