@@ -77,6 +77,14 @@ def results_by_round(matches: Sequence[MatchRow]) -> list[list[MatchResult]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
+def checked_reason(reason: str) -> str:
+    """The organiser's reason for the log: required, on one line, at most 200 characters."""
+    reason = " ".join(reason.split())[:200]
+    if not reason:
+        raise UserError("tournament.error.reason_needed")
+    return reason
+
+
 @dataclass(frozen=True, slots=True)
 class Advanced:
     """What `advance` did: `ended_round` the round it ended (0: none, the round still plays), then either the
@@ -266,9 +274,7 @@ class TournamentService:
         forfeit: bool,
     ) -> MatchRow:
         """The organiser decides a match by hand (`winner_seed` None: both lose), with a reason for the log."""
-        reason = " ".join(reason.split())[:200]
-        if not reason:
-            raise UserError("tournament.error.reason_needed")
+        reason = checked_reason(reason)
         match = next((m for m in await self.db.tournaments.matches(tournament.id) if m.id == match_id), None)
         if match is None or match.second_team is None:
             raise UserError("tournament.error.no_such_match")
@@ -281,6 +287,61 @@ class TournamentService:
         )
         updated = next(m for m in await self.db.tournaments.matches(tournament.id) if m.id == match_id)
         return updated
+
+    async def cancel(
+        self, tables: TableCore, tournament: TournamentRow, *, actor_id: int, reason: str
+    ) -> None:
+        """The organiser calls the tournament off: no more rounds; the tables of undecided matches close.
+        The results so far stay stored; the reason is kept in the log."""
+        reason = checked_reason(reason)
+        if tournament.status not in ("signup", "running", "paused"):
+            raise UserError("tournament.error.not_running")
+        async with self.db.transaction():
+            await self.db.tournaments.set_status(tournament.id, "cancelled", self.now())
+            await self.db.tournaments.add_log(
+                tournament.id,
+                actor_id=actor_id,
+                action="status",
+                reason=f"cancelled: {reason}",
+                now=self.now(),
+            )
+        for match in await self.db.tournaments.matches(tournament.id):
+            if match.table_id is not None and tables.snapshot(match.table_id) is not None:
+                await tables.close(match.table_id, reason_key="notice.closed_by")
+
+    async def remove_team(
+        self, tournament: TournamentRow, seed: int, *, actor_id: int, reason: str
+    ) -> TeamRow:
+        """The organiser takes a team out: it is paired no more (a match it is playing is the organiser's to
+        decide); its results stay and count in its opponents' Buchholz. Logged with the reason."""
+        reason = checked_reason(reason)
+        if tournament.status not in ("running", "paused"):
+            raise UserError("tournament.error.not_running")
+        team = await self._team_numbered(tournament, seed)
+        await self.db.tournaments.remove_team(
+            tournament.id, team.id, actor_id=actor_id, reason=reason, now=self.now()
+        )
+        return team
+
+    async def forbid(
+        self, tournament: TournamentRow, first_seed: int, second_seed: int, *, actor_id: int
+    ) -> None:
+        """The organiser forbids two teams to meet in any later Swiss round. Logged."""
+        if tournament.status not in ("running", "paused") or tournament.format != "swiss":
+            raise UserError("tournament.error.not_running")
+        first = await self._team_numbered(tournament, first_seed)
+        second = await self._team_numbered(tournament, second_seed)
+        if first.id == second.id:
+            raise UserError("tournament.error.no_such_team")
+        await self.db.tournaments.forbid(
+            tournament.id, first.id, second.id, actor_id=actor_id, now=self.now()
+        )
+
+    async def _team_numbered(self, tournament: TournamentRow, seed: int) -> TeamRow:
+        team = next((t for t in await self.db.tournaments.teams(tournament.id) if t.seed == seed), None)
+        if team is None:
+            raise UserError("tournament.error.no_such_team")
+        return team
 
     async def get(self, tournament_id: int) -> TournamentRow | None:
         try:

@@ -296,6 +296,59 @@ class TournamentCommands(app_commands.Group):
         await answer(interaction, t(language_of(interaction), "reply.tournament_result"))
         self.runner.schedule(tournament.id)
 
+    @app_commands.command(
+        name="cancel",
+        description=_("Call the tournament off (the organiser)", key="command.tournament.cancel"),
+    )
+    @app_commands.describe(reason=_("Why (kept in the tournament's log)", key="command.option.reason"))
+    async def cancel(self, interaction: Interaction, reason: app_commands.Range[str, 1, 200]) -> None:
+        await thinking(interaction)
+        tournament = await self.runner.here(interaction)
+        runner = self.runner.tournaments
+        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        await runner.cancel(
+            interaction.client.service, tournament, actor_id=interaction.user.id, reason=reason
+        )
+        lang = await self.runner.channel_language(tournament)
+        await self.runner.post(tournament, t(lang, "tournament.cancelled", name=tournament.name))
+        await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
+
+    @app_commands.command(
+        name="remove",
+        description=_("Take a team out of the tournament (the organiser)", key="command.tournament.remove"),
+    )
+    @app_commands.describe(
+        team=_("The team's number (as the standings show it)", key="command.option.team"),
+        reason=_("Why (kept in the tournament's log)", key="command.option.reason"),
+    )
+    async def remove(
+        self, interaction: Interaction, team: int, reason: app_commands.Range[str, 1, 200]
+    ) -> None:
+        await thinking(interaction)
+        tournament = await self.runner.here(interaction)
+        runner = self.runner.tournaments
+        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        await runner.remove_team(tournament, team, actor_id=interaction.user.id, reason=reason)
+        await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
+
+    @app_commands.command(
+        name="forbid",
+        description=_(
+            "Two teams shall not meet in a later Swiss round (the organiser)", key="command.tournament.forbid"
+        ),
+    )
+    @app_commands.describe(
+        first=_("The team's number (as the standings show it)", key="command.option.team"),
+        second=_("The other team's number", key="command.option.other_team"),
+    )
+    async def forbid(self, interaction: Interaction, first: int, second: int) -> None:
+        await thinking(interaction)
+        tournament = await self.runner.here(interaction)
+        runner = self.runner.tournaments
+        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        await runner.forbid(tournament, first, second, actor_id=interaction.user.id)
+        await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
+
 
 def manages_server(interaction: Interaction) -> bool:
     return bool(interaction.permissions and interaction.permissions.manage_guild)

@@ -212,3 +212,69 @@ async def test_bad_values_and_too_few_teams_are_refused(db: Database, clock: Clo
     await runner.sign_up(tournament, 22, "b", None)
     with pytest.raises(UserError, match=re.escape("tournament.error.too_few_teams")):
         await runner.begin(tournament)
+
+
+async def test_a_removed_team_is_paired_no_more_and_forbidden_teams_never_meet(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    teams, _, _ = await runner.begin(tournament)
+    places = Places()
+    await runner.drive(service, tournament.id, places)
+    (first, second) = await db.tournaments.matches(tournament.id, 1)
+    seeds = {team.id: team.seed for team in teams}
+    # Round 2 would pair the winners, and the losers; forbid the losers' meeting, then remove a team.
+    await play_round(service, db, tournament)
+    running = await db.tournaments.get_tournament(tournament.id)
+    with pytest.raises(UserError, match=re.escape("tournament.error.no_such_team")):
+        await runner.remove_team(running, 9, actor_id=ORGANISER, reason="typo")
+    with pytest.raises(UserError, match=re.escape("tournament.error.reason_needed")):
+        await runner.remove_team(running, 1, actor_id=ORGANISER, reason="   ")
+    decided = await db.tournaments.matches(tournament.id, 1)
+    losers = [m.second_team if m.winner_team == m.first_team else m.first_team for m in decided]
+    winners = [m.winner_team for m in decided]
+    await runner.forbid(running, seeds[losers[0]], seeds[losers[1]], actor_id=ORGANISER)  # type: ignore[index]
+    await runner.drive(service, tournament.id, places)
+    round_2 = await db.tournaments.matches(tournament.id, 2)
+    met = {frozenset((m.first_team, m.second_team)) for m in round_2}
+    assert frozenset(losers) not in met, "the forbidden pairing was not made"
+    assert frozenset((first.first_team, first.second_team)) not in met, "no rematch either"
+    assert frozenset((second.first_team, second.second_team)) not in met
+
+    removed = await runner.remove_team(
+        running, seeds[winners[0]], actor_id=ORGANISER, reason="left the server"
+    )  # type: ignore[index]
+    # Its round-2 match is the organiser's to decide; round 3 then pairs the three others (one has a bye).
+    its_match = next(m for m in round_2 if removed.id in (m.first_team, m.second_team))
+    other = next(m for m in round_2 if m.id != its_match.id)
+    opponent = its_match.second_team if its_match.first_team == removed.id else its_match.first_team
+    await runner.set_result(
+        running, its_match.id, seeds[opponent], actor_id=ORGANISER, reason="removed", forfeit=True
+    )  # type: ignore[index]
+    await play_bummerl(service, other.table_id)  # type: ignore[arg-type]
+    await runner.drive(service, tournament.id, places)
+    round_3 = await db.tournaments.matches(tournament.id, 3)
+    assert removed.id not in {team for m in round_3 for team in (m.first_team, m.second_team)}
+    assert sum(1 for m in round_3 if m.second_team is None) == 1
+    assert removed.id not in {team.id for _, team in await runner.standings(tournament.id)}
+    assert [e.action for e in await db.tournaments.log(tournament.id)] == ["forbid", "remove", "result"]
+
+
+async def test_a_cancelled_tournament_closes_its_tables_and_pairs_no_more(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    await runner.drive(service, tournament.id, Places())
+    running = await db.tournaments.get_tournament(tournament.id)
+    await runner.cancel(service, running, actor_id=ORGANISER, reason="the server is moving")
+    assert (await db.tournaments.get_tournament(tournament.id)).status == "cancelled"
+    assert service.open_tables() == []
+    assert await runner.drive(service, tournament.id, Places()) == []
+    with pytest.raises(UserError, match=re.escape("tournament.error.not_running")):
+        await runner.cancel(
+            service, await db.tournaments.get_tournament(tournament.id), actor_id=ORGANISER, reason="again"
+        )
+    assert [e.reason for e in await db.tournaments.log(tournament.id)] == ["cancelled: the server is moving"]
