@@ -132,6 +132,13 @@ class TournamentCommands(app_commands.Group):
     ) -> None:
         await report_error(interaction, error)
 
+    async def organised(self, interaction: Interaction) -> TournamentRow:
+        """Acknowledge, then the channel's tournament if the user is its organiser (or manages the server)."""
+        await thinking(interaction)
+        tournament = await self.runner.here(interaction)
+        self.runner.tournaments.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        return tournament
+
     @app_commands.command(
         name="create",
         description=_("Create a tournament in this channel (Manage Server)", key="command.tournament.create"),
@@ -223,9 +230,7 @@ class TournamentCommands(app_commands.Group):
         description=_("Close the sign-up and start round 1 (the organiser)", key="command.tournament.start"),
     )
     async def start(self, interaction: Interaction) -> None:
-        await thinking(interaction)
-        tournament = await self.runner.here(interaction)
-        self.runner.tournaments.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        tournament = await self.organised(interaction)
         teams, left, matches = await self.runner.tournaments.begin(tournament)
         lang = await self.runner.channel_language(tournament)
         by_id = {team.id: team for team in teams}
@@ -282,10 +287,8 @@ class TournamentCommands(app_commands.Group):
         winner: int | None = None,
         forfeit: bool = False,
     ) -> None:
-        await thinking(interaction)
-        tournament = await self.runner.here(interaction)
+        tournament = await self.organised(interaction)
         runner = self.runner.tournaments
-        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
         if tournament.status not in ("running", "paused"):
             raise UserError("tournament.error.not_running")
         await runner.set_result(
@@ -302,10 +305,8 @@ class TournamentCommands(app_commands.Group):
     )
     @app_commands.describe(reason=_("Why (kept in the tournament's log)", key="command.option.reason"))
     async def cancel(self, interaction: Interaction, reason: app_commands.Range[str, 1, 200]) -> None:
-        await thinking(interaction)
-        tournament = await self.runner.here(interaction)
+        tournament = await self.organised(interaction)
         runner = self.runner.tournaments
-        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
         await runner.cancel(
             interaction.client.service, tournament, actor_id=interaction.user.id, reason=reason
         )
@@ -324,10 +325,8 @@ class TournamentCommands(app_commands.Group):
     async def remove(
         self, interaction: Interaction, team: int, reason: app_commands.Range[str, 1, 200]
     ) -> None:
-        await thinking(interaction)
-        tournament = await self.runner.here(interaction)
+        tournament = await self.organised(interaction)
         runner = self.runner.tournaments
-        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
         await runner.remove_team(tournament, team, actor_id=interaction.user.id, reason=reason)
         await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
 
@@ -342,10 +341,8 @@ class TournamentCommands(app_commands.Group):
         second=_("The other team's number", key="command.option.other_team"),
     )
     async def forbid(self, interaction: Interaction, first: int, second: int) -> None:
-        await thinking(interaction)
-        tournament = await self.runner.here(interaction)
+        tournament = await self.organised(interaction)
         runner = self.runner.tournaments
-        runner.check_organiser(tournament, interaction.user.id, manages_server(interaction))
         await runner.forbid(tournament, first, second, actor_id=interaction.user.id)
         await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
 
