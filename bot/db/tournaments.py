@@ -26,6 +26,14 @@ class TournamentNotFound(StorageError):
         self.tournament_id = tournament_id
 
 
+class InTournament(StorageError):
+    """The person plays in a tournament that is running (or paused): forgetting them waits for its end."""
+
+    def __init__(self, tournament_id: int) -> None:
+        super().__init__(f"the person plays in tournament {tournament_id}, which is running")
+        self.tournament_id = tournament_id
+
+
 class SignupClosed(StorageError):
     """The tournament takes no sign-ups (it started, ended or was cancelled)."""
 
@@ -506,6 +514,63 @@ class TournamentsRepo(Repository):
             (tournament_id,),
         )
         return [LogRow(**dict(row)) for row in rows]
+
+    async def forget_person(self, user_id: int, pseudonym: int, removed_name: str) -> int:
+        """Inside the caller's transaction (bot/db/privacy.py): withdraw the person's sign-ups to tournaments
+        not yet started; in ended ones (and teams removed from running ones) give them `pseudonym` and
+        `removed_name`, their team's name rebuilt; as organiser or in the log, id 0. Rows changed. Raises
+        `InTournament`, changing nothing, while they play in a running or paused tournament."""
+        async with self._core.transaction():
+            playing = await self._core.fetch_one(
+                "SELECT t.id FROM tournament_teams m JOIN tournaments t ON t.id = m.tournament_id"
+                " WHERE t.status IN ('running', 'paused') AND m.removed = 0"
+                " AND ?1 IN (m.first_user_id, m.second_user_id)",
+                (user_id,),
+            )
+            if playing is not None:
+                raise InTournament(int(playing["id"]))
+            changed = await self._core.execute(
+                "DELETE FROM tournament_signups WHERE user_id = ? AND tournament_id IN"
+                " (SELECT id FROM tournaments WHERE status = 'signup')",
+                (user_id,),
+            )
+            changed += await self._core.execute(
+                "UPDATE tournament_signups SET partner_id = NULL WHERE partner_id = ? AND tournament_id IN"
+                " (SELECT id FROM tournaments WHERE status = 'signup')",
+                (user_id,),
+            )
+            changed += await self._core.execute(
+                "UPDATE tournament_signups SET user_id = ?1, display_name = ?2 WHERE user_id = ?3",
+                (pseudonym, removed_name, user_id),
+            )
+            changed += await self._core.execute(
+                "UPDATE tournament_signups SET partner_id = ?1 WHERE partner_id = ?2", (pseudonym, user_id)
+            )
+            teams = await self._core.fetch_all(
+                f"SELECT {_TEAM_COLUMNS} FROM tournament_teams WHERE ?1 IN (first_user_id, second_user_id)",
+                (user_id,),
+            )
+            for team in map(_team, teams):
+                names = {
+                    row["user_id"]: row["display_name"]
+                    for row in await self._core.fetch_all(
+                        "SELECT user_id, display_name FROM tournament_signups WHERE tournament_id = ?",
+                        (team.tournament_id,),
+                    )
+                }
+                members = [pseudonym if member == user_id else member for member in team.members]
+                name = " & ".join(names.get(member, removed_name) for member in members)
+                changed += await self._core.execute(
+                    "UPDATE tournament_teams SET first_user_id = ?, second_user_id = ?, name = ? WHERE id = ?",
+                    (members[0], members[1], name, team.id),
+                )
+            changed += await self._core.execute(
+                "UPDATE tournaments SET organiser_id = 0 WHERE organiser_id = ?", (user_id,)
+            )
+            changed += await self._core.execute(
+                "UPDATE tournament_log SET actor_id = 0 WHERE actor_id = ?", (user_id,)
+            )
+        return changed
 
     async def _status(self, tournament_id: int) -> TournamentStatus:
         row = await self._core.fetch_one("SELECT status FROM tournaments WHERE id = ?", (tournament_id,))

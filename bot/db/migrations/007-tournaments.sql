@@ -24,11 +24,13 @@ CREATE TABLE tournaments (
 
 CREATE INDEX tournaments_open ON tournaments (guild_id) WHERE status IN ('signup', 'running', 'paused');
 
+-- A person forgotten on request (bot/db/privacy.py) keeps a negative pseudonym in a tournament's sign-ups and
+-- teams, and the name "(removed)".
 CREATE TABLE tournament_signups (
     tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
-    user_id       INTEGER NOT NULL CHECK (user_id > 0),
+    user_id       INTEGER NOT NULL CHECK (user_id <> 0),
     display_name  TEXT    NOT NULL,
-    partner_id    INTEGER CHECK (partner_id > 0),  -- NULL: alone, to be paired with another single
+    partner_id    INTEGER CHECK (partner_id <> 0),  -- NULL: alone, to be paired with another single
     signed_at     INTEGER NOT NULL,
     PRIMARY KEY (tournament_id, user_id)
 ) STRICT;
@@ -37,8 +39,8 @@ CREATE TABLE tournament_teams (
     id             INTEGER PRIMARY KEY AUTOINCREMENT,
     tournament_id  INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
     seed           INTEGER NOT NULL CHECK (seed >= 1),
-    first_user_id  INTEGER NOT NULL CHECK (first_user_id > 0),
-    second_user_id INTEGER NOT NULL CHECK (second_user_id > 0),
+    first_user_id  INTEGER NOT NULL CHECK (first_user_id <> 0),
+    second_user_id INTEGER NOT NULL CHECK (second_user_id <> 0),
     name           TEXT    NOT NULL,
     removed        INTEGER NOT NULL DEFAULT 0 CHECK (removed IN (0, 1)),
     UNIQUE (tournament_id, seed)

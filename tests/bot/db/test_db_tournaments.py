@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from bot.db import Database
-from bot.db.tournaments import SignupClosed, TournamentNotFound, TournamentRow
+from bot.db.tournaments import InTournament, SignupClosed, TournamentNotFound, TournamentRow
 from tests.bot.db.conftest import INTEGRITY_ERRORS, MakeTable
 
 GUILD, CHANNEL, ORGANISER = 1, 900, 5
+PSEUDONYM = -1_000_123
 
 
 async def new_tournament(db: Database, **changes: object) -> TournamentRow:
@@ -167,3 +168,33 @@ async def test_a_restart_mid_round_finds_the_tournament_its_teams_matches_tables
         assert playing is not None and playing.status == "playing"
     finally:
         await reopened.close()
+
+
+async def test_forgetting_a_person_withdraws_open_sign_ups_and_pseudonymises_ended_tournaments(
+    db: Database,
+) -> None:
+    open_one = await new_tournament(db, channel_id=CHANNEL + 1)
+    await db.tournaments.sign_up(open_one.id, 11, "Anna", 12, now=101)
+    await db.tournaments.sign_up(open_one.id, 12, "Ben", 11, now=102)
+    ended = await new_tournament(db)
+    await db.tournaments.sign_up(ended.id, 11, "Anna", None, now=101)
+    await db.tournaments.sign_up(ended.id, 12, "Ben", None, now=102)
+    await four_teams(db, ended)
+    await db.tournaments.add_log(ended.id, actor_id=11, action="result", reason="by hand", now=103)
+
+    await db.tournaments.set_status(ended.id, "running", now=104)
+    with pytest.raises(InTournament):
+        await db.privacy.forget_person(11, PSEUDONYM)
+    assert [s.user_id for s in await db.tournaments.signups(open_one.id)] == [11, 12], "nothing changed"
+
+    await db.tournaments.set_status(ended.id, "finished", now=105)
+    forgotten = await db.privacy.forget_person(11, PSEUDONYM)
+    assert forgotten.tournaments and forgotten.anything
+    assert [(s.user_id, s.partner_id) for s in await db.tournaments.signups(open_one.id)] == [(12, None)]
+    assert [(s.user_id, s.display_name) for s in await db.tournaments.signups(ended.id)] == [
+        (PSEUDONYM, "(removed)"),
+        (12, "Ben"),
+    ]
+    first = (await db.tournaments.teams(ended.id))[0]
+    assert (first.members, first.name) == ((PSEUDONYM, 12), "(removed) & Ben")
+    assert [entry.actor_id for entry in await db.tournaments.log(ended.id)] == [0]

@@ -278,3 +278,17 @@ async def test_a_cancelled_tournament_closes_its_tables_and_pairs_no_more(
             service, await db.tournaments.get_tournament(tournament.id), actor_id=ORGANISER, reason="again"
         )
     assert [e.reason for e in await db.tournaments.log(tournament.id)] == ["cancelled: the server is moving"]
+
+
+async def test_forget_me_waits_while_the_persons_team_plays_in_a_running_tournament(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)  # no table opened: they sit nowhere, but their team plays on
+    with pytest.raises(UserError, match=re.escape("error.forget_in_tournament")):
+        await service.prefs.forget_person(23)
+    await runner.cancel(
+        service, await db.tournaments.get_tournament(tournament.id), actor_id=ORGANISER, reason="off"
+    )
+    assert (await service.prefs.forget_person(23)).tournaments
