@@ -56,6 +56,7 @@ class TournamentRow:
     rules_json: str
     turn_seconds: int
     ai_stand_in: bool
+    no_show_seconds: int  # a team both of whose players the AI plays this long after its table opened forfeits
     starts_at: int | None
     status: TournamentStatus
     signup_message_id: int | None
@@ -123,7 +124,7 @@ class LogRow:
 
 _TOURNAMENT_COLUMNS = (
     "id, guild_id, channel_id, organiser_id, name, format, swiss_rounds, bummerl_per_match, rules_json,"
-    " turn_seconds, ai_stand_in, starts_at, status, signup_message_id, created_at, updated_at"
+    " turn_seconds, ai_stand_in, no_show_seconds, starts_at, status, signup_message_id, created_at, updated_at"
 )
 _TEAM_COLUMNS = "id, tournament_id, seed, first_user_id, second_user_id, name, removed"
 _MATCH_COLUMNS = (
@@ -166,14 +167,15 @@ class TournamentsRepo(Repository):
         now: int,
         ai_stand_in: bool = False,
         starts_at: int | None = None,
+        no_show_seconds: int = 300,
     ) -> TournamentRow:
         async with self._core.transaction():
             row = await self._core.fetch_one(
                 f"""
                 INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, format, swiss_rounds,
                                          bummerl_per_match, rules_json, turn_seconds, ai_stand_in, starts_at,
-                                         created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         created_at, updated_at, no_show_seconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING {_TOURNAMENT_COLUMNS}
                 """,
                 (
@@ -190,6 +192,7 @@ class TournamentsRepo(Repository):
                     starts_at,
                     now,
                     now,
+                    no_show_seconds,
                 ),
             )
         assert row is not None

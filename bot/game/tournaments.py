@@ -77,6 +77,17 @@ def results_by_round(matches: Sequence[MatchRow]) -> list[list[MatchResult]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
+def absent_teams(table: TableSnapshot) -> tuple[bool, bool]:
+    """Whether each team of a match's table (the first North and South, the second East and West) is absent:
+    both its seats played by the AI (taken over while idle, or never taken by their person)."""
+
+    def played_by_ai(seat: int) -> bool:
+        occupant = table.seats[seat]
+        return occupant is None or occupant.user_id is None or occupant.ai_takeover
+
+    return played_by_ai(0) and played_by_ai(2), played_by_ai(1) and played_by_ai(3)
+
+
 def checked_reason(reason: str) -> str:
     """The organiser's reason for the log: required, on one line, at most 200 characters."""
     reason = " ".join(reason.split())[:200]
@@ -132,6 +143,7 @@ class TournamentService:
         preset: str,
         rule_changes: dict[str, object],
         turn_seconds: int,
+        no_show_seconds: int = 300,
     ) -> TournamentRow:
         """A tournament taking sign-ups in the channel. Every value is checked (they come from a command)."""
         name = " ".join(name.split())[:NAME_LIMIT]
@@ -143,6 +155,8 @@ class TournamentService:
         if format == "swiss" and not low <= swiss_rounds <= high:
             raise UserError("tournament.error.bad_rounds", low=low, high=high)
         if best_of not in (1, 3):
+            raise UserError("error.bad_choice")
+        if not 0 <= no_show_seconds <= 3600:
             raise UserError("error.bad_choice")
         if any(t.channel_id == channel_id for t in await self.db.tournaments.open_tournaments(guild_id)):
             raise UserError("tournament.error.channel_busy")
@@ -158,6 +172,7 @@ class TournamentService:
             rules_json=json.dumps(engine.ruleset_to_json(rules)),
             turn_seconds=turn_seconds,
             now=self.now(),
+            no_show_seconds=no_show_seconds,
         )
 
     async def here(self, guild_id: int, channel_id: int) -> TournamentRow:
@@ -342,6 +357,37 @@ class TournamentService:
         if team is None:
             raise UserError("tournament.error.no_such_team")
         return team
+
+    def no_show_deadline(self, tables: TableCore, tournament: TournamentRow, match: MatchRow) -> int | None:
+        """When the match's teams must have shown up (unix seconds): its table's opening plus the tournament's
+        `no_show_seconds`; None when there is nothing to check (no check, decided, no open table)."""
+        if not tournament.no_show_seconds or match.done or match.table_id is None:
+            return None
+        table = tables.snapshot(match.table_id)
+        return None if table is None else table.row.created_at + tournament.no_show_seconds
+
+    async def forfeit_no_shows(self, tables: TableCore, tournament_id: int, match_id: int) -> tuple[int, ...]:
+        """At the no-show deadline: a team both of whose players the AI plays loses the match by forfeit
+        (both such teams: both lose), logged like a result set by hand (actor 0). The absent teams' ids."""
+        tournament = await self.db.tournaments.get_tournament(tournament_id)
+        match = next((m for m in await self.db.tournaments.matches(tournament_id) if m.id == match_id), None)
+        if tournament.status != "running" or match is None or match.done or match.second_team is None:
+            return ()
+        table = tables.snapshot(match.table_id) if match.table_id is not None else None
+        if table is None or table.status != "playing":
+            return ()
+        first_gone, second_gone = absent_teams(table)
+        absent = tuple(
+            team for team, gone in ((match.first_team, first_gone), (match.second_team, second_gone)) if gone
+        )
+        if not absent:
+            return ()
+        winner = None if len(absent) == 2 else (match.second_team if first_gone else match.first_team)
+        reason = f"no-show: played by the AI {tournament.no_show_seconds} s after the table opened"
+        await self.db.tournaments.set_result_by_hand(
+            tournament_id, match.id, winner, actor_id=0, reason=reason, now=self.now(), forfeit=True
+        )
+        return absent
 
     async def get(self, tournament_id: int) -> TournamentRow | None:
         try:

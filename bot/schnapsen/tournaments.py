@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -152,6 +153,10 @@ class TournamentCommands(app_commands.Group):
         preset=_("Rules preset"),
         target=_("Game points that win a Bummerl (6 to 99; 24 by default)"),
         turn_time=_("Seconds per turn"),
+        no_show_minutes=_(
+            "Minutes after which a team the AI plays for entirely loses by forfeit (0: never; 5 by default)",
+            key="command.option.no_show_minutes",
+        ),
     )
     async def create(
         self,
@@ -163,6 +168,7 @@ class TournamentCommands(app_commands.Group):
         preset: str | None = None,
         target: app_commands.Range[int, 6, 99] | None = None,
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
+        no_show_minutes: app_commands.Range[int, 0, 60] = 5,
     ) -> None:
         if not manages_server(interaction):
             raise UserError("tournament.error.manager_only")
@@ -187,6 +193,7 @@ class TournamentCommands(app_commands.Group):
             preset=preset or defaults.preset,
             rule_changes={**defaults.rule_changes, **({"target": target} if target is not None else {})},
             turn_seconds=turn_time or defaults.turn_seconds,
+            no_show_seconds=no_show_minutes * 60,
         )
         lang = await self.runner.channel_language(tournament)
         text = t(lang, "tournament.signup", name=tournament.name, format=format_text(lang, tournament),
@@ -360,6 +367,7 @@ class TournamentRunner(commands.Cog):
         self.group = TournamentCommands(self)
         self._locks: dict[int, asyncio.Lock] = {}
         self._jobs: set[asyncio.Task[None]] = set()
+        self._watched: set[int] = set()  # matches with a no-show timer in this process
 
     async def cog_load(self) -> None:
         parent = self.bot.tree.get_command("schnapsen")
@@ -399,8 +407,7 @@ class TournamentRunner(commands.Cog):
     async def drive(self, tournament_id: int) -> None:
         """Drive the tournament on, retried with backoff until it succeeds; then post each ended round's
         standings (and the final result)."""
-        lock = self._locks.setdefault(tournament_id, asyncio.Lock())
-        async with lock:
+        async with self._lock(tournament_id):
             await self.bot.wait_until_ready()
             reports = await self._retried(
                 f"tournament {tournament_id}: drive",
@@ -415,6 +422,42 @@ class TournamentRunner(commands.Cog):
             if tournament is not None and tournament.status == "paused" and reports:
                 lang = await self.channel_language(tournament)
                 await self.post(tournament, t(lang, "tournament.paused", name=tournament.name))
+            if tournament is not None and tournament.status == "running":
+                await self._watch(tournament)
+
+    def _lock(self, tournament_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(tournament_id, asyncio.Lock())
+
+    async def _watch(self, tournament: TournamentRow) -> None:
+        """A timer per match being played, to its no-show deadline (once per match in this process)."""
+        for match in await self.bot.db.tournaments.matches(tournament.id):
+            deadline = self.tournaments.no_show_deadline(self.bot.service, tournament, match)
+            if deadline is not None and match.id not in self._watched:
+                self._watched.add(match.id)
+                self._start(self._no_show_at(tournament.id, match.id, deadline))
+
+    async def _no_show_at(self, tournament_id: int, match_id: int, deadline: float) -> None:
+        """At the deadline a team both of whose players the AI plays loses by forfeit; the channel is told
+        and the tournament driven on."""
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+        async with self._lock(tournament_id):
+            absent = await self._retried(
+                f"tournament {tournament_id}: no-show check of match {match_id}",
+                lambda: self.tournaments.forfeit_no_shows(self.bot.service, tournament_id, match_id),
+            )
+        if not absent:
+            return
+        tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
+        teams = {team.id: team.name for team in await self.bot.db.tournaments.teams(tournament_id)}
+        lang = await self.channel_language(tournament)
+        names = ", ".join(teams[team] for team in absent)
+        await self._retried(
+            f"tournament {tournament_id}: no-show notice",
+            lambda: self.post(
+                tournament, t(lang, "tournament.no_show", name=tournament.name, number=match_id, teams=names)
+            ),
+        )
+        await self.drive(tournament_id)
 
     async def _retried(self, what: str, work: Any) -> Any:
         delay = RETRY_FIRST

@@ -292,3 +292,35 @@ async def test_forget_me_waits_while_the_persons_team_plays_in_a_running_tournam
         service, await db.tournaments.get_tournament(tournament.id), actor_id=ORGANISER, reason="off"
     )
     assert (await service.prefs.forget_person(23)).tournaments
+
+
+async def test_a_team_the_ai_plays_for_at_the_deadline_loses_by_forfeit(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    await runner.drive(service, tournament.id, Places())
+    running = await db.tournaments.get_tournament(tournament.id)
+    absent_match, present_match = await db.tournaments.matches(tournament.id, 1)
+    assert absent_match.table_id is not None and present_match.table_id is not None
+    table = service.snapshot(absent_match.table_id)
+    assert table is not None
+    assert runner.no_show_deadline(service, running, absent_match) == table.row.created_at + 300
+    # Both East and West (the second team) were taken over while idle; of the other match one player was.
+    for table_id, seats in ((absent_match.table_id, (1, 3)), (present_match.table_id, (0,))):
+        for seat in seats:
+            await db.seats.set_takeover(table_id, seat, True)
+        row = await db.tables.get_table(table_id)
+        assert row is not None
+        await service.load(row)
+    assert await runner.forfeit_no_shows(service, tournament.id, present_match.id) == ()
+    assert await runner.forfeit_no_shows(service, tournament.id, absent_match.id) == (
+        absent_match.second_team,
+    )
+    decided = (await db.tournaments.matches(tournament.id, 1))[0]
+    assert (decided.winner_team, decided.decided_by) == (absent_match.first_team, "forfeit")
+    assert await runner.forfeit_no_shows(service, tournament.id, absent_match.id) == (), "decided once"
+    assert [e.actor_id for e in await db.tournaments.log(tournament.id)] == [0]
+    await runner.drive(service, tournament.id, Places())
+    assert service.snapshot(absent_match.table_id) is None, "the forfeited match's table is closed"

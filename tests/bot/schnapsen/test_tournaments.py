@@ -165,3 +165,47 @@ async def test_eight_people_play_a_three_round_swiss_to_its_winners(
 
     shown = await command(world, people[5], "standings")
     assert shown.startswith("**Saturday Cup**: standings after round 3")
+
+
+async def test_a_team_that_does_not_show_loses_by_forfeit_at_the_deadline(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """The second team sits at a casual table elsewhere when its match opens: the AI plays both its seats,
+    and at the no-show deadline (2 s here) it loses by forfeit; the one-round tournament then ends."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    p1, p2, p3, p4 = (world.add_player(f"p{n}") for n in range(1, 5))
+    await world.start_bot()
+    await world.no_ai_delay()
+    casual = world.guild.add_text_channel("casual")
+    for user, path in ((p3, "new"), (p4, "join")):
+        interaction = await fake_discord.slash(user, casual, "schnapsen", path)
+        if (await interaction.wait_response()).type == 5:
+            await interaction.wait_followups(1)  # the table is opened (or the seat taken) before the next
+    assert world.bot is not None
+    await fake_discord.wait_for(
+        lambda: world.bot is not None and world.bot.service.table_of_user(p4.id) is not None
+    )
+
+    await command(world, world.admin, "create", name="Quick Cup", rounds=1)
+    db = world.bot.db
+    (tournament,) = await db.tournaments.open_tournaments()
+    async with db.transaction():
+        await db.core.execute("UPDATE tournaments SET no_show_seconds = 2 WHERE id = ?", (tournament.id,))
+    await command(world, p1, "join", partner=p2)
+    await command(world, p3, "join", partner=p4)
+    await command(world, world.admin, "start")
+
+    notice = await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "did not show up in time")), None),
+        timeout=15,
+        what="the no-show notice",
+    )
+    assert "p3 & p4 did not show up in time and lose by forfeit" in notice
+    final = await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "is over")), None), timeout=10, what="the final result"
+    )
+    assert "The winners: **p1 & p2**!" in final
+    (match,) = await db.tournaments.matches(tournament.id)
+    assert (match.decided_by, match.winner_team) == ("forfeit", match.first_team)
+    assert world.bot.service.table_of_user(p1.id) is None, "the match's table is closed"

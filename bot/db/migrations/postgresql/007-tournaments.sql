@@ -12,6 +12,9 @@ CREATE TABLE tournaments (
     rules_json         text    NOT NULL CHECK (rules_json::jsonb IS NOT NULL),
     turn_seconds       integer NOT NULL CHECK (turn_seconds > 0),
     ai_stand_in        integer NOT NULL DEFAULT 0 CHECK (ai_stand_in IN (0, 1)),
+    -- A team whose two players are both played by the AI this long after its match's table opened loses by
+    -- forfeit (0: never).
+    no_show_seconds    integer NOT NULL DEFAULT 300 CHECK (no_show_seconds >= 0),
     starts_at          bigint,
     status             text    NOT NULL DEFAULT 'signup'
                                CHECK (status IN ('signup', 'running', 'paused', 'finished', 'cancelled')),
