@@ -435,6 +435,18 @@ class TournamentService:
             return
         plan = await self.seat_plan(tournament, match)
         if match.table_id is None:
+            # The host sits North: a first-team player who is free (not seated at another open table).
+            free = [tables.table_of_user(user) is None for user, _ in plan]
+            if not free[0] and free[2]:
+                plan = [plan[2], plan[1], plan[0], plan[3]]
+            elif not free[0]:
+                # Neither first-team player can sit down: the team has not shown up (nor, maybe, the other).
+                winner = None if not (free[1] or free[3]) else match.second_team
+                await self.db.tournaments.set_result_by_hand(
+                    tournament.id, match.id, winner, actor_id=0, now=self.now(), forfeit=True,
+                    reason="no-show: seated at other tables when the match opened",
+                )  # fmt: skip
+                return
             await self._open_table(tables, tournament, match, plan, open_place)
         elif table is None:
             # Its table was closed before the match was decided (a stop): the organiser decides it by hand.
@@ -483,6 +495,9 @@ class TournamentService:
     async def _seat_and_start(
         self, tables: TableCore, table: TableSnapshot, plan: list[tuple[int, str]]
     ) -> None:
+        host = table.host_id
+        if plan[2][0] == host:  # the first team's second player hosts: its first sat elsewhere at the opening
+            plan = [plan[2], plan[1], plan[0], plan[3]]
         for seat, (user, name) in enumerate(plan):
             if table.seats[seat] is not None:
                 continue
@@ -492,4 +507,4 @@ class TournamentService:
                 log.warning(
                     "table %s: %s could not take seat %s (%s); the AI plays it", table.id, user, seat, err.key
                 )
-        await tables.start(table.id, plan[0][0])
+        await tables.start(table.id, host)

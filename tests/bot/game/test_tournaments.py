@@ -324,3 +324,28 @@ async def test_a_team_the_ai_plays_for_at_the_deadline_loses_by_forfeit(
     assert [e.actor_id for e in await db.tournaments.log(tournament.id)] == [0]
     await runner.drive(service, tournament.id, Places())
     assert service.snapshot(absent_match.table_id) is None, "the forfeited match's table is closed"
+
+
+async def test_a_match_opens_with_whichever_first_team_player_is_free_and_forfeits_when_neither_is(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    # 21 (first team of match 1) and 25, 26 (first team of match 2) sit at casual tables elsewhere.
+    for host, channel in ((21, 1), (25, 2)):
+        await service.open_table(
+            guild_id=GUILD, channel_id=channel, host_id=host, host_name=PEOPLE[host], preset="standard",
+            deck="french", turn_seconds=60, language="en",
+        )  # fmt: skip
+    lobby = service.table_of_user(25)
+    assert lobby is not None
+    await service.take_seat(lobby.id, 26, PEOPLE[26], None)
+    await runner.drive(service, tournament.id, Places())
+    first, second = await db.tournaments.matches(tournament.id, 1)
+    table = service.snapshot(first.table_id or 0)
+    assert table is not None and table.status == "playing"
+    assert [s.user_id for s in table.seats if s is not None] == [22, 23, None, 24], (
+        "22 hosts; the AI plays 21"
+    )
+    assert (second.decided_by, second.winner_team, second.table_id) == ("forfeit", second.second_team, None)
