@@ -43,12 +43,33 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_MENTIONS = discord.AllowedMentions.none()
-PLAYERS_ONLY = discord.AllowedMentions(everyone=False, roles=False, users=True)
+MESSAGE_LIMIT = 2000  # Discord's limit for a message's text
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 FORMAT_CHOICES = [
     app_commands.Choice(name=_("Swiss", key="command.choice.swiss"), value="swiss"),
     app_commands.Choice(name=_("Single elimination", key="command.choice.elimination"), value="elimination"),
 ]
+
+
+def chunks(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    r"""``text`` in pieces of at most ``limit`` characters, cut at line ends (a longer line is cut).
+
+    >>> chunks("aa\nbb\ncc", 5)
+    ['aa\nbb', 'cc']
+    """
+    pieces: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        while len(line) > limit:
+            pieces.extend([current] if current else [])
+            pieces.append(line[:limit])
+            current, line = "", line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            pieces.append(current)
+            candidate = line
+        current = candidate
+    return [*pieces, current] if current else pieces
 
 
 def format_text(lang: str, tournament: TournamentRow) -> str:
@@ -272,7 +293,8 @@ class TournamentCommands(app_commands.Group):
         rounds = await interaction.client.db.tournaments.rounds(tournament.id)
         ended = max((number for number, _, ended_at in rounds if ended_at is not None), default=0)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=ended)
-        await answer(interaction, standings_text(lang, tournament, table, title))
+        for piece in chunks(standings_text(lang, tournament, table, title)):  # a large field needs several
+            await answer(interaction, piece)
 
     @app_commands.command(
         name="result",
@@ -490,10 +512,11 @@ class TournamentRunner(commands.Cog):
 
     async def post(self, tournament: TournamentRow, text: str, *, nonce: str | None = None) -> None:
         channel = await self._channel(tournament.channel_id)
-        options: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
-        if nonce is not None:  # a post repeated after a lost answer shows once
-            options["nonce"] = nonce
-        await channel.send(text[:2000], **options)
+        for number, piece in enumerate(chunks(text)):
+            options: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+            if nonce is not None:  # a post repeated after a lost answer shows once
+                options["nonce"] = f"{nonce}.{number}"
+            await channel.send(piece, **options)
 
     async def open_place(self, tournament: TournamentRow, match: MatchRow, language: str) -> Place:
         """A public thread in the tournament's channel for the match, its four players mentioned in it."""
@@ -512,7 +535,11 @@ class TournamentRunner(commands.Cog):
         people = " ".join(f"<@{user}>" for user in (*first.members, *second.members))
         text = t(lang, "tournament.match_thread", name=tournament.name, round=match.round, first=first.name,
                  second=second.name, people=people)  # fmt: skip
-        await thread.send(text, allowed_mentions=PLAYERS_ONLY)
+        # This message pings its four players, on purpose (like the idle warning): their match is ready.
+        players = [discord.Object(user) for user in (*first.members, *second.members) if user > 0]
+        await thread.send(
+            text, allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=players)
+        )
         return Place(thread.id, channel.id, lang)
 
     async def announce(self, tournament_id: int, report: Advanced) -> None:

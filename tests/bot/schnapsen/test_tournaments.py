@@ -7,12 +7,13 @@ tournament's Bummerl moved the ratings."""
 from __future__ import annotations
 
 import json
+import random
 
 import discord
 
 from bot.db.tournaments import MatchRow
 from bot.game.tournaments import results_by_round
-from bot.schnapsen.tournaments import standings_text
+from bot.schnapsen.tournaments import chunks, standings_text
 from bot.tournament import standings
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.bot.schnapsen.harness import Table
@@ -209,3 +210,12 @@ async def test_a_team_that_does_not_show_loses_by_forfeit_at_the_deadline(
     (match,) = await db.tournaments.matches(tournament.id)
     assert (match.decided_by, match.winner_team) == ("forfeit", match.first_team)
     assert world.bot.service.table_of_user(p1.id) is None, "the match's table is closed"
+
+
+def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:
+    rng = random.Random(1)
+    for _ in range(500):
+        text = "\n".join("x" * rng.randint(0, 30) for _ in range(rng.randint(1, 20)))
+        pieces = chunks(text, 25)
+        assert all(0 < len(piece) <= 25 for piece in pieces)
+        assert "".join(pieces).replace("\n", "") == text.replace("\n", ""), "nothing lost"
