@@ -56,7 +56,9 @@ class TournamentRow:
     rules_json: str
     turn_seconds: int
     ai_stand_in: bool
-    no_show_seconds: int  # a team both of whose players the AI plays this long after its table opened forfeits
+    no_show_seconds: (
+        int  # a team both of whose players the AI plays this long after its table opened forfeits
+    )
     starts_at: int | None
     status: TournamentStatus
     signup_message_id: int | None
@@ -270,12 +272,15 @@ class TournamentsRepo(Repository):
         async with self._core.transaction():
             if await self._status(tournament_id) != "signup":
                 return False
-            return bool(
-                await self._core.execute(
-                    "DELETE FROM tournament_signups WHERE tournament_id = ? AND user_id = ?",
-                    (tournament_id, user_id),
-                )
+            withdrawn = await self._core.execute(
+                "DELETE FROM tournament_signups WHERE tournament_id = ? AND user_id = ?",
+                (tournament_id, user_id),
             )
+            await self._core.execute(  # whoever named them as partner is alone again
+                "UPDATE tournament_signups SET partner_id = NULL WHERE tournament_id = ? AND partner_id = ?",
+                (tournament_id, user_id),
+            )
+            return bool(withdrawn)
 
     async def signups(self, tournament_id: int) -> list[SignupRow]:
         rows = await self._core.fetch_all(

@@ -192,6 +192,13 @@ class TournamentService:
         except SignupClosed:
             raise UserError("tournament.error.signup_closed") from None
 
+    async def withdraw(self, tournament: TournamentRow, user_id: int) -> None:
+        """Take a person's sign-up back before the start (a partner they named stays signed up, alone)."""
+        if tournament.status != "signup":
+            raise UserError("tournament.error.signup_closed")
+        if not await self.db.tournaments.withdraw(tournament.id, user_id):
+            raise UserError("tournament.error.not_signed_up")
+
     # --- running it ----------------------------------------------------------------------------------
 
     @staticmethod

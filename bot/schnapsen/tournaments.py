@@ -254,6 +254,18 @@ class TournamentCommands(app_commands.Group):
         )
 
     @app_commands.command(
+        name="withdraw",
+        description=_("Take your sign-up back before the start", key="command.tournament.withdraw"),
+    )
+    async def withdraw(self, interaction: Interaction) -> None:
+        await thinking(interaction)
+        tournament = await self.runner.here(interaction)
+        await self.runner.tournaments.withdraw(tournament, interaction.user.id)
+        await answer(
+            interaction, t(language_of(interaction), "reply.tournament_withdrawn", name=tournament.name)
+        )
+
+    @app_commands.command(
         name="start",
         description=_("Close the sign-up and start round 1 (the organiser)", key="command.tournament.start"),
     )

@@ -349,3 +349,16 @@ async def test_a_match_opens_with_whichever_first_team_player_is_free_and_forfei
         "22 hosts; the AI plays 21"
     )
     assert (second.decided_by, second.winner_team, second.table_id) == ("forfeit", second.second_team, None)
+
+
+async def test_a_person_withdraws_before_the_start_and_whoever_named_them_is_alone_again(
+    db: Database, clock: Clock
+) -> None:
+    runner = TournamentService(db, clock)
+    tournament = await create(runner)
+    await runner.sign_up(tournament, 21, "a", 22)
+    await runner.sign_up(tournament, 22, "b", 21)
+    await runner.withdraw(tournament, 22)
+    assert [(s.user_id, s.partner_id) for s in await db.tournaments.signups(tournament.id)] == [(21, None)]
+    with pytest.raises(UserError, match=re.escape("tournament.error.not_signed_up")):
+        await runner.withdraw(tournament, 22)
