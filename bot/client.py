@@ -31,7 +31,7 @@ from bot.settings import Settings
 from engine.ai import solver as ai_solver
 
 log = logging.getLogger(__name__)
-EXTENSIONS = ("bot.schnapsen.cog",)
+EXTENSIONS = ("bot.schnapsen.cog", "bot.schnapsen.tournaments")  # the tournaments extend /schnapsen: after it
 # Where the slash commands were last synced (meta key): a server id, or "global". A switch of DEV_GUILD_ID
 # removes the copy left in the place named here, so no server ever shows the commands twice.
 COMMAND_SCOPE_KEY = "command_scope"

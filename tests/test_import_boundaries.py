@@ -17,12 +17,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "engine": (),
     "bot/vocabulary.py": (),
     "bot/shards.py": (),  # which process serves which guild: a pure rule
+    "bot/tournament": (),  # a tournament's pairings and standings: pure rules
     "bot/render": ("PIL", "bot.vocabulary"),
     "bot/i18n": ("bot.vocabulary",),
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
     "bot/ai_worker.py": ("engine", "bot.ai_processes"),
     "bot/ai_processes.py": ("engine",),
-    "bot/game": ("engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.cache", "bot.ai_worker", "openskill"),
+    "bot/game": (
+        "engine", "bot.db", "bot.vocabulary", "bot.shards", "bot.cache", "bot.ai_worker", "openskill",
+        "bot.tournament",
+    ),
     # The admin commands and what opens their database: storage and settings, never discord.
     "bot/connect.py": ("bot.db", "bot.settings"),
     "bot/ratings.py": ("bot.game", "bot.db", "bot.settings", "bot.connect"),

@@ -26,6 +26,7 @@ from .settings import GuildSettingsRepo
 from .sqlite import SqliteCore
 from .stats import StatsRepo
 from .tables import TablesRepo
+from .tournaments import TournamentsRepo
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class Database:
         self.retention = RetentionRepo(core)
         self.meta = MetaRepo(core)
         self.daily = DailyRepo(core)
+        self.tournaments = TournamentsRepo(core)  # server tournaments (issue 30)
 
     @classmethod
     async def open(

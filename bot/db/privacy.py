@@ -5,7 +5,9 @@ Deleted: their statistics in every guild, their ratings and rating history, the 
 were part of, and their own choices. Replaced: in finished Bummerl, their user id by a pseudonym (a random
 negative id no person or AI identity has, the same in all their rows, so that a ratings rebuild still sees one
 player and gives everybody else the ratings they have now) and their name by ``REMOVED_NAME``; at closed
-tables, their seat becomes a nameless seat with no user (their DM ids go too). All in one transaction.
+tables, their seat becomes a nameless seat with no user (their DM ids go too); in tournaments
+(``TournamentsRepo.forget_person``) sign-ups not started are withdrawn and the others get the pseudonym and
+the removed name, refused while their team plays in a running one. All in one transaction.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from .core import Repository
 from .errors import AlreadySeated
+from .tournaments import TournamentsRepo
 
 REMOVED_NAME = "(removed)"
 # Pseudonyms lie below this id: far from the AI identities (-1, -2) and from any user id (> 0).
@@ -31,10 +34,12 @@ class Forgotten:
     prefs: int  # their choices (0 or 1)
     bummerl: int  # places in finished Bummerl given the pseudonym
     seats: int  # seats at closed tables made nameless
+    tournaments: int = 0  # tournament sign-ups withdrawn or given the pseudonym, teams renamed
 
     @property
     def anything(self) -> bool:
-        return any((self.statistics, self.ratings, self.tallies, self.prefs, self.bummerl, self.seats))
+        counts = (self.statistics, self.ratings, self.tallies, self.prefs, self.bummerl, self.seats, self.tournaments)
+        return any(counts)
 
 
 class PrivacyRepo(Repository):
@@ -81,4 +86,5 @@ class PrivacyRepo(Repository):
                 (pseudonym, REMOVED_NAME, user_id),
             )
             await self._core.execute("DELETE FROM daily_hidden WHERE user_id = ?", (user_id,))
-        return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats)
+            tournaments = await TournamentsRepo(self._core).forget_person(user_id, pseudonym, REMOVED_NAME)
+        return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats, tournaments)

@@ -33,9 +33,26 @@ TABLES: tuple[str, ...] = (
     "daily_hidden",
     "daily_channels",
     "daily_posts",
+    # server tournaments (issue 30)
+    "tournaments",
+    "tournament_signups",
+    "tournament_teams",
+    "tournament_forbidden",
+    "tournament_rounds",
+    "tournament_matches",
+    "tournament_log",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
-NUMBERED: tuple[str, ...] = ("game_tables", "bummerl_results", "outbox", "click_inbox")
+NUMBERED: tuple[str, ...] = (
+    "game_tables",
+    "bummerl_results",
+    "outbox",
+    "click_inbox",
+    "tournaments",
+    "tournament_teams",
+    "tournament_matches",
+    "tournament_log",
+)
 
 
 async def row_counts(db: Database) -> dict[str, int]:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from bot.cache import Lru
 from bot.db import AlreadySeated, Database, Forgotten, PlayerPrefs
 from bot.db.privacy import PSEUDONYM_CEILING
+from bot.db.tournaments import InTournament
 from bot.vocabulary import HAND_ORDERS, HAND_PLACES
 
 from .core import TableCore
@@ -63,6 +64,8 @@ class PrefsCache:
             forgotten = await self.db.privacy.forget_person(user_id, pseudonym)
         except AlreadySeated:  # at a table another process serves
             raise UserError("error.forget_seated") from None
+        except InTournament:  # bot/db/tournaments.py: their team plays on
+            raise UserError("error.forget_in_tournament") from None
         self._prefs.pop(user_id, None)
         # No id in the log: the person asked to be forgotten.
         log.info("forgot a person on request: %s", forgotten)

@@ -16,9 +16,11 @@ from bot.game.events import Subscriber
 from .accounting import DealAccounting
 from .announcing import Announcing
 from .daily import DailyScore
+from .tournament import TournamentResults
 
 SUBSCRIBERS: tuple[Callable[[Database], Subscriber], ...] = (
     DealAccounting,
     Announcing,
     DailyScore,
+    TournamentResults,  # server tournaments (issue 30)
 )

@@ -13,6 +13,7 @@ from discord.app_commands import TranslationContext, TranslationContextLocation,
 from bot.i18n import catalogue
 from bot.schnapsen.cog import SchnapsenCog
 from bot.schnapsen.daily import DailyCommands
+from bot.schnapsen.tournaments import TournamentCommands
 from bot.schnapsen.translator import CatalogueTranslator, key_for
 from bot.settings import Settings
 
@@ -33,6 +34,7 @@ async def synced_payload() -> dict[str, Any]:
     bot = SimpleNamespace(service=None, settings=Settings(token="unused"))
     cog = SchnapsenCog(bot)  # type: ignore[arg-type]
     cog.app_command.add_command(DailyCommands(bot))  # type: ignore[arg-type]  # as DailyCog attaches it
+    cog.app_command.add_command(TournamentCommands(None))  # type: ignore[arg-type]  # the tournaments' extension adds it
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     tree.add_command(cog.app_command)
     await tree.set_translator(CatalogueTranslator())

@@ -1,0 +1,221 @@
+"""A server tournament end to end against the fake Discord: eight people (four teams) sign up, the organiser
+starts a 3-round Swiss of short Bummerl, each match is played in a thread of its own, one team does not show
+in round 2 and loses by forfeit, the bot restarts in the middle of round 2, the standings posted after each
+round equal the pure core's computation from the stored results, the final post names the winners and the
+tournament's Bummerl moved the ratings."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import discord
+
+from bot.db.tournaments import MatchRow
+from bot.game.tournaments import results_by_round
+from bot.schnapsen.tournaments import chunks, standings_text
+from bot.tournament import standings
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeUser
+from tests.bot.schnapsen.harness import Table
+
+CREATE = discord.Permissions(create_public_threads=True).value
+SEND_IN_THREADS = discord.Permissions(send_messages_in_threads=True).value
+MANAGE_THREADS = discord.Permissions(manage_threads=True).value
+TARGET = 2  # game points that win a Bummerl here: a deal or two per match
+
+
+def grant_bot(world: Table, permissions: int) -> None:
+    world.fake.bot_permissions |= permissions
+    for role in world.guild.member(world.fake.bot_user).roles:
+        role.permissions |= permissions
+
+
+async def command(world: Table, user: FakeUser, *path: str, **options: object) -> str:
+    """``/schnapsen tournament ...`` as ``user`` in the tournament's channel; the answer's text."""
+    interaction = await world.fake.slash(user, world.home, "schnapsen", "tournament", *path, **options)
+    response = await interaction.wait_response()
+    if response.type == 5:
+        return (await interaction.wait_followups(1))[0].content
+    return (await interaction.wait_original()).content
+
+
+def posted(world: Table, text: str) -> list[str]:
+    return [m.visible_text for m in world.home.messages if text in m.visible_text]
+
+
+async def matches_of_round(world: Table, tournament_id: int, round_no: int) -> list[MatchRow]:
+    """The round's matches once both are being played: each in a thread of the channel, its table started."""
+
+    def started() -> bool:
+        assert world.bot is not None
+        home = world.home  # type: ignore[attr-defined]
+        return (
+            sum(
+                1
+                for t in world.bot.service.open_tables()
+                if t.thread_parent_id == home.id and t.status == "playing"
+            )
+            == 2
+        )
+
+    await world.fake.wait_for(started, timeout=10, what=f"round {round_no}'s two tables")
+    assert world.bot is not None
+    return await world.bot.db.tournaments.matches(tournament_id, round_no)
+
+
+async def play_match(world: Table, match: MatchRow, players: dict[int, FakeUser]) -> None:
+    """The four players of ``match`` play its Bummerl in its thread, until the tournament counted it."""
+    assert world.bot is not None and match.table_id is not None
+    table = world.bot.service.snapshot(match.table_id)
+    assert table is not None and table.status == "playing"
+    thread = next(t for t in world.home.threads if t.id == table.channel_id)  # type: ignore[attr-defined]
+    world.channel = thread
+    seated = [players[seat.user_id] for seat in table.seats if seat is not None and seat.user_id in players]
+    assert len(seated) == 4
+    await world.play(seated, timeout=30)
+    await world.fake.wait_for(lambda: thread.archived, what=f"match {match.id}'s thread to be archived")
+
+
+async def test_eight_people_play_a_three_round_swiss_to_its_winners(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home: FakeChannel = world.channel  # type: ignore[attr-defined]
+    people = [world.add_player(f"p{n}") for n in range(1, 9)]
+    players = {user.id: user for user in people}
+    await world.start_bot()
+    await world.no_ai_delay()
+
+    refused = await command(world, people[0], "create", name="Cup")
+    assert "Manage Server" in refused
+    created = await command(world, world.admin, "create", name="Saturday Cup", rounds=3, target=6)
+    assert "open for sign-up" in created
+    assert posted(world, "**Saturday Cup**: sign-up is open (Swiss system, 3 rounds, one Bummerl per match")
+    assert world.bot is not None
+    db = world.bot.db
+    (tournament,) = await db.tournaments.open_tournaments()
+    async with db.transaction():  # shorter Bummerl than a command offers, for a quick test
+        rules = json.dumps({"preset": "standard", "target": TARGET})
+        await db.core.execute("UPDATE tournaments SET rules_json = ? WHERE id = ?", (rules, tournament.id))
+
+    assert "as a team" in await command(world, people[0], "join", partner=people[1])
+    for person in people[2:]:
+        assert "signed up" in await command(world, person, "join")
+    assert "Only the organiser" in await command(world, people[3], "start")
+    assert "has started" in await command(world, world.admin, "start")
+    round_1 = await matches_of_round(world, tournament.id, 1)
+    assert posted(world, "**Saturday Cup**, round 1:")
+    teams = await db.tournaments.teams(tournament.id)
+    assert [team.members for team in teams] == [(people[0].id, people[1].id)] + [
+        (people[i].id, people[i + 1].id) for i in (2, 4, 6)
+    ]
+
+    def standings_posted(round_no: int) -> str | None:
+        found = posted(world, f"standings after round {round_no}")
+        return found[0] if found else None
+
+    async def check_standings(round_no: int) -> str:
+        text = await fake_discord.wait_for(
+            lambda: standings_posted(round_no), timeout=10, what=f"round {round_no}'s standings"
+        )
+        assert world.bot is not None
+        matches = await world.bot.db.tournaments.matches(tournament.id)
+        done = [m for m in matches if m.round <= round_no]
+        expected = standings([t.id for t in teams], [r for rr in results_by_round(done) for r in rr])
+        by_id = {team.id: team for team in teams}
+        title = f"**Saturday Cup**: standings after round {round_no}"
+        assert text.startswith(
+            standings_text("en", tournament, [(s, by_id[s.team]) for s in expected], title)
+        )
+        return text
+
+    for match in round_1:
+        await play_match(world, match, players)
+    await check_standings(1)
+
+    # Round 2: one match is played, then the bot restarts; the other match's second team never shows.
+    played, no_show = await matches_of_round(world, tournament.id, 2)
+    await play_match(world, played, players)
+    await world.stop_bot()
+    await world.start_bot()
+    db = world.bot.db
+    resumed = world.bot.service.snapshot(no_show.table_id or 0)
+    assert resumed is not None and resumed.status == "playing", "the waiting match's table is restored"
+    winner_seed = next(team.seed for team in teams if team.id == no_show.first_team)
+    answer = await command(
+        world, world.admin, "result", match=no_show.id, winner=winner_seed, reason="no show", forfeit=True
+    )
+    assert "kept in the tournament's log" in answer
+    await check_standings(2)
+    forfeited = next(m for m in await db.tournaments.matches(tournament.id, 2) if m.id == no_show.id)
+    assert (forfeited.decided_by, forfeited.winner_team) == ("forfeit", no_show.first_team)
+    assert [(entry.action, entry.reason) for entry in await db.tournaments.log(tournament.id)] == [
+        ("result", "no show")
+    ]
+
+    for match in await matches_of_round(world, tournament.id, 3):
+        await play_match(world, match, players)
+    final = await check_standings(3)
+    table = await world.bot.get_cog("TournamentRunner").tournaments.standings(tournament.id)  # type: ignore[union-attr]
+    assert f"**Saturday Cup** is over. The winners: **{table[0][1].name}**!" in final
+    assert (await db.tournaments.get_tournament(tournament.id)).status == "finished"
+    met = [frozenset((m.first_team, m.second_team)) for m in await db.tournaments.matches(tournament.id)]
+    assert len(met) == len(set(met)) == 6, "no rematch"
+    ratings = await db.ratings.get_ratings(world.guild.id, players)
+    assert sorted(ratings) == sorted(players), "every player's tournament Bummerl were rated"
+
+    shown = await command(world, people[5], "standings")
+    assert shown.startswith("**Saturday Cup**: standings after round 3")
+
+
+async def test_a_team_that_does_not_show_loses_by_forfeit_at_the_deadline(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """The second team sits at a casual table elsewhere when its match opens: the AI plays both its seats,
+    and at the no-show deadline (2 s here) it loses by forfeit; the one-round tournament then ends."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    p1, p2, p3, p4 = (world.add_player(f"p{n}") for n in range(1, 5))
+    await world.start_bot()
+    await world.no_ai_delay()
+    casual = world.guild.add_text_channel("casual")
+    for user, path in ((p3, "new"), (p4, "join")):
+        interaction = await fake_discord.slash(user, casual, "schnapsen", path)
+        if (await interaction.wait_response()).type == 5:
+            await interaction.wait_followups(1)  # the table is opened (or the seat taken) before the next
+    assert world.bot is not None
+    await fake_discord.wait_for(
+        lambda: world.bot is not None and world.bot.service.table_of_user(p4.id) is not None
+    )
+
+    await command(world, world.admin, "create", name="Quick Cup", rounds=1)
+    db = world.bot.db
+    (tournament,) = await db.tournaments.open_tournaments()
+    async with db.transaction():
+        await db.core.execute("UPDATE tournaments SET no_show_seconds = 2 WHERE id = ?", (tournament.id,))
+    await command(world, p1, "join", partner=p2)
+    await command(world, p3, "join", partner=p4)
+    await command(world, world.admin, "start")
+
+    notice = await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "did not show up in time")), None),
+        timeout=15,
+        what="the no-show notice",
+    )
+    assert "p3 & p4 did not show up in time and lose by forfeit" in notice
+    final = await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "is over")), None), timeout=10, what="the final result"
+    )
+    assert "The winners: **p1 & p2**!" in final
+    (match,) = await db.tournaments.matches(tournament.id)
+    assert (match.decided_by, match.winner_team) == ("forfeit", match.first_team)
+    assert world.bot.service.table_of_user(p1.id) is None, "the match's table is closed"
+
+
+def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:
+    rng = random.Random(1)
+    for _ in range(500):
+        text = "\n".join("x" * rng.randint(0, 30) for _ in range(rng.randint(1, 20)))
+        pieces = chunks(text, 25)
+        assert all(0 < len(piece) <= 25 for piece in pieces)
+        assert "".join(pieces).replace("\n", "") == text.replace("\n", ""), "nothing lost"
