@@ -71,8 +71,26 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
     alice = world.add_player("alice")
-    await world.start_bot()
+    bot = await world.start_bot()
     await world.no_ai_delay()
+    # Her turn lasts a second: the idle timer's steps wait for the test's looks, which a loaded machine can
+    # delay past them. The take-over (a third of a turn after the warning) waits until the test has read the
+    # table at alice's turn; a warning after she is back waits until the test has read her seat.
+    looked, read_back = asyncio.Event(), asyncio.Event()
+    take_over, mark_warned = bot.service.seating.take_over, bot.service.seating.mark_warned
+
+    async def take_over_once_looked(*args: Any) -> Any:
+        await looked.wait()
+        return await take_over(*args)
+
+    async def warn_unless_back(*args: Any) -> Any:
+        if back_clicked:
+            await read_back.wait()
+        return await mark_warned(*args)
+
+    back_clicked = False
+    bot.service.seating.take_over = take_over_once_looked  # type: ignore[method-assign]
+    bot.service.seating.mark_warned = warn_unless_back  # type: ignore[method-assign]
     table = await world.open_table(alice, [None, None, None], turn_seconds=1)
     warning = f"<@{alice.id}>, it's your turn"
     away = "alice seems to be away"
@@ -86,6 +104,7 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     )
     # Alice (North) is to act and never does; only the AI standing in for her can move the table on.
     version, acted = table.version, await north_actions()
+    looked.set()
     await fake_discord.wait_for(
         lambda: any(away in text for text in world.channel_texts()), timeout=10, what="the AI to take over"
     )
@@ -97,9 +116,11 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     dm = await world.latest_dm(
         alice, lambda m: any(b.get("label") == "I'm back: let me play" for b in m.buttons)
     )
+    back_clicked = True
     back = await fake_discord.click(alice, dm, label="I'm back: let me play")
     assert "Welcome back" in await ephemeral_reply(back)
     seats = (await world.stored(table.id)).seats
+    read_back.set()
     assert not seats[0].ai_takeover and not seats[0].warned
 
 
