@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.client import SchnapsenBot
 from devtools.fakediscord import FakeDiscord
-from tests.bot.schnapsen.harness import Table, ephemeral_reply
+from tests.bot.schnapsen.harness import BOT_START_SECONDS, Table, ephemeral_reply
 
 REPO = Path(__file__).resolve().parents[3]  # tests/bot/schnapsen/ -> the repository
 COMMAND_SYNC = "/applications/*/commands"
@@ -51,7 +51,7 @@ async def test_commands_are_synced_once_for_the_same_definitions(
 
     await world.stop_bot()
     forced = SchnapsenBot(world.settings, force_sync=True)  # python -m bot --sync
-    await fake_discord.start_client(forced)
+    await fake_discord.start_client(forced, timeout=BOT_START_SECONDS)
     await fake_discord.stop_client(forced)
     assert fake_discord.hit_count("PUT", COMMAND_SYNC) == 2
 
