@@ -4,12 +4,15 @@ sweeper that closes tables nobody uses."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bot.client import SchnapsenBot
 from devtools.fakediscord import FakeDiscord
@@ -65,6 +68,17 @@ def test_python_m_bot_without_a_token_says_so(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "DISCORD_TOKEN is not set" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+async def test_a_bot_closed_twice_stops_once(world: Table, caplog: pytest.LogCaptureFixture) -> None:
+    """discord.py's connect() closes the client itself when the gateway ends the session for good (a close
+    code other than 1000), then raises; the ``async with`` of bot.client.run closes it once more on the way
+    out. The second close must not fail: its error would hide the first."""
+    bot = await world.start_bot()
+    await world.stop_bot()
+    await bot.close()
+    assert bot.is_closed()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
 
 
 async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
