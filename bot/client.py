@@ -70,6 +70,7 @@ class SchnapsenBot(commands.Bot):
         watch_permissions(self, self.channel_gate)
         self.settings = settings
         self.force_sync = force_sync
+        self._closing: asyncio.Future[None] | None = None
         self.db: Database
         if db is not None:  # opened by `run` before logging in; closed with the bot
             self.db = db
@@ -161,6 +162,13 @@ class SchnapsenBot(commands.Bot):
         log.info("connected to Discord as %s: %d server(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
+        # Closed once: discord.py's connect() closes the client itself when the gateway ends the session for
+        # good, and run()'s `async with` closes it again on the way out (that call waits for the first).
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close_once())
+        await asyncio.shield(self._closing)
+
+    async def _close_once(self) -> None:
         # The extensions first (their loops stop), then the runtime's queued messages drain while the HTTP
         # session is still open; discord.py's close unloads nothing more, then closes the connection.
         for extension in tuple(self.extensions):

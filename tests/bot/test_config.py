@@ -25,6 +25,7 @@ from bot.settings import MAX_RETENTION_DAYS, Settings, SettingsError, database_p
 from bot.shards import MAX_SHARD_COUNT, ShardRange
 from devtools.fakediscord import FakeDiscord
 from engine.ai import solver as ai_solver
+from tests.bot.schnapsen.harness import BOT_START_SECONDS
 from tests.bot.schnapsen.harness import test_settings as quick_settings
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.s3cr3t-t0ken-never-shown"
@@ -312,7 +313,7 @@ def command_names(fake: FakeDiscord, guild_id: int | None) -> list[str]:
 
 async def start_and_stop(fake: FakeDiscord, db_path: Path, dev_guild_id: int | None) -> None:
     bot = make_bot(quick_settings(db_path, dev_guild_id=dev_guild_id))
-    await fake.start_client(bot)
+    await fake.start_client(bot, timeout=BOT_START_SECONDS)
     await fake.stop_client(bot)
 
 

@@ -23,6 +23,9 @@ from devtools.fakediscord import FakeDiscord, FakeInteraction, FakeMessage, Fake
 MANAGE_GUILD = discord.Permissions(manage_guild=True).value
 SEAT_NAMES = ("North", "East", "South", "West")
 HAND_TITLE = "Your hand"
+# The bot's start (its database opened and migrated, its AI worker processes spawned, the commands synced) takes
+# about a second, three with five bots starting on one loaded core: the fake's 5 s default is too short there.
+BOT_START_SECONDS = 30.0
 DEFERRED = (5, 6)  # "thinking" and "update later": the visible answer comes as a follow-up
 
 
@@ -201,7 +204,11 @@ class Table:
 
     async def start_bot(self) -> SchnapsenBot:
         self.bot = make_bot(self.settings)
-        await self.fake.start_client(self.bot)
+        try:
+            await self.fake.start_client(self.bot, timeout=BOT_START_SECONDS)
+        except BaseException:
+            self.bot = None  # start_client closed it: the world's teardown must not close it again
+            raise
         wake_on_changes(self.bot, self.fake)
         return self.bot
 

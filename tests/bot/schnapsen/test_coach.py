@@ -158,11 +158,12 @@ async def test_a_slow_review_never_holds_up_a_table(
     await world.play([alice], until=lambda t: t.deal_no >= 1)
     review = await fake_discord.click(alice, await result_message(world, 0), label="Review my play")
     await review.wait_response()
-    version = table.version
 
     # The whole next deal is played, AI moves and all, while the review waits in the coach's worker.
     await world.play([alice], until=lambda t: t.deal_no >= 2 or t.status != "playing", timeout=60)
-    assert table.version > version + 10
+    assert world.bot is not None
+    # (What the test means, rather than a count of versions, which varies with the contract.)
+    assert (await world.bot.db.records.load_record(table.id)).deals[1].finished
     assert not review.followups, "the review was answered before its worker could"
 
     gate.touch()

@@ -4,6 +4,7 @@ sweeper that closes tables nobody uses."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import subprocess
 import sys
@@ -11,9 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.client import SchnapsenBot
 from devtools.fakediscord import FakeDiscord
-from tests.bot.schnapsen.harness import Table, ephemeral_reply
+from tests.bot.schnapsen.harness import BOT_START_SECONDS, Table, ephemeral_reply
 
 REPO = Path(__file__).resolve().parents[3]  # tests/bot/schnapsen/ -> the repository
 COMMAND_SYNC = "/applications/*/commands"
@@ -51,7 +54,7 @@ async def test_commands_are_synced_once_for_the_same_definitions(
 
     await world.stop_bot()
     forced = SchnapsenBot(world.settings, force_sync=True)  # python -m bot --sync
-    await fake_discord.start_client(forced)
+    await fake_discord.start_client(forced, timeout=BOT_START_SECONDS)
     await fake_discord.stop_client(forced)
     assert fake_discord.hit_count("PUT", COMMAND_SYNC) == 2
 
@@ -67,12 +70,41 @@ def test_python_m_bot_without_a_token_says_so(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr + done.stdout
 
 
+async def test_a_bot_closed_twice_stops_once(world: Table, caplog: pytest.LogCaptureFixture) -> None:
+    """discord.py's connect() closes the client itself when the gateway ends the session for good (a close
+    code other than 1000), then raises; the ``async with`` of bot.client.run closes it once more on the way
+    out. The second close must not fail: its error would hide the first."""
+    bot = await world.start_bot()
+    await world.stop_bot()
+    await bot.close()
+    assert bot.is_closed()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+
+
 async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
     alice = world.add_player("alice")
-    await world.start_bot()
+    bot = await world.start_bot()
     await world.no_ai_delay()
+    # Her turn lasts a second: the idle timer's steps wait for the test's looks, which a loaded machine can
+    # delay past them. The take-over (a third of a turn after the warning) waits until the test has read the
+    # table at alice's turn; a warning after she is back waits until the test has read her seat.
+    looked, read_back = asyncio.Event(), asyncio.Event()
+    take_over, mark_warned = bot.service.seating.take_over, bot.service.seating.mark_warned
+
+    async def take_over_once_looked(*args: Any) -> Any:
+        await looked.wait()
+        return await take_over(*args)
+
+    async def warn_unless_back(*args: Any) -> Any:
+        if back_clicked:
+            await read_back.wait()
+        return await mark_warned(*args)
+
+    back_clicked = False
+    bot.service.seating.take_over = take_over_once_looked  # type: ignore[method-assign]
+    bot.service.seating.mark_warned = warn_unless_back  # type: ignore[method-assign]
     table = await world.open_table(alice, [None, None, None], turn_seconds=1)
     warning = f"<@{alice.id}>, it's your turn"
     away = "alice seems to be away"
@@ -86,6 +118,7 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     )
     # Alice (North) is to act and never does; only the AI standing in for her can move the table on.
     version, acted = table.version, await north_actions()
+    looked.set()
     await fake_discord.wait_for(
         lambda: any(away in text for text in world.channel_texts()), timeout=10, what="the AI to take over"
     )
@@ -97,9 +130,11 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     dm = await world.latest_dm(
         alice, lambda m: any(b.get("label") == "I'm back: let me play" for b in m.buttons)
     )
+    back_clicked = True
     back = await fake_discord.click(alice, dm, label="I'm back: let me play")
     assert "Welcome back" in await ephemeral_reply(back)
     seats = (await world.stored(table.id)).seats
+    read_back.set()
     assert not seats[0].ai_takeover and not seats[0].warned
 
 

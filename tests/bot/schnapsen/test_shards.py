@@ -68,7 +68,14 @@ async def split(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Spli
     for guild in guilds:
         guild.world.bot = bot
         await guild.world.no_ai_delay()
-        guild.table_id = (await guild.world.open_table(guild.players[0], guild.players[1:])).id
+        table = await guild.world.open_table(guild.players[0], guild.players[1:])
+        guild.table_id = table.id
+        # The tests click the hands this bot sent: they must be sent and stored before it stops (its stop
+        # waits for unsent ones only a moment).
+        await fake_discord.wait_for(
+            lambda table=table: all(seat is not None and seat.dm_message_id for seat in table.seats),
+            what="every hand sent and stored",
+        )
         guild.lobby_channel = guild.world.guild.add_text_channel("lobby")
         command = await fake_discord.slash(guild.world.admin, guild.lobby_channel, "schnapsen", "new")
         await command.wait_response()
