@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,11 @@ class AiWarnings(logging.Handler):
             self.samples.append(message[:200])
 
 
+def is_429_retry(logger: str, message: str) -> bool:
+    """Whether a log record is discord.py's WARNING that it met a 429 and waits it out before retrying."""
+    return logger.startswith("discord.") and "rate limited" in message and "Retrying in" in message
+
+
 class RateLimits(logging.Handler):
     """The 429s discord.py met in this process: the ones it waited out and retried (its WARNING "rate
     limited" lines, from the bot token's client and the interaction webhooks alike) and the ones it gave up
@@ -141,12 +147,12 @@ class RateLimits(logging.Handler):
         self.surfaced = 0
 
     def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if record.name.startswith("discord.") and "rate limited" in message and "Retrying in" in message:
+        if is_429_retry(record.name, record.getMessage()):
             self.retried += 1
 
-    def count_surfaced(self) -> None:
-        """Wrap discord.py's two request functions: a 429 that leaves them reached the bot."""
+    def count_surfaced(self, also: Callable[[], None] | None = None) -> None:
+        """Wrap discord.py's two request functions: a 429 that leaves them reached the bot (then ``also`` is
+        called, e.g. to log it where a killed process's counter would be lost)."""
         for owner in (discord.http.HTTPClient, discord.webhook.async_.AsyncWebhookAdapter):
             original = owner.request
 
@@ -156,6 +162,8 @@ class RateLimits(logging.Handler):
                 except discord.HTTPException as error:
                     if error.status == 429:
                         self.surfaced += 1
+                        if also is not None:
+                            also()
                     raise
 
             owner.request = counted  # type: ignore[method-assign]

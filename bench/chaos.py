@@ -8,6 +8,7 @@ cluster (the machine's initdb and pg_ctl, as the tests make it). Run from the re
     python bench/chaos.py --tables 3 --bummerl 1 --target 3 --restarts 3 --restart-every 6 --duration 80
     python bench/chaos.py --json                            # also one JSON line with every figure
     python bench/chaos.py --database postgresql             # the bot on PostgreSQL
+    python bench/chaos.py --discord-limits                  # and the fake enforces Discord's rate limits
 
 People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
 newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
@@ -71,6 +72,12 @@ Figures and how they are measured:
   it killed and the AI searches it gave a 1 ms cap (and how often the AI fell back to greedy). A kind the
   parent asked for (SIGUSR1, SIGUSR2) that never once took effect in the bot fails the run: a patch that
   misses its target would otherwise pass for a fault survived.
+- With --discord-limits the fake Discord also enforces Discord's rate limits (devtools/fakediscord/limits.py,
+  the settings bench/bot_bench.py --discord-limits uses, printed in the summary), on top of the injected
+  faults. Either way the summary shows the REST calls per accepted click from the first click to the end of
+  the settling (bot token, bound by the global limit, and interaction tokens, by route), the 429s the fake's
+  buckets answered (global, route, 30046) and the 429s discord.py met, injected ones included: waited out and
+  retried (its "rate limited" warnings in the log) and raised to the bot (chaos_child logs each one).
 - Restarts survived: kill -9 restarts after which the bot was READY again. A restart that did not come up,
   or a bot process that exited on its own, is counted and fails the run.
 
@@ -100,6 +107,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bot_bench import rest_calls, rest_figures, rest_line
+from bench.bot_bench_child import is_429_retry
+from bench.chaos_child import SURFACED_429_TEXT
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
 
 CHILD = Path(__file__).with_name("chaos_child.py")
@@ -484,6 +494,9 @@ class Chaos:
         self.log_path = folder / "bot.log"
         self.stderr_path = folder / "bot-stderr.log"
         self.fake = FakeDiscord(record_requests=False, keep_history=False)
+        if args.discord_limits:
+            self.fake.enforce_limits()
+        self.rest_counts: list[tuple[float, dict[str, Any]]] = []  # (when, rest_calls): play starts, settled
         self.rng = random.Random(args.seed)
         self.stats = Stats()
         self.faults = Faults()
@@ -771,6 +784,7 @@ class Chaos:
                 admin = await self.setup_world()
                 await self.start_until_up()
                 await self.no_ai_delay(admin)
+                self.rest_counts.append((now(), rest_calls(self.fake)))
                 # Message creates (results, notices, hand DMs) first, at their own rate; then every route.
                 self.post_rule = self.fake.random_faults(
                     "POST",
@@ -811,6 +825,7 @@ class Chaos:
                     if self.child is None:
                         await self.start_until_up()
                 settled = await self.settle()
+                self.rest_counts.append((now(), rest_calls(self.fake)))
                 stop_all.set()
                 await asyncio.gather(*players, *helpers[:2], progress, return_exceptions=True)
                 await self.stop_child()
@@ -929,7 +944,14 @@ class Chaos:
         )
         missing_results = self.missing_results()
         wanted = self.args.tables * self.args.bummerl
+        (began, before), (ended, after) = self.rest_counts
         return {
+            "discord_limits": self.fake.limits.describe(),
+            # The REST calls from the first click to the end of the settling, and the 429s: the fake's own
+            # (its buckets, with --discord-limits; the injected faults are under "faults") and discord.py's.
+            "rest": rest_figures(self.fake, before, after, len(accepted), ended - began),
+            "http_429_retried": found.http_429_retried,
+            "http_429_surfaced": found.http_429_surfaced,
             "bummerl_finished": finished,
             "bummerl_started": started,
             "bummerl_wanted": wanted,
@@ -990,6 +1012,8 @@ class LogFindings:
     source: str = "bot"  # who logged the accepted lines ("bot" or "bench shim")
     injected: collections.Counter[str] = field(default_factory=collections.Counter)  # faults that happened
     ai_fallbacks: int = 0
+    http_429_retried: int = 0  # discord.py waited out a 429 (an injected one or the fake's buckets') and retried
+    http_429_surfaced: int = 0  # discord.py gave up and raised the 429 to the bot
 
 
 def parse_log(path: Path) -> LogFindings:
@@ -1013,6 +1037,10 @@ def parse_log(path: Path) -> LogFindings:
             continue
         if logger == "bot.ai_worker" and AI_FALLBACK in message:
             found.ai_fallbacks += 1
+        if is_429_retry(logger, message):
+            found.http_429_retried += 1
+        elif logger.startswith("bench") and message == SURFACED_429_TEXT:
+            found.http_429_surfaced += 1
         if level not in ("ERROR", "CRITICAL"):
             continue
         if logger == "bot" or logger.startswith("bot."):
@@ -1132,6 +1160,12 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     for problem in f["faults_asked_but_never_injected"]:
         print(f"    NOT INJECTED: {problem}")
     print(f"clicks {f['clicks']}, 'My hand' asks {f['my_hand_asks']}")
+    print(f["discord_limits"])
+    print(
+        "from the first click to the end of the settling (accepted clicks as the bot logged them; discord.py's "
+        "429s include the injected ones):\n    "
+        + rest_line(f["rest"], f["http_429_retried"], f["http_429_surfaced"])
+    )
     if folder is not None:
         kept = "database" if args.database == "sqlite" else "no database (the PostgreSQL cluster is gone)"
         print(f"bot log and {kept} kept in {folder}")
@@ -1198,6 +1232,12 @@ def main() -> int:
         "--edit-interval", type=float, help="the bot's edit coalescing (default: the product's)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--discord-limits",
+        action="store_true",
+        help="the fake Discord also enforces Discord's rate limits (as bench/bot_bench.py --discord-limits), "
+        "on top of the injected faults",
+    )
     parser.add_argument(
         "--sabotage",
         choices=("ai",),

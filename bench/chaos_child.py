@@ -50,6 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bot_bench_child import RateLimits
 from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, run_until_sigterm
 from bot import render
 from bot.client import SchnapsenBot
@@ -58,6 +59,8 @@ from bot.settings import Settings
 log = logging.getLogger("bench.chaos_child")
 ACCEPTED_TEXT = "accepted table="
 FAULT_TEXT = "chaos fault injected: "  # bench/chaos.py counts these lines, per kind
+# bench/chaos.py counts these lines: a 429 discord.py gave up on (a counter would die with a killed process).
+SURFACED_429_TEXT = "discord.py raised a 429 to the bot"
 storage_failing_until = 0.0
 the_bot: SchnapsenBot | None = None
 
@@ -333,6 +336,7 @@ def main() -> int:
         log.info("bench shim: the bot does not log accepted actions; the bench logs them after act()")
         patch_accepted_log()
     patch_ai_overruns(args.overrun_rate, random.Random(args.seed + 1))
+    RateLimits().count_surfaced(also=lambda: log.warning(SURFACED_429_TEXT))
     if args.sabotage == "ai":
         sabotage_ai()
     render.preload("doppeldeutsch")
