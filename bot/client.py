@@ -26,6 +26,7 @@ from bot.game.coach import Coach
 from bot.game.service import TableService
 from bot.schnapsen.badanswers import BadAnswers, ChannelGate, locator, trace_config, watch_permissions
 from bot.schnapsen.checks import Throttle
+from bot.schnapsen.pacing import GlobalPacer, pacing_trace
 from bot.schnapsen.runtime import Runtime
 from bot.settings import Settings
 from engine.ai import solver as ai_solver
@@ -60,7 +61,9 @@ class SchnapsenBot(commands.Bot):
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         # Every answer of a REST call is counted against Discord's budget for bad answers (badanswers.py).
         bad_answers = BadAnswers()
-        options.setdefault("http_trace", trace_config(bad_answers))
+        # And the bot token's requests are spaced within Discord's global limit (pacing.py).
+        self.pacer = GlobalPacer()
+        options.setdefault("http_trace", pacing_trace(self.pacer, trace_config(bad_answers)))
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options
         )

@@ -1,0 +1,47 @@
+"""The bot token's requests are spaced within Discord's global limit (bot/schnapsen/pacing.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.schnapsen.pacing import GlobalPacer, counts_globally
+
+
+class FakeTime:
+    """A clock that only sleeping moves on."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(0)  # the rest of the burst asks meanwhile, at the same moment
+        self.now += seconds
+
+
+async def test_no_second_holds_more_requests_than_the_limit_and_the_first_ones_do_not_wait() -> None:
+    time = FakeTime()
+    pacer = GlobalPacer(10, clock=time.clock, sleep=time.sleep)
+    sent: list[float] = []
+
+    async def request() -> None:
+        await pacer.wait_turn()
+        sent.append(time.now)
+
+    await asyncio.gather(*(request() for _ in range(35)))
+    assert len(sent) == 35
+    assert sent[:10] == [1000.0] * 10, "a burst within the limit goes at once"
+    for start in sent:
+        assert sum(1 for t in sent if start <= t < start + 1.0) <= 10
+    assert sent == sorted(sent), "first come, first served"
+    assert pacer.waited == 25
+    assert sent[-1] - sent[0] < 3.5, "spaced, not held longer than the limit asks"
+
+
+def test_the_interaction_routes_do_not_count() -> None:
+    assert counts_globally("/api/v10/channels/1/messages/2")
+    assert counts_globally("/api/v10/users/@me/channels")
+    assert not counts_globally("/api/v10/interactions/1/abc/callback")
+    assert not counts_globally("/api/v10/webhooks/1/abc/messages/@original")
