@@ -963,7 +963,7 @@ class FakeDiscord:
 
     def _check_auth(self, request: web.Request, template: str) -> None:
         # Interaction callbacks and interaction webhooks are authorised by their token alone.
-        if template.startswith(("/interactions/", "/webhooks/")):
+        if uses_interaction_token(template):
             return
         if request.headers.get("Authorization") != f"Bot {self.token}":
             raise DiscordError(401, 0, "401: Unauthorized")
