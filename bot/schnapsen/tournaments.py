@@ -426,7 +426,10 @@ class TournamentRunner(commands.Cog):
             self._start(self._drive_table(after.id))
 
     async def _drive_table(self, table_id: int) -> None:
-        match = await self.bot.db.tournaments.match_at_table(table_id)
+        # Retried like the drive itself: a failed read here would leave the round waiting until a restart.
+        match = await self._retried(
+            f"table {table_id}: its tournament match", lambda: self.bot.db.tournaments.match_at_table(table_id)
+        )
         if match is not None:
             await self.drive(match.tournament_id)
 
@@ -452,7 +455,9 @@ class TournamentRunner(commands.Cog):
                     f"tournament {tournament_id}: standings",
                     lambda report=report: self.announce(tournament_id, report),
                 )
-            tournament = await self.tournaments.get(tournament_id)
+            tournament = await self._retried(
+                f"tournament {tournament_id}: read", lambda: self.tournaments.get(tournament_id)
+            )
             if tournament is not None and tournament.status == "paused" and reports:
                 lang = await self.channel_language(tournament)
                 await self.post(tournament, t(lang, "tournament.paused", name=tournament.name))

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
+from types import SimpleNamespace
+from typing import Any
 
 import discord
+import pytest
 
 from bot.db.tournaments import MatchRow
 from bot.game.tournaments import results_by_round
@@ -219,3 +223,31 @@ def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:
         pieces = chunks(text, 25)
         assert all(0 < len(piece) <= 25 for piece in pieces)
         assert "".join(pieces).replace("\n", "") == text.replace("\n", ""), "nothing lost"
+
+
+async def test_a_failed_read_of_a_tables_match_is_retried_so_the_round_still_moves_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Bummerl of a match ended while storage failed once: the runner reads the match again and drives
+    its tournament, instead of leaving the round to wait for a restart."""
+    from bot.schnapsen import tournaments
+
+    monkeypatch.setattr(tournaments, "RETRY_FIRST", 0.0)
+    reads: list[int] = []
+
+    async def match_at_table(table_id: int) -> Any:
+        reads.append(table_id)
+        if len(reads) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return SimpleNamespace(tournament_id=7)
+
+    driven: list[int] = []
+
+    async def drive(tournament_id: int) -> None:
+        driven.append(tournament_id)
+
+    runner = tournaments.TournamentRunner.__new__(tournaments.TournamentRunner)
+    runner.bot = SimpleNamespace(db=SimpleNamespace(tournaments=SimpleNamespace(match_at_table=match_at_table)))
+    runner.drive = drive  # type: ignore[method-assign]
+    await runner._drive_table(42)
+    assert reads == [42, 42] and driven == [7]
