@@ -528,6 +528,7 @@ def rest_line(rest: dict[str, Any], retried: int | None = None, surfaced: int | 
 THINK_SECONDS = (1.0, 4.0)  # a person looks at their new buttons this long before clicking
 TARGET_P95_MS = 300.0
 OPENING_AT_ONCE = 16  # tables opening at the same time, per bot process on a whole core
+CAPACITY_START_SPREAD = 60.0  # --find-capacity's tables start over this many seconds: about one deal
 SETTLE_SECONDS = 12.0  # after the last table started: the opening burst is over, channel hands are open
 GRACE_SECONDS = 5.0  # after the window: a click made in it may still see its next buttons
 SHOW_MY_CARDS = "Show my cards"
@@ -891,12 +892,15 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             # Tables open a few at a time (people do not open dozens in one second), fewer on a part of a core.
             opening = asyncio.Semaphore(max(2, round(OPENING_AT_ONCE * (args.cpu_quota or 1.0) * args.processes)))
 
-            async def open_one(table: PacedTable) -> None:
+            async def open_one(number: int, table: PacedTable) -> None:
+                # Real tables start at different moments, so their deals do not end together: table n opens
+                # n / count of the spread in (--start-spread; 0: all at once, the in-step worst case).
+                await asyncio.sleep(args.start_spread * number / len(tables))
                 async with opening:
                     await table.open(args.ai_seats, args.hands == "channel")
 
             opened = time.monotonic()
-            await asyncio.gather(*(open_one(table) for table in tables))
+            await asyncio.gather(*(open_one(number, table) for number, table in enumerate(tables)))
             open_seconds = time.monotonic() - opened
             await asyncio.sleep(SETTLE_SECONDS)
             mark_threads(children)
@@ -1259,7 +1263,13 @@ def describe_setup(args: argparse.Namespace) -> str:
         f"human pace: {seats} per table, each thinking {THINK_SECONDS[0]:g}-{THINK_SECONDS[1]:g} s (seed "
         f"{args.seed}); {processes} on {args.database}, {cores}; "
         f"hands by {'DM' if args.hands == 'dm' else 'ephemeral message in the channel'}; the AI's pause before "
-        f"a move (ai_delay_ms) {args.ai_delay_ms}; {args.seconds:g} s measured per step after every table started; edits of one "
+        f"a move (ai_delay_ms) {args.ai_delay_ms}; "
+        + (
+            f"the tables start one after the other over {args.start_spread:g} s (--start-spread)"
+            if args.start_spread
+            else "the tables start together, their deals in step (--start-spread 0)"
+        )
+        + f"; {args.seconds:g} s measured per step after every table started; edits of one "
         f"message coalesced to one per {args.edit_interval:g} s\n{limits_description(args)}"
     )
 
@@ -1342,6 +1352,13 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
     parser.add_argument(
+        "--start-spread",
+        type=float,
+        help="human pace: the tables start one after the other, evenly over this many seconds, so that their "
+        f"deals do not start and end in step as they would not on Discord (default {CAPACITY_START_SPREAD:g} "
+        "with --find-capacity, about one deal at human pace, else 0); 0 starts them together, the worst case",
+    )
+    parser.add_argument(
         "--find-capacity",
         action="store_true",
         help="human pace: double the tables from --tables while the p95 stays under 300 ms, then bisect",
@@ -1375,6 +1392,8 @@ def main() -> None:
         parser.error("several processes share a PostgreSQL database: add --database postgresql")
     if args.tables is None:
         args.tables = 20
+    if args.start_spread is None:
+        args.start_spread = CAPACITY_START_SPREAD if args.find_capacity else 0.0
     if args.paired_rounds and (args.find_capacity or args.processes < 2 or not args.cpu_quota):
         parser.error("--paired-rounds compares --processes 2 or more with one, each under --cpu-quota")
     cpus = sorted(os.sched_getaffinity(0))

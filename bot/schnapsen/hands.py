@@ -4,8 +4,10 @@ that showed it while its token lasts (on their turn without one, a notice in the
 
 A hand DM is edited through the token of its owner's latest click on it while that lasts (Discord does not
 count interaction-token calls against the bot token's global limit), else, or when that edit fails, with the
-bot token. A deal's DM is sent to the DM channel known for its owner (stored with the seat, or remembered from
-an earlier deal); only a person with none known costs a ``create_dm`` call.
+bot token. A deal's DM goes as a follow-up of its owner's latest click in their DM while that token has
+``FOLLOWUP_TOKEN_LEFT`` to go (it then edits that message too, until they click it), else with the bot token to
+the DM channel known for its owner (stored with the seat, or remembered from an earlier deal); only a person
+with none known costs a ``create_dm`` call.
 
 A hand is edited only when its ``HandModel`` for the table as it stands differs from the one it shows. Every
 job runs as a supervised job of the messages' queues (``coalesce.py``) and reads the table when it runs.
@@ -45,6 +47,9 @@ UNKNOWN_MESSAGE = 10008
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
 CHANNEL_HAND_GONE = frozenset({50027, 10015, UNKNOWN_MESSAGE})
 TOKEN_REFUSED = frozenset({401, 403, 404})  # an interaction's token Discord no longer takes (expired, unknown)
+# A deal's DM is sent through its owner's latest DM click only while that token has this long to go: it also
+# edits the new message until they click it (a deal at human pace takes about a minute).
+FOLLOWUP_TOKEN_LEFT = 5 * 60.0
 
 
 class Hands:
@@ -54,8 +59,13 @@ class Hands:
         self.edits, self.sends = messages.edits, messages.sends
         self.user_langs = Lru[int, str](REMEMBERED_LANGUAGES)
         self.dm_channels = Lru[int, int](REMEMBERED_DM_CHANNELS)  # user id -> their DM channel's id
-        # Hand DM message id -> the latest click on it (acknowledged): its token edits that message.
+        # Hand DM message id -> the latest click on it (acknowledged), or the click whose follow-up it is: its
+        # token edits that message.
         self.dm_clicks = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
+        # User id -> their latest acknowledged click in their DM with the bot: it sends their next deal's hand.
+        self.latest_dm_click = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
+        # Hand DMs sent as follow-ups: a bot-token edit Discord refuses once the token expired sends it afresh.
+        self.followup_dms = Lru[int, None](REMEMBERED_DM_CLICKS)
 
     # --- whose hand, where, in which language ----------------------------------------------------------
 
@@ -181,9 +191,15 @@ class Hands:
                 await self.edit_dm(now.id, channel_id, message_id, payload)
             except discord.Forbidden as err:
                 memory.forget_dm(message_id)
-                if err.code != DMS_CLOSED:
+                if err.code == DMS_CLOSED:
+                    await self._dms_closed(now, seat, user_id)
+                    return
+                if message_id not in self.followup_dms:
                     raise
-                await self._dms_closed(now, seat, user_id)
+                # A follow-up the bot token may not edit (its click's token expired): the hand is sent afresh.
+                log.info("table %s: hand DM %s (a follow-up) refused the bot token (%s)", now.id, message_id, err.code)
+                await self.service.seating.forget_dm(now.id, seat, message_id)
+                self.send_all(now)
                 return
             except discord.NotFound:  # the message is gone: send the hand again
                 memory.forget_dm(message_id)
@@ -221,6 +237,9 @@ class Hands:
         age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
         since = asyncio.get_running_loop().time() - age
         self.dm_clicks[message.id] = ChannelHand(table.id, interaction, None, since)
+        latest = self.latest_dm_click.get(interaction.user.id)
+        if latest is None or latest.since <= since:
+            self.latest_dm_click[interaction.user.id] = ChannelHand(table.id, interaction, None, since)
 
     async def _edit_dm_through_click(
         self, table_id: int, message_id: int, payload: Payload, *, keep_attachments: bool
@@ -231,7 +250,7 @@ class Hands:
         if click is None or not click.fresh(asyncio.get_running_loop().time()):
             return False
         try:
-            await click.interaction.edit_original_response(**payload.edit_kwargs(keep_attachments=keep_attachments))
+            await click.edit(payload, keep_attachments=keep_attachments)
         except discord.HTTPException as err:
             if err.status not in TOKEN_REFUSED and err.code not in CHANNEL_HAND_GONE:
                 raise  # a 429 or a server error: the job waits as badanswers.py says and tries the token again
@@ -319,11 +338,14 @@ class Hands:
         repeated = attempt in memory.sends_tried
         memory.sends_tried.add(attempt)
         try:
-            channel = await self._dm_channel_of(occupant)
-            # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
-            message = await channel.send(
-                nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
-            )
+            # A repeated attempt goes with the bot token: only its nonce can find a message sent before.
+            message = None if repeated else await self._send_through_click(table.id, user_id, payload)
+            if message is None:
+                channel = await self._dm_channel_of(occupant)
+                # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
+                message = await channel.send(
+                    nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
+                )
         except discord.NotFound:
             self.dm_channels.pop(user_id)  # a channel remembered wrongly: the retry opens it afresh
             raise
@@ -350,6 +372,31 @@ class Hands:
             # this DM says where it went, as if it had been there already.
             self.retire(stored, user_id, (message.channel.id, message.id), why="hand.moved_to_channel")
         self.refresh_if_changed(stored, seat)  # the position may have moved on while we sent
+
+    async def _send_through_click(self, table_id: int, user_id: int, payload: Payload) -> discord.Message | None:
+        """Send a deal's hand as a follow-up of the person's latest click in their DM (a call off the bot token's
+        global limit) while its token has ``FOLLOWUP_TOKEN_LEFT`` to go; that token then edits it too. None: no
+        such click, or Discord refused its token (forgotten; the caller sends with the bot token)."""
+        click = self.latest_dm_click.get(user_id)
+        if click is None or not click.fresh(asyncio.get_running_loop().time() + FOLLOWUP_TOKEN_LEFT):
+            return None
+        try:
+            message = await click.interaction.followup.send(
+                wait=True, allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
+            )
+        except discord.HTTPException as err:
+            if err.status not in TOKEN_REFUSED and err.code not in CHANNEL_HAND_GONE:
+                raise  # a 429 or a server error: the retry goes with the bot token and its nonce
+            if self.latest_dm_click.peek(user_id) is click:
+                self.latest_dm_click.pop(user_id)
+            log.info(
+                "table %s: sending a hand DM through a click's token failed (%s %s); using the bot token",
+                table_id, err.status, err.code,
+            )  # fmt: skip
+            return None
+        self.followup_dms[message.id] = None
+        self.dm_clicks[message.id] = ChannelHand(table_id, click.interaction, message.id, click.since)
+        return message
 
     async def _dm_channel_of(self, occupant: SeatRow) -> discord.abc.Messageable:
         """The person's DM channel with the bot: the one stored with the seat or remembered from an earlier

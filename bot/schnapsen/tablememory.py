@@ -33,11 +33,12 @@ class ChannelHand:
     def fresh(self, now: float) -> bool:
         return now - self.since < CHANNEL_HAND_WINDOW
 
-    async def edit(self, payload: Payload) -> None:
+    async def edit(self, payload: Payload, *, keep_attachments: bool = False) -> None:
+        kwargs = payload.edit_kwargs(keep_attachments=keep_attachments)
         if self.message_id is None:
-            await self.interaction.edit_original_response(**payload.edit_kwargs())
+            await self.interaction.edit_original_response(**kwargs)
         else:
-            await self.interaction.followup.edit_message(self.message_id, **payload.edit_kwargs())
+            await self.interaction.followup.edit_message(self.message_id, **kwargs)
 
 
 @dataclass(eq=False)

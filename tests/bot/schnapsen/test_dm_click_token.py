@@ -194,3 +194,69 @@ async def test_a_turn_notice_whose_token_is_refused_is_taken_down_with_the_bot_t
         (f"/webhooks/{fake_discord.application_id}/{click.token}/messages/@original", 404),
         (f"/channels/{world.channel.id}/messages/{notice.id}", 204),
     ]
+
+
+def hand_posts_to(fake: FakeDiscord, channel_id: int, since: int) -> list[Any]:
+    return [r for r in fake.requests[since:] if r.method == "POST" and r.path == f"/channels/{channel_id}/messages"]
+
+
+def followup_posts(fake: FakeDiscord, since: int) -> list[Any]:
+    return [r for r in fake.requests[since:] if r.method == "POST" and r.template == "/webhooks/{application_id}/{token}"]
+
+
+async def play_into_the_next_deal(world: Table, people: list[FakeUser], table: CurrentTable) -> list[FakeMessage]:
+    """Play the deal to its end; each person's DM of the next deal, once all four arrived."""
+    first_deal = table.deal_no
+    firsts = {p.id: world.hand_message(p) for p in people}
+    await world.play(people, until=lambda t: t.deal_no > first_deal, timeout=30)
+
+    def next_dms() -> list[FakeMessage] | None:
+        latest = [world.fake.dm_messages(p)[-1] for p in people]
+        return latest if all(m is not firsts[p.id] for m, p in zip(latest, people, strict=True)) else None
+
+    return await world.fake.wait_for(next_dms, timeout=10, what="the next deal's four DMs")
+
+
+async def test_the_next_deals_dm_goes_through_its_owners_latest_click(fake_discord: FakeDiscord, world: Table) -> None:
+    people, table = await four_by_dm(world)
+    await fake_discord.wait_for(lambda: all(world.hand_message(p) for p in people), what="the first DMs")
+    since = len(fake_discord.requests)
+
+    dms = await play_into_the_next_deal(world, people, table)
+
+    for person, dm in zip(people, dms, strict=True):
+        click = dm.interaction
+        assert click is not None and click.user is person, f"{person.name}'s hand: a follow-up of their own click"
+        assert hand_posts_to(fake_discord, dm.channel.id, since) == [], "no hand sent with the bot token"
+    assert len(followup_posts(fake_discord, since)) == len(people)
+    # Until its owner clicks it, a new hand is edited through that same token (the next turn shows there).
+    def edited_through_followup_token() -> bool:
+        return any(
+            r.method == "PATCH" and r.status == 200 and dm.interaction is not None
+            and r.path.endswith(f"/{dm.interaction.token}/messages/{dm.id}")
+            for r in fake_discord.requests[since:] for dm in dms
+        )  # fmt: skip
+
+    await world.play(people, until=lambda t: edited_through_followup_token(), timeout=30)
+    bot_token_edits = [r for dm in dms for r in bot_token_edits_of(fake_discord, dm, since) if r.template == BOT_TOKEN_EDIT]
+    assert bot_token_edits == [], "no new hand edited with the bot token"
+
+
+async def test_an_expired_click_token_sends_the_next_deals_dm_with_the_bot_token(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    people, table = await four_by_dm(world)
+    await fake_discord.wait_for(lambda: all(world.hand_message(p) for p in people), what="the first DMs")
+    fake_discord.interaction_token_lifetime = 0.0  # Discord answers 401 Invalid Webhook Token to every token
+    since = len(fake_discord.requests)
+
+    dms = await play_into_the_next_deal(world, people, table)
+
+    refused = followup_posts(fake_discord, since)
+    assert refused and all(r.status == 401 for r in refused), "the follow-up was tried, and refused"
+    for dm in dms:
+        assert dm.interaction is None, "each hand sent with the bot token instead"
+        assert [r.status for r in hand_posts_to(fake_discord, dm.channel.id, since)] == [200]
+    # The deal goes on through the bot token alone.
+    second_deal = table.deal_no
+    await world.play(people, until=lambda t: t.deal_no > second_deal or t.status == "finished", timeout=30)

@@ -381,7 +381,7 @@ async def bob_plays_on_in_the_channel_to_the_end(world: Table, alice: FakeUser, 
     assert any(i.user is bob and i.message is not None and i.message.ephemeral for i in world.fake.interactions)
 
 
-async def test_dms_closed_mid_deal_keep_working_through_the_click_token_and_the_hand_moves_at_the_next_deal(
+async def test_dms_closed_mid_deal_keep_working_through_the_click_token_into_the_next_deal_then_move_the_hand(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
     alice, bob, table, _ = await bob_forehand_after_his_first_dm_click(world)
@@ -416,14 +416,22 @@ async def test_dms_closed_mid_deal_keep_working_through_the_click_token_and_the_
         await rematch.wait_response()
         await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch")
 
-    # The next deal's DM is refused: from then on his hand lives in the channel, and the game goes on.
-    await fake_discord.wait_for(
-        lambda: (seat := table.seats[1]) is not None and seat.dms_closed, what="bob's seat marked DMs closed"
+    # The next deal's DM goes as a follow-up of his latest click, which Discord takes too: nothing refused yet.
+    next_dm = await fake_discord.wait_for(
+        lambda: (latest := fake_discord.dm_messages(bob)[-1]) is not dm and latest, what="the next deal's DM"
     )
-    assert [r.status for r in bot_token_calls_on(fake_discord, dm_channel.id, since)] == [403], (
-        "one refused send, the next deal's"
-    )
-    assert fake_discord.dm_messages(bob)[-1] is dm
+    assert next_dm.interaction is not None and next_dm.interaction.user is bob, "a follow-up of his click"
+    assert not bot_token_calls_on(fake_discord, dm_channel.id, since), "no bot-token call on his DM"
+    assert not table.seats[1].dms_closed
+
+    # Once his clicks' tokens expire, the first edit of his DM falls back to the bot token, which is refused:
+    # from then on his hand lives in the channel, and the game goes on.
+    for interaction in fake_discord.interactions:
+        if interaction.user is bob:
+            interaction.age(16 * 60)
+    await world.play([alice], until=lambda t: (seat := t.seats[1]) is not None and seat.dms_closed, timeout=30)
+    refused = [r.status for r in bot_token_calls_on(fake_discord, dm_channel.id, since)]
+    assert refused and set(refused) == {403}, "only edits after the tokens expired (this deal's, the last one's end)"
     await bob_plays_on_in_the_channel_to_the_end(world, alice, bob, table)
 
 
