@@ -5,7 +5,8 @@ interval, so a fast trick never runs into Discord's rate limits: a burst of AI m
 showing the latest position. An urgent request (the change that gives a person their buttons) need not wait
 out the interval: it runs at once unless the key ran ``BURST`` times in the last ``BURST`` intervals (other
 requests leave the last of those runs to it), so a person's turn is not held back by the edits that showed
-the moves before it. A job that fails is logged at ERROR with its
+the moves before it, and its bot-token requests go before the others the token's pacer holds (pacing.py). A
+job that fails is logged at ERROR with its
 key (which names the table) and retried with a growing pause until it succeeds, is replaced by a newer
 request, or its key is dropped (the table closed). Nothing that moves a table is ever left to chance.
 
@@ -25,6 +26,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 
 from .badanswers import ChannelGate, is_global_limit, refused_channel, retry_after
+from .pacing import URGENT
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +104,11 @@ class Coalescer:
                         await asyncio.wait_for(wake.wait(), pause)
                     continue  # look again: the request may have become urgent, or been dropped
                 job = self._pending.pop(key)
+                urgent = key in self._urgent
                 self._urgent.discard(key)
                 if self._intervals.get(key, self.interval):
                     self._runs.setdefault(key, deque(maxlen=BURST)).append(loop.time())
+                URGENT.set(urgent)  # its bot-token requests go before the others the pacer holds (this task's own)
                 await self._run_until_done(key, job)
         finally:
             del self._workers[key]

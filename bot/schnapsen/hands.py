@@ -316,7 +316,8 @@ class Hands:
             if failures:
                 raise failures[0]
 
-        self.sends.request(("send hands", table.id), send)
+        # Urgent: one of a new deal's hands shows the first turn (with the bot token, it goes first at the pacer).
+        self.sends.request(("send hands", table.id), send, urgent=True)
 
     def sending(self, table_id: int) -> bool:
         return self.sends.busy(("send hands", table_id))

@@ -9,6 +9,10 @@ Discord counts in); a request past that waits its turn here, a few milliseconds,
 waiting out a 429. It sees the requests through discord.py's public ``http_trace`` hook (aiohttp awaits a
 trace's request-start handlers before sending).
 
+A request made by an urgent job (coalesce.py: one that shows a person their turn) is marked by ``URGENT`` and
+goes before the others waiting here, so that a burst of cosmetic edits (table messages, a deal's last word) does
+not hold a person's next buttons back.
+
 One process only: several processes on one token share Discord's 50 but not this window (docs/deploy.md).
 """
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import time
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
@@ -27,12 +32,19 @@ import aiohttp
 EXEMPT_PATH_PARTS = ("/interactions/", "/webhooks/")
 
 
+# Whether the requests made in this context show a person their turn: set by coalesce.py for urgent jobs.
+URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("pacing_urgent", default=False)
+# How long a request that is not urgent waits for an urgent one that is due in the same instant to go first.
+YIELD_SECONDS = 0.001
+
+
 def counts_globally(path: str) -> bool:
     return not any(part in path for part in EXEMPT_PATH_PARTS)
 
 
 class GlobalPacer:
-    """At most ``per_second`` requests in any second; the others wait, in the order they came."""
+    """At most ``per_second`` requests in any second; the others wait, in the order they came, the urgent ones
+    first."""
 
     def __init__(
         self,
@@ -47,19 +59,30 @@ class GlobalPacer:
         self._sent: collections.deque[float] = collections.deque()  # when each of the last requests went
         self._turn = asyncio.Lock()  # first come, first served
         self.waited = 0  # requests that had to wait (a figure for the benches)
+        self._urgent_waiting = 0
 
-    async def wait_turn(self) -> None:
+    async def wait_turn(self, urgent: bool = False) -> None:
         asked = self.clock()
+        if urgent:
+            self._urgent_waiting += 1
+            try:
+                await self._take_slot(asked, urgent=True)
+            finally:
+                self._urgent_waiting -= 1
+            return
         async with self._turn:
-            while True:
-                now = self.clock()
-                while self._sent and self._sent[0] <= now - 1.0:
-                    self._sent.popleft()
-                if len(self._sent) < self.per_second:
-                    self._sent.append(now)
-                    self.waited += now > asked
-                    return
-                await self.sleep(self._sent[0] + 1.0 - now)
+            await self._take_slot(asked, urgent=False)
+
+    async def _take_slot(self, asked: float, *, urgent: bool) -> None:
+        while True:
+            now = self.clock()
+            while self._sent and self._sent[0] <= now - 1.0:
+                self._sent.popleft()
+            if len(self._sent) < self.per_second and (urgent or not self._urgent_waiting):
+                self._sent.append(now)
+                self.waited += now > asked
+                return
+            await self.sleep(self._sent[0] + 1.0 - now if len(self._sent) >= self.per_second else YIELD_SECONDS)
 
 
 def pacing_trace(pacer: GlobalPacer, config: aiohttp.TraceConfig) -> aiohttp.TraceConfig:
@@ -69,7 +92,7 @@ def pacing_trace(pacer: GlobalPacer, config: aiohttp.TraceConfig) -> aiohttp.Tra
         session: aiohttp.ClientSession, context: SimpleNamespace, params: aiohttp.TraceRequestStartParams
     ) -> None:
         if counts_globally(params.url.path):
-            await pacer.wait_turn()
+            await pacer.wait_turn(urgent=URGENT.get())
 
     config.on_request_start.append(on_request_start)
     return config

@@ -45,3 +45,21 @@ def test_the_interaction_routes_do_not_count() -> None:
     assert counts_globally("/api/v10/users/@me/channels")
     assert not counts_globally("/api/v10/interactions/1/abc/callback")
     assert not counts_globally("/api/v10/webhooks/1/abc/messages/@original")
+
+
+async def test_an_urgent_request_goes_before_the_others_waiting_and_still_within_the_limit() -> None:
+    time = FakeTime()
+    pacer = GlobalPacer(10, clock=time.clock, sleep=time.sleep)
+    sent: list[tuple[str, float]] = []
+
+    async def request(name: str, urgent: bool = False) -> None:
+        await pacer.wait_turn(urgent=urgent)
+        sent.append((name, time.now))
+
+    # A person's turn asks after a burst of cosmetic edits has filled the second.
+    await asyncio.gather(*(request(f"edit {n}") for n in range(25)), request("turn", urgent=True))
+    names = [name for name, _ in sent]
+    assert names.index("turn") == 10, "the first request of the next second, ahead of 15 edits that came first"
+    assert [name for name in names if name != "turn"] == [f"edit {n}" for n in range(25)], "the rest in order"
+    for _, start in sent:
+        assert sum(1 for _, t in sent if start <= t < start + 1.0) <= 10
