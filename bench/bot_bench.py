@@ -114,6 +114,12 @@ def game_button(message: FakeMessage, clicked: set[str]) -> str | None:
     return None
 
 
+def refused_by_bot(click: FakeInteraction) -> bool:
+    """Whether the bot answered a click with a word to its clicker (an ephemeral follow-up): not accepted. A
+    follow-up in a DM is the clicker's next hand, sent through that click's token."""
+    return any(message.ephemeral for message in click.followups)
+
+
 def position(custom_id: str) -> str:
     """``bs:<table>:<version>:...`` -> ``<table>:<version>``: one click per position."""
     return ":".join(custom_id.split(":")[1:3])
@@ -430,7 +436,7 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
         timeout=WAIT,
         what="every click to be answered",
     )
-    accepted = sum(1 for c in clicks if c.response is not None and not c.followups and c.response.type != 4)
+    accepted = sum(1 for c in clicks if c.response is not None and not refused_by_bot(c) and c.response.type != 4)
     rest = rest_figures(fake, calls_before, rest_calls(fake), accepted, time.monotonic() - started)
 
     # Let the bot finish what the last clicks started (the next deal's DMs) before it is stopped.
@@ -441,7 +447,7 @@ async def play_tables(fake: FakeDiscord, tables: list[BenchTable], deals: int, e
         await fake.wait_for(settled, timeout=30, what="the next deal's hands")
     latencies = [c.response_latency * 1000 for c in clicks if c.response_latency is not None]
     turnarounds = [s * 1000 for t in tables for s in t.turnarounds]
-    refused = sum(1 for c in clicks if c.followups)
+    refused = sum(1 for c in clicks if refused_by_bot(c))
     late = sum(1 for c in fake.interactions if c.rejected_callbacks)
     finished = sum(t.finished_deals() for t in tables)
     print(
@@ -969,7 +975,7 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
     without_ai += [math.inf] * unanswered
     clicks = [i for t in tables for at, i in t.clicks if start <= at < end]
     answers = [i.response_latency * 1000 for i in clicks if i.response_latency is not None]
-    refused = sum(1 for i in clicks if i.response_type == 4 or i.followups)
+    refused = sum(1 for i in clicks if i.response_type == 4 or refused_by_bot(i))
     rest = rest_figures(fake, calls_start, calls_end, len(clicks) - refused, window)
     busy = (busy_end[0] - busy_start[0]) / (busy_end[1] - busy_start[1]) * (os.cpu_count() or 1)
     deals = sum(1 for t in tables for at in t.results.values() if start <= at < end)
