@@ -244,11 +244,13 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
             case "ai":
                 await client.service.add_ai(table_id, user.id, None)
                 await acknowledge(interaction)
+                client.runtime.remember_table_click(self.table, interaction)
             case "leave":
                 await client.service.leave(table_id, user.id)
                 await answer(interaction, t(lang, "reply.left"))
             case "start":
                 await acknowledge(interaction)
+                client.runtime.remember_table_click(self.table, interaction)  # its token edits the table message
                 await client.service.start(table_id, user.id)
             case "practice":
                 await acknowledge(interaction)
@@ -295,6 +297,7 @@ class HostButton(TableButton, template=template(HOST_VERBS)):
     async def clicked(self, interaction: Interaction) -> None:
         service, table_id, version = interaction.client.service, self.table.id, self.button.version
         await acknowledge(interaction)
+        interaction.client.runtime.remember_table_click(self.table, interaction)
         match self.button.verb:
             case "rematch":
                 await service.rematch(table_id, interaction.user.id, version)

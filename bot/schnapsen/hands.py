@@ -233,13 +233,11 @@ class Hands:
         message = interaction.message
         if message is None or interaction.guild_id is not None:
             return
-        # Its token's 15 minutes run from when Discord made it: a click handed over late has less of them left.
-        age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
-        since = asyncio.get_running_loop().time() - age
-        self.dm_clicks[message.id] = ChannelHand(table.id, interaction, None, since)
+        click = ChannelHand.of_click(table.id, interaction)
+        self.dm_clicks[message.id] = click
         latest = self.latest_dm_click.get(interaction.user.id)
-        if latest is None or latest.since <= since:
-            self.latest_dm_click[interaction.user.id] = ChannelHand(table.id, interaction, None, since)
+        if latest is None or latest.since <= click.since:
+            self.latest_dm_click[interaction.user.id] = click
 
     async def _edit_dm_through_click(
         self, table_id: int, message_id: int, payload: Payload, *, keep_attachments: bool

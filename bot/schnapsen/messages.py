@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.cache import Lru
 from bot.db import SeatRow
 from bot.game.announcements import DealResult, FinalHand, Notice, Owed, SetAside
 from bot.game.table import TableSnapshot
@@ -24,7 +25,7 @@ from bot.i18n import t
 from . import answers, payloads, repost, threads
 from .coalesce import Coalescer
 from .hands import Hands
-from .tablememory import TableMemory
+from .tablememory import ChannelHand, TableMemory
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -34,6 +35,7 @@ NO_MENTIONS = discord.AllowedMentions.none()
 # How long a closing table's thread waits for its message to show the table closed before it is archived
 # anyway (an edit that keeps failing must not keep the thread open).
 CLOSED_MESSAGE_WAIT = 30.0
+REMEMBERED_TABLE_CLICKS = 10_000  # table messages whose latest click's token we keep (used only while fresh)
 
 
 class Messages:
@@ -53,6 +55,9 @@ class Messages:
         # closed, the event its thread's archiving waits for.
         self._posted_as_it_closed: dict[int, int] = {}
         self._shown_closed: dict[int, asyncio.Event] = {}
+        # Table message id -> the latest click on it answered with a deferred update (Start, Add AI, Rematch):
+        # its token edits that message, off the bot token's global limit, while it lasts.
+        self.table_clicks = Lru[int, ChannelHand](REMEMBERED_TABLE_CLICKS)
 
     def current(self, table: TableSnapshot) -> TableSnapshot:
         """The table as it stands now: the service's snapshot, or (the table closed) the one given."""
@@ -114,7 +119,8 @@ class Messages:
             if message_id is not None:
                 message = self.channel(now.channel_id).get_partial_message(message_id)
                 try:
-                    await threads.edit_in_thread(self.bot, now, message, payload)
+                    if not await self._edit_table_through_click(now.id, message_id, payload):
+                        await threads.edit_in_thread(self.bot, now, message, payload)
                     if now.table_message_id != message_id and now.status != "closed":  # its store had failed
                         await self._store_table_message(now, message_id)
                     self._posted_as_it_closed.pop(now.id, None)
@@ -134,6 +140,38 @@ class Messages:
         # wait out the table message's longer interval (only the latest is drawn; the hands show each move).
         interval = self.bot.settings.edit_interval * self.bot.settings.table_edit_intervals
         self.edits.request(("table message", table.id), edit, urgent=table.status != "playing", interval=interval)
+
+    def remember_table_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
+        """A click on the table message answered with a deferred update: its original response is that
+        message, so its token edits it for the next 15 minutes."""
+        message = interaction.message
+        deferred_update = interaction.response.type == discord.InteractionResponseType.deferred_message_update
+        if message is None or message.flags.ephemeral or not deferred_update:
+            return
+        click = ChannelHand.of_click(table.id, interaction)
+        latest = self.table_clicks.get(message.id)
+        if latest is None or latest.since <= click.since:
+            self.table_clicks[message.id] = click
+
+    async def _edit_table_through_click(self, table_id: int, message_id: int, payload: payloads.Payload) -> bool:
+        """Edit the table message through its latest click's token; False when there is none fresh or Discord
+        refused it (expired, unknown, an archived thread: forgotten, and the caller edits with the bot token)."""
+        click = self.table_clicks.get(message_id)
+        if click is None or not click.fresh(asyncio.get_running_loop().time()):
+            return False
+        try:
+            await click.edit(payload)
+        except discord.HTTPException as err:
+            if err.status == 429 or err.status >= 500:
+                raise  # the job waits as badanswers.py says and tries the token again
+            if self.table_clicks.peek(message_id) is click:
+                self.table_clicks.pop(message_id)
+            log.info(
+                "table %s: editing its message through a click's token failed (%s %s); using the bot token",
+                table_id, err.status, err.code,
+            )  # fmt: skip
+            return False
+        return True
 
     async def _store_table_message(self, table: TableSnapshot, message_id: int) -> None:
         self._posted_as_it_closed[table.id] = message_id  # until stored: a retry must not post another

@@ -106,6 +106,9 @@ class Runtime:
     def remember_dm_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
         self.messages.hands.remember_dm_click(table, interaction)
 
+    def remember_table_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
+        self.messages.remember_table_click(table, interaction)
+
     def hand_in_channel(self, table: TableSnapshot, seat: int) -> bool:
         occupant = table.seats[seat]
         return occupant is not None and self.messages.hand_in_channel(occupant)

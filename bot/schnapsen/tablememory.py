@@ -3,6 +3,7 @@ as a whole when the table closes (``Messages.forget``), so that no cache of a cl
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,13 @@ class ChannelHand:
 
     def fresh(self, now: float) -> bool:
         return now - self.since < CHANNEL_HAND_WINDOW
+
+    @classmethod
+    def of_click(cls, table_id: int, interaction: discord.Interaction[Any], message_id: int | None = None) -> ChannelHand:
+        """An acknowledged click's token, its 15 minutes counted from when Discord made it (a click handed over
+        late has less of them left)."""
+        age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
+        return cls(table_id, interaction, message_id, asyncio.get_running_loop().time() - age)
 
     async def edit(self, payload: Payload, *, keep_attachments: bool = False) -> None:
         kwargs = payload.edit_kwargs(keep_attachments=keep_attachments)

@@ -204,6 +204,7 @@ async def test_a_table_channel_that_answers_403_is_not_hammered_and_is_redrawn_o
     # The AI seats may be moving: the count of moves is read before the version the loop waits on, and the
     # requests are counted from the moment the channel starts refusing (no await in between).
     moves_before = await world.action_count(table.id)
+    world.forget_table_clicks()  # the table message is edited with the bot token, which the channel refuses
     since = len(fake_discord.requests)
     refusals = [
         fake_discord.fail_next(method, pattern, status=403, code=50013, message="Missing Permissions", times=10_000)
@@ -252,6 +253,7 @@ async def test_a_429_raised_to_the_bot_is_retried_after_its_retry_after_and_coun
     alice, bot, table = await alice_and_three_ai(world)
     await settled(bot)
     channel = world.channel
+    world.forget_table_clicks()  # the table message is edited with the bot token
     # discord.py tries five times, waiting 0.05 s after each; then it raises the 429 (Retry-After: 1) to the bot.
     fake_discord.fail_next("PATCH", f"/channels/{channel.id}/messages/*", status=429, times=5, retry_after=0.05)
     since, version = len(fake_discord.requests), table.version

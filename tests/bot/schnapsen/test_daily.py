@@ -22,6 +22,7 @@ from tests.bot.schnapsen.harness import (
     current_button,
     ephemeral_reply,
     is_hand_message,
+    refusals,
     reply_to,
     with_button,
 )
@@ -69,10 +70,10 @@ async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_d
 
         def moved(version: int = version, click: FakeInteraction = click) -> bool:
             table = running(world).service.snapshot(table_id)
-            return table is None or table.version != version or bool(click.followups)
+            return table is None or table.version != version or bool(refusals(click))
 
         await fake.wait_for(moved, timeout=30, what="the click to be applied")
-        assert not click.followups, f"refused: {click.followups[-1].content!r}"
+        assert not refusals(click), f"refused: {refusals(click)[-1].content!r}"
 
 
 def dealt_cards_seen(world: World, user: FakeUser) -> list[frozenset[str]]:

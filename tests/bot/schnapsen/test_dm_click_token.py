@@ -260,3 +260,41 @@ async def test_an_expired_click_token_sends_the_next_deals_dm_with_the_bot_token
     # The deal goes on through the bot token alone.
     second_deal = table.deal_no
     await world.play(people, until=lambda t: t.deal_no > second_deal or t.status == "finished", timeout=30)
+
+
+def bot_token_table_edits(fake: FakeDiscord, message: FakeMessage, since: int) -> list[Any]:
+    return [r for r in bot_token_edits_of(fake, message, since) if r.template == BOT_TOKEN_EDIT and r.status == 200]
+
+
+async def test_the_table_message_is_edited_through_the_start_clicks_token(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    people, table = await four_by_dm(world)
+    message = await world.table_message()
+    start = next(i for i in fake_discord.interactions if i.message is message and "start" in str(i.custom_id))
+    since = len(fake_discord.requests)
+
+    first_deal = table.deal_no
+    await world.play(people, until=lambda t: t.deal_no > first_deal, timeout=30)
+    await fake_discord.wait_for(
+        lambda: any(r.path.endswith(f"/{start.token}/messages/@original") for r in fake_discord.requests[since:]),
+        what="an edit of the table message through the Start click's token",
+    )
+    assert bot_token_table_edits(fake_discord, message, since) == [], "no table-message edit with the bot token"
+
+
+async def test_the_table_message_falls_back_to_the_bot_token_when_the_start_clicks_token_expired(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    people, table = await four_by_dm(world)
+    message = await world.table_message()
+    fake_discord.interaction_token_lifetime = 0.0  # Discord answers 401 Invalid Webhook Token to every token
+    since = len(fake_discord.requests)
+
+    first_deal = table.deal_no
+    await world.play(people, until=lambda t: t.deal_no > first_deal, timeout=30)
+    await fake_discord.wait_for(
+        lambda: bot_token_table_edits(fake_discord, message, since), what="a table-message edit with the bot token"
+    )
+    refused = [r for r in fake_discord.requests[since:] if r.path.endswith("/@original") and r.status == 401]
+    assert refused, "the token was tried first"

@@ -154,7 +154,10 @@ async def test_503s_on_posts_and_edits_are_retried_and_every_result_arrives_once
     assert result_messages(world) == deals, "a result retried after it took effect is still shown once"
     dms = fake_discord.dm_channel(alice)
     assert dms is not None
-    assert [len(dms.messages_with_nonce(f"h{table.id}.{deal}.0")) for deal in range(deals)] == [1] * deals
+    # Each deal's hand once: sent with the bot token (a repeat finds it by its nonce) or as a follow-up of her
+    # latest click in the DM.
+    assert all(len(dms.messages_with_nonce(f"h{table.id}.{deal}.0")) <= 1 for deal in range(deals))
+    assert len(fake_discord.dm_messages(alice)) == deals
     assert table_errors(caplog, table.id), "every failure is logged at ERROR with the table id"
     assert unsupervised_errors(caplog) == []
 

@@ -25,7 +25,7 @@ from bot.db import Database
 from bot.schnapsen.components import GameActionButton
 from bot.schnapsen.ids import ButtonId
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
-from tests.bot.schnapsen.harness import button_version, game_buttons, is_result_message
+from tests.bot.schnapsen.harness import button_version, game_buttons, is_result_message, refusals
 
 ROOT = Path(__file__).resolve().parents[3]
 SEATS = ("North", "East", "South", "West")
@@ -187,10 +187,10 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
             """The position moved on (or the deal ended), or the click was refused."""
             now = newest_hand(fake, people)
             moved = bool(results()) or (now is not None and button_version(now[2]) > version)
-            return moved or bool(click.followups)
+            return moved or bool(refusals(click))
 
         await wait_until(fake, answered, f"the click at position {version}")
-        assert not click.followups, f"the click at {version} was refused: {click.followups[0].content!r}"
+        assert not refusals(click), f"the click at {version} was refused: {refusals(click)[0].content!r}"
         accepted.append(stored_text(people.index(person), custom_id))
 
     assert crashed and len(accepted) > 5
