@@ -1293,7 +1293,10 @@ class FakeDiscord:
                 interaction.channel, {"flags": LOADING_FLAG | (EPHEMERAL_FLAG if ephemeral else 0)}, {},
                 interaction=interaction, allow_empty=True)
         elif response_type == 6:
-            interaction.original = interaction.message
+            # The message the button was on, as Discord knows it by its id (a test's tampered copy of a message,
+            # harness.as_shown, is not what a later edit of @original changes).
+            assert interaction.message is not None
+            interaction.original = self.messages.get(interaction.message.id, interaction.message)
         elif response_type == 7:
             assert interaction.message is not None
             self._edit_message(interaction.message, data, files)
