@@ -270,6 +270,8 @@ async def start_child(
         command += ["--profile", profile_file(args.profile, shards)]
     if args.cold:
         command.append("--cold")
+    if getattr(args, "table_message_by_bot_token", False):
+        command.append("--table-message-by-bot-token")
     if shards is not None:
         command += ["--shards", shards]
     if cpu is not None:
@@ -1275,6 +1277,8 @@ def describe_setup(args: argparse.Namespace) -> str:
             if args.start_spread
             else "the tables start together, their deals in step (--start-spread 0)"
         )
+        + ("; table messages edited with the bot token (--table-message-by-bot-token)"
+           if args.table_message_by_bot_token else "; table messages edited through their latest click's token")
         + f"; {args.seconds:g} s measured per step after every table started; edits of one "
         f"message coalesced to one per {args.edit_interval:g} s\n{limits_description(args)}"
     )
@@ -1357,6 +1361,13 @@ def main() -> None:
         "results on this machine; the quota is at least 1 ms, so a fraction F needs a period of at least 1/F ms)",
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="human pace: measured time per step")
+    parser.add_argument(
+        "--table-message-by-bot-token",
+        action="store_true",
+        help="human pace: the bot remembers no click on a table message, so it edits it with the bot token: the "
+        "worst case for the token, as in a Bummerl past its Start click's 14 minutes (within them the click's "
+        "token edits it, off the global limit)",
+    )
     parser.add_argument(
         "--start-spread",
         type=float,

@@ -41,6 +41,7 @@ from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, ru
 from bot import render
 from bot.client import SchnapsenBot
 from bot.schnapsen import drivers
+from bot.schnapsen.messages import Messages
 from bot.shards import ShardRange
 
 # The drivers seed an AI decision with table id * SEED_STRIDE + version (bot/schnapsen/drivers.py).
@@ -308,7 +309,15 @@ def main() -> int:
         "--cpu", type=int, help="pin this process (and the AI workers it starts) to this core"
     )
     parser.add_argument("--time-ai", action="store_true", help="report every AI decision's table and span")
+    parser.add_argument(
+        "--table-message-by-bot-token",
+        action="store_true",
+        help="remember no click on a table message: it is edited with the bot token, as past its latest click's "
+        "14 minutes",
+    )
     args = parser.parse_args()
+    if args.table_message_by_bot_token:
+        Messages.remember_table_click = lambda self, table, interaction: None  # type: ignore[method-assign]
     if args.cpu is not None:
         # Before anything starts: the AI worker processes inherit the pinning, so the bot's whole work is
         # measured on one core.
