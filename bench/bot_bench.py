@@ -24,7 +24,7 @@ Human pace and capacity (issues 14 and 25):
         --tables 30 --paired-rounds 6        # 1 process at 30 tables against 2 at 54, alternating
 
 Each person clicks the first enabled game button of their hand a random 1-4 s (--seed) after it appears.
-A step opens its tables, waits 12 s, then measures --seconds of play; its figure is the time from a
+A step opens its tables (over --start-spread seconds), waits 12 s, then measures --seconds of play; its figure is the time from a
 person's click until the next buttons for any person of that table appear (a hand showing a new
 position's buttons, a turn notice, a rematch), as the fake Discord receives them. With --ai-seats 3
 (one person, three AI seats added in the lobby) or 2 (two people, two AI seats) the AI moves in between
@@ -58,6 +58,14 @@ devtools/fakediscord/limits.py; the settings are printed) and answers 429s that 
     python bench/bot_bench.py --pace human --tables 20 --discord-limits                  # the calls per click
     python bench/bot_bench.py --pace human --tables 20 --hands channel --discord-limits
     python bench/bot_bench.py --pace human --find-capacity --discord-limits              # tables per bot token
+    python bench/bot_bench.py --pace human --find-capacity --discord-limits --table-message-by-bot-token
+    python bench/bot_bench.py --pace human --tables 100 --discord-limits --start-spread 0   # deals in step
+
+Real tables start at different moments, so --find-capacity starts its tables one after the other over 60 s
+(--start-spread, about one deal at human pace; other runs start them together unless given); --start-spread 0
+is the worst case, every table dealing at once as after a restart of the bot. A table message is edited
+through its latest click's token (Start, Rematch) for 14 minutes, which every step of the bench is within;
+--table-message-by-bot-token makes the bot edit it with the bot token, as in a longer Bummerl.
 
 Every run (both paces) prints the REST calls per accepted click, split into the bot token's (bound by the
 global limit) and the interaction tokens' (exempt), by route, with the 429s the fake answered (global,
