@@ -32,7 +32,7 @@ from bot.vocabulary import HandOrder
 from . import payloads, repost
 from .content import Payload
 from .handmodel import HandModel, hand_model
-from .tablememory import ChannelHand
+from .tablememory import ChannelHand, forget_refused_click
 
 if TYPE_CHECKING:
     from .messages import Messages
@@ -218,7 +218,7 @@ class Hands:
         memory = self.messages.memory(table_id)
         digest = hash(payload.images.get("hand.png"))
         unchanged = memory.dm_images.get(message_id) == digest
-        if not await self._edit_dm_through_click(table_id, message_id, payload, keep_attachments=unchanged):
+        if not await self._edit_dm_through_click(message_id, payload, keep_attachments=unchanged):
             await (
                 self.dm_channel(channel_id)
                 .get_partial_message(message_id)
@@ -240,7 +240,7 @@ class Hands:
             self.latest_dm_click[interaction.user.id] = click
 
     async def _edit_dm_through_click(
-        self, table_id: int, message_id: int, payload: Payload, *, keep_attachments: bool
+        self, message_id: int, payload: Payload, *, keep_attachments: bool
     ) -> bool:
         """Edit a hand DM through its latest click's token; False when there is none fresh or Discord refused
         it (expired, unknown: the token is forgotten and the caller edits with the bot token instead)."""
@@ -252,12 +252,7 @@ class Hands:
         except discord.HTTPException as err:
             if err.status not in TOKEN_REFUSED and err.code not in CHANNEL_HAND_GONE:
                 raise  # a 429 or a server error: the job waits as badanswers.py says and tries the token again
-            if self.dm_clicks.peek(message_id) is click:
-                self.dm_clicks.pop(message_id)
-            log.info(
-                "table %s: editing hand DM %s through a click's token failed (%s %s); using the bot token",
-                table_id, message_id, err.status, err.code,
-            )  # fmt: skip
+            forget_refused_click(self.dm_clicks, message_id, click, f"editing hand DM {message_id}", err)
             return False
         return True
 
@@ -386,12 +381,7 @@ class Hands:
         except discord.HTTPException as err:
             if err.status not in TOKEN_REFUSED and err.code not in CHANNEL_HAND_GONE:
                 raise  # a 429 or a server error: the retry goes with the bot token and its nonce
-            if self.latest_dm_click.peek(user_id) is click:
-                self.latest_dm_click.pop(user_id)
-            log.info(
-                "table %s: sending a hand DM through a click's token failed (%s %s); using the bot token",
-                table_id, err.status, err.code,
-            )  # fmt: skip
+            forget_refused_click(self.latest_dm_click, user_id, click, "sending a hand DM", err)
             return None
         self.followup_dms[message.id] = None
         self.dm_clicks[message.id] = ChannelHand(table_id, click.interaction, message.id, click.since)

@@ -25,7 +25,7 @@ from bot.i18n import t
 from . import answers, payloads, repost, threads
 from .coalesce import Coalescer
 from .hands import Hands
-from .tablememory import ChannelHand, TableMemory
+from .tablememory import ChannelHand, TableMemory, forget_refused_click
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -119,7 +119,7 @@ class Messages:
             if message_id is not None:
                 message = self.channel(now.channel_id).get_partial_message(message_id)
                 try:
-                    if not await self._edit_table_through_click(now.id, message_id, payload):
+                    if not await self._edit_table_through_click(message_id, payload):
                         await threads.edit_in_thread(self.bot, now, message, payload)
                     if now.table_message_id != message_id and now.status != "closed":  # its store had failed
                         await self._store_table_message(now, message_id)
@@ -153,7 +153,7 @@ class Messages:
         if latest is None or latest.since <= click.since:
             self.table_clicks[message.id] = click
 
-    async def _edit_table_through_click(self, table_id: int, message_id: int, payload: payloads.Payload) -> bool:
+    async def _edit_table_through_click(self, message_id: int, payload: payloads.Payload) -> bool:
         """Edit the table message through its latest click's token; False when there is none fresh or Discord
         refused it (expired, unknown, an archived thread: forgotten, and the caller edits with the bot token)."""
         click = self.table_clicks.get(message_id)
@@ -164,12 +164,7 @@ class Messages:
         except discord.HTTPException as err:
             if err.status == 429 or err.status >= 500:
                 raise  # the job waits as badanswers.py says and tries the token again
-            if self.table_clicks.peek(message_id) is click:
-                self.table_clicks.pop(message_id)
-            log.info(
-                "table %s: editing its message through a click's token failed (%s %s); using the bot token",
-                table_id, err.status, err.code,
-            )  # fmt: skip
+            forget_refused_click(self.table_clicks, message_id, click, "editing its message", err)
             return False
         return True
 

@@ -4,6 +4,8 @@ as a whole when the table closes (``Messages.forget``), so that no cache of a cl
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +16,8 @@ from bot.game.table import TableSnapshot
 
 from .content import Payload
 from .handmodel import HandModel
+
+log = logging.getLogger(__name__)
 
 # An interaction's token edits its ephemeral messages for 15 minutes; a minute's margin for a slow edit.
 CHANNEL_HAND_WINDOW = 14 * 60.0
@@ -47,6 +51,19 @@ class ChannelHand:
             await self.interaction.edit_original_response(**kwargs)
         else:
             await self.interaction.followup.edit_message(self.message_id, **kwargs)
+
+
+def forget_refused_click(
+    clicks: Lru[Any, ChannelHand], key: Hashable, click: ChannelHand, doing: str, err: discord.HTTPException
+) -> None:
+    """Discord refused a click's token (expired, unknown): forget it, unless a newer click took its place, and
+    say so; the caller uses the bot token instead."""
+    if clicks.peek(key) is click:
+        clicks.pop(key)
+    log.info(
+        "table %s: %s through a click's token failed (%s %s); using the bot token",
+        click.table_id, doing, err.status, err.code,
+    )  # fmt: skip
 
 
 @dataclass(eq=False)
