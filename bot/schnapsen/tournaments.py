@@ -34,6 +34,7 @@ from bot.tournament import Standing
 
 from . import threads
 from .replies import answer, language_of, report_error, thinking
+from .tournament_images import Picture, may_attach, pictures_for, standings_lines
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -115,20 +116,7 @@ def standings_text(
     """The standings, one line per team: rank, team and its number, points, Buchholz, game points."""
     if not table:
         return t(lang, "tournament.no_results", name=tournament.name)
-    rows = [
-        t(
-            lang,
-            "tournament.standings_row",
-            rank=standing.rank,
-            seed=team.seed,
-            team=team.name,
-            points=standing.points,
-            buchholz=standing.buchholz,
-            game_points=standing.game_points,
-        )
-        for standing, team in table
-    ]
-    return title + "\n" + "\n".join(rows)
+    return title + "\n" + "\n".join(standings_lines(lang, table))
 
 
 class TournamentCommands(app_commands.Group):
@@ -305,6 +293,11 @@ class TournamentCommands(app_commands.Group):
         rounds = await interaction.client.db.tournaments.rounds(tournament.id)
         ended = max((number for number, _, ended_at in rounds if ended_at is not None), default=0)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=ended)
+        if interaction.app_permissions.attach_files:  # the images, their text as their descriptions
+            pictures = await pictures_for(interaction.client.db, lang, tournament, table, ended)
+            if pictures:
+                await answer(interaction, title, files=[picture.file() for picture in pictures])
+                return
         for piece in chunks(standings_text(lang, tournament, table, title)):  # a large field needs several
             await answer(interaction, piece)
 
@@ -527,12 +520,16 @@ class TournamentRunner(commands.Cog):
     async def _channel(self, channel_id: int) -> Any:
         return self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
 
-    async def post(self, tournament: TournamentRow, text: str, *, nonce: str | None = None) -> None:
+    async def post(
+        self, tournament: TournamentRow, text: str, *, nonce: str | None = None, pictures: list[Picture] | None = None
+    ) -> None:
         channel = await self._channel(tournament.channel_id)
         for number, piece in enumerate(chunks(text)):
             options: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
             if nonce is not None:  # a post repeated after a lost answer shows once
                 options["nonce"] = f"{nonce}.{number}"
+            if pictures and number == 0:
+                options["files"] = [picture.file() for picture in pictures]
             await channel.send(piece, **options)
 
     async def open_place(self, tournament: TournamentRow, match: MatchRow, language: str) -> Place:
@@ -560,12 +557,16 @@ class TournamentRunner(commands.Cog):
         return Place(thread.id, channel.id, lang)
 
     async def announce(self, tournament_id: int, report: Advanced) -> None:
-        """After a round: its standings; then the next round's pairings, or the winners."""
+        """After a round: its standings (as images where they can be drawn and attached, else as text); then
+        the next round's pairings, or the winners."""
         tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
         lang = await self.channel_language(tournament)
         table = await self.tournaments.standings(tournament_id)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=report.ended_round)
-        text = standings_text(lang, tournament, table, title)
+        pictures: list[Picture] = []
+        if may_attach(await self._channel(tournament.channel_id)):
+            pictures = await pictures_for(self.bot.db, lang, tournament, table, report.ended_round)
+        text = title if pictures else standings_text(lang, tournament, table, title)
         if report.finished and report.winner is not None:
             text += "\n" + t(lang, "tournament.finished", name=tournament.name, team=report.winner.name)
         elif report.matches:
@@ -574,7 +575,8 @@ class TournamentRunner(commands.Cog):
                 lang, "tournament.round_paired", name=tournament.name, round=report.ended_round + 1
             )
             text += "\n" + pairing_lines(lang, report.matches, teams)
-        await self.post(tournament, text, nonce=f"tr{tournament_id}.{report.ended_round + 1}")
+        nonce = f"tr{tournament_id}.{report.ended_round + 1}"
+        await self.post(tournament, text, nonce=nonce, pictures=pictures)
 
 
 async def setup(bot: SchnapsenBot) -> None:
