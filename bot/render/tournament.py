@@ -46,10 +46,11 @@ HEADER_H = 28
 ROW_H = 50
 ROWS_PER_PAGE = 16
 MAX_PAGES = 10  # Discord takes ten attachments a message
+SMALLEST = 16  # no text is smaller: a phone shows a 760 px image about 360 px wide (docs/cards.md)
 RANK_X = PAD + 40  # right edge of the rank
 NAME_X = PAD + 52
-POINTS_X, BUCHHOLZ_X, GAME_POINTS_X = 540, 640, WIDTH - PAD  # right edges of the numbers
-NUMBER_W = 88  # a column heading's room
+POINTS_X, BUCHHOLZ_X, GAME_POINTS_X = 520, 630, WIDTH - PAD  # right edges of the numbers
+NUMBER_W = 108  # a column heading's room
 NAME_W = POINTS_X - NUMBER_W + 20 - NAME_X
 
 
@@ -135,13 +136,12 @@ def standings_pages(scene: StandingsScene, per_page: int = ROWS_PER_PAGE) -> tup
         title_w = WIDTH - 2 * PAD - (70 if pages > 1 else 0)
         cells.append(Cell(scene.title, PAD, 28, _name_size(scene.title, 26, 18, title_w), "title",
                           max_width=title_w))  # fmt: skip
-        cells.append(Cell(scene.subtitle, PAD, 56, 16, "muted", weight="regular", max_width=title_w))
+        cells.append(Cell(scene.subtitle, PAD, 56, SMALLEST, "muted", weight="regular", max_width=title_w))
         if pages > 1:
             cells.append(Cell(f"{number + 1}/{pages}", WIDTH - PAD, 28, 18, "muted", anchor="rm"))
         heading_y = TITLE_H + HEADER_H // 2
         for heading, right in zip(scene.headings, (POINTS_X, BUCHHOLZ_X, GAME_POINTS_X), strict=True):
-            size = _name_size(heading, 15, 11, NUMBER_W, "regular")
-            cells.append(Cell(heading, right, heading_y, size, "muted", "rm", "regular", NUMBER_W))
+            cells.append(Cell(heading, right, heading_y, SMALLEST, "muted", "rm", "regular", NUMBER_W))
         if not rows:
             cells.append(Cell(scene.empty, NAME_X, TITLE_H + HEADER_H + ROW_H // 2, 18, "muted",
                               weight="regular", max_width=WIDTH - NAME_X - PAD))  # fmt: skip
@@ -153,7 +153,7 @@ def standings_pages(scene: StandingsScene, per_page: int = ROWS_PER_PAGE) -> tup
             middle = top + ROW_H // 2
             cells.append(Cell(f"{row.rank}.", RANK_X, middle, 22, "title", "rm"))
             cells.append(
-                Cell(row.team, NAME_X, top + 17, _name_size(row.team, 20, 15, NAME_W), max_width=NAME_W)
+                Cell(row.team, NAME_X, top + 17, _name_size(row.team, 20, SMALLEST, NAME_W), max_width=NAME_W)
             )
             cells.extend(_detail_cells(scene, row, top + 37))
             cells.append(Cell(str(row.points), POINTS_X, middle, 24, "text", "rm"))
@@ -168,12 +168,16 @@ def _detail_cells(scene: StandingsScene, row: StandingRow, y: int) -> list[Cell]
     marks = [(scene.bye_mark, "bye")] * bool(row.byes) + [(scene.forfeit_mark, "forfeit")] * bool(
         row.forfeits
     )
-    room = NAME_W - sum(int(fonts.length(mark, 13)) + 22 for mark, _ in marks)
-    cells = [Cell(row.detail, NAME_X, y, 15, "muted", weight="regular", max_width=room)]
-    x = NAME_X + min(int(fonts.length(fonts.fit(row.detail, 15, room, "regular"), 15, "regular")), room) + 14
+    room = NAME_W - sum(int(fonts.length(mark, SMALLEST)) + 22 for mark, _ in marks)
+    cells = [Cell(row.detail, NAME_X, y, SMALLEST, "muted", weight="regular", max_width=room)]
+    x = (
+        NAME_X
+        + min(int(fonts.length(fonts.fit(row.detail, SMALLEST, room, "regular"), SMALLEST, "regular")), room)
+        + 14
+    )
     for mark, colour in marks:
-        cells.append(Cell(mark, x, y, 13, colour, chip=True))
-        x += int(fonts.length(mark, 13)) + 22
+        cells.append(Cell(mark, x, y, SMALLEST, colour, chip=True))
+        x += int(fonts.length(mark, SMALLEST)) + 22
     return cells
 
 
@@ -290,7 +294,7 @@ def _bracket_page(
     columns = len(rounds) + (1 if last else 0)
     size = (2 * PAD + (columns - 1) * COLUMN_W + BOX_W, BRACKET_TOP + count * unit + PAD)
     title = scene.title + (f"  {number}/{pages}" if pages > 1 else "")
-    cells = [Cell(title, PAD, 28, _name_size(title, 26, 16, size[0] - 2 * PAD), "title",
+    cells = [Cell(title, PAD, 28, _name_size(title, 26, 18, size[0] - 2 * PAD), "title",
                   max_width=size[0] - 2 * PAD)]  # fmt: skip
     boxes: list[Box] = []
     lines: list[tuple[int, int, int, int]] = []
@@ -323,7 +327,7 @@ def _bracket_page(
         cells.append(Cell(scene.champion_label, x, 72, 17, "title", max_width=BOX_W))
         name = scene.champion if scene.champion is not None else scene.unknown_label
         boxes.append(Box(x, centre_y - BOX_H // 2, BOX_W, BOX_H, False, (
-            Cell(name, x + 12, centre_y, _name_size(name, 20, 14, BOX_W - 24),
+            Cell(name, x + 12, centre_y, _name_size(name, 20, SMALLEST, BOX_W - 24),
                  "title" if scene.champion is not None else "muted", max_width=BOX_W - 24),
         )))  # fmt: skip
     return BracketPage(size, tuple(rounds), tuple(boxes), tuple(lines), tuple(cells), tuple(bands))
@@ -336,7 +340,7 @@ def _match_cells(scene: BracketScene, match: BracketMatch, x: int, top: int) -> 
         y = top + 15 + line * 26
         if side is None:
             cells.append(
-                Cell(scene.bye_label, x + 12, y, 15, "muted", weight="regular", max_width=BOX_W - 24)
+                Cell(scene.bye_label, x + 12, y, SMALLEST, "muted", weight="regular", max_width=BOX_W - 24)
             )
             continue
         known = side.name is not None
@@ -345,7 +349,7 @@ def _match_cells(scene: BracketScene, match: BracketMatch, x: int, top: int) -> 
         name = side.name if side.name is not None else scene.unknown_label
         colour = "title" if won else "muted" if lost or not known else "text"
         room = BOX_W - 24 - (26 if side.score else 0)
-        cells.append(Cell(name, x + 12, y, _name_size(name, 17, 13, room, "bold" if known else "regular"),
+        cells.append(Cell(name, x + 12, y, _name_size(name, 18, SMALLEST, room, "bold" if known else "regular"),
                           colour, weight="bold" if known else "regular", max_width=room))  # fmt: skip
         if side.score:
             cells.append(Cell(side.score, x + BOX_W - 10, y, 16, colour, "rm"))
