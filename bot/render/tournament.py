@@ -197,8 +197,8 @@ def render_standings(scene: StandingsScene, per_page: int = ROWS_PER_PAGE) -> tu
 # --- the bracket -----------------------------------------------------------------------------------------
 
 SECTION = 8  # first-round matches a bracket page shows at most
-COLUMN_W = 214
-BOX_W, BOX_H = 190, 56
+COLUMN_W = 250
+BOX_W, BOX_H = 226, 56
 BOX_GAP = 14
 BRACKET_TOP = 96  # below the title and the round names
 
