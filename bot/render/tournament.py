@@ -262,6 +262,8 @@ class BracketPage:
     lines: tuple[tuple[int, int, int, int], ...]  # connector segments (x0, y0, x1, y1)
     cells: tuple[Cell, ...]  # the title, the round names, the champion
     bands: tuple[tuple[int, int], ...] = field(default=())  # (left, right) of the current round's column
+    matches: tuple[tuple[int, int], ...] = field(default=())  # (round, match) of each match box, in order
+    champion: bool = False  # the page ends with the winners' box
 
 
 def bracket_pages(scene: BracketScene) -> tuple[BracketPage, ...]:
@@ -299,6 +301,7 @@ def _bracket_page(
     boxes: list[Box] = []
     lines: list[tuple[int, int, int, int]] = []
     bands: list[tuple[int, int]] = []
+    shown: list[tuple[int, int]] = []
     centre_y = 0
     for column, index in enumerate(rounds):
         x = PAD + column * COLUMN_W
@@ -311,6 +314,7 @@ def _bracket_page(
         first_match = start >> column
         for n in range(max(count >> column, 1)):
             match = scene.rounds[index][first_match + n]
+            shown.append((index, first_match + n))
             centre_y = BRACKET_TOP + round(unit * span * (n + 0.5))
             top = centre_y - BOX_H // 2
             boxes.append(Box(x, top, BOX_W, BOX_H, current and match.winner is None,
@@ -330,7 +334,8 @@ def _bracket_page(
             Cell(name, x + 12, centre_y, _name_size(name, 20, SMALLEST, BOX_W - 24),
                  "title" if scene.champion is not None else "muted", max_width=BOX_W - 24),
         )))  # fmt: skip
-    return BracketPage(size, tuple(rounds), tuple(boxes), tuple(lines), tuple(cells), tuple(bands))
+    return BracketPage(size, tuple(rounds), tuple(boxes), tuple(lines), tuple(cells), tuple(bands), tuple(shown),
+                       last)  # fmt: skip
 
 
 def _match_cells(scene: BracketScene, match: BracketMatch, x: int, top: int) -> tuple[Cell, ...]:

@@ -23,10 +23,12 @@ from bot.i18n import t
 from bot.render.tournament import (
     ROWS_PER_PAGE,
     BracketMatch,
+    BracketPage,
     BracketScene,
     BracketSide,
     StandingRow,
     StandingsScene,
+    bracket_pages,
     render_bracket,
     render_standings,
 )
@@ -83,11 +85,12 @@ def standings_scene(
     lang: str, tournament: TournamentRow, table: Table, ended_round: int, rounds: int, finished: bool
 ) -> StandingsScene:
     kind = kind_of(lang, tournament)
-    subtitle = (
-        t(lang, "tournament.image.final_standings", kind=kind)
-        if finished
-        else t(lang, "tournament.image.after_round", kind=kind, round=ended_round, rounds=rounds)
-    )
+    if finished:
+        subtitle = t(lang, "tournament.image.final_standings", kind=kind)
+    elif ended_round:
+        subtitle = t(lang, "tournament.image.after_round", kind=kind, round=ended_round, rounds=rounds)
+    else:  # asked for before any round ended
+        subtitle = kind
     rows = tuple(
         StandingRow(
             rank=standing.rank,
@@ -180,26 +183,31 @@ def _stored_match(match: MatchRow, names: dict[int, str]) -> BracketMatch:
     )
 
 
-def bracket_alt(lang: str, scene: BracketScene) -> str:
-    """The bracket as text: each round's matches, then the winners."""
+def bracket_alt(lang: str, scene: BracketScene, page: BracketPage | None = None) -> str:
+    """The bracket (or what ``page`` of it shows) as text: each round's matches, then the winners."""
+    shown = set(page.matches) if page is not None else None
     parts = []
-    for name, matches in zip(scene.round_names, scene.rounds, strict=True):
+    for index, (name, matches) in enumerate(zip(scene.round_names, scene.rounds, strict=True)):
         described = []
-        for match in matches:
-            top = match.top.name or scene.unknown_label
-            if match.bottom is None:
-                described.append(t(lang, "tournament.bye", team=top))
-                continue
-            bottom = match.bottom.name or scene.unknown_label
-            if match.winner is None:
-                described.append(t(lang, "tournament.image.alt_open", first=top, second=bottom))
-            else:
-                winner, loser = (top, bottom) if match.winner == 0 else (bottom, top)
-                described.append(t(lang, "tournament.image.alt_won", winner=winner, loser=loser))
-        parts.append(f"{name}: " + "; ".join(described))
-    if scene.champion is not None:
+        for number, match in enumerate(matches):
+            if shown is None or (index, number) in shown:
+                described.append(match_text(lang, scene, match))
+        if described:
+            parts.append(f"{name}: " + "; ".join(described))
+    if scene.champion is not None and (page is None or page.champion):
         parts.append(f"{scene.champion_label}: {scene.champion}")
     return cut(f"{scene.title}. " + ". ".join(parts) + ".")
+
+
+def match_text(lang: str, scene: BracketScene, match: BracketMatch) -> str:
+    top = match.top.name or scene.unknown_label
+    if match.bottom is None:
+        return t(lang, "tournament.bye", team=top)
+    bottom = match.bottom.name or scene.unknown_label
+    if match.winner is None:
+        return t(lang, "tournament.image.alt_open", first=top, second=bottom)
+    winner, loser = (top, bottom) if match.winner == 0 else (bottom, top)
+    return t(lang, "tournament.image.alt_won", winner=winner, loser=loser)
 
 
 def cut(text: str, limit: int = ALT_LIMIT) -> str:
@@ -248,9 +256,9 @@ async def standings_images(
         pages = await loop.run_in_executor(RENDER_POOL, render_standings, scene)
         pictures = standings_pictures(lang, title, scene, table, pages)
         if bracket is not None and bracket.rounds:
-            alt = bracket_alt(lang, bracket)
-            for number, png in enumerate(await loop.run_in_executor(RENDER_POOL, render_bracket, bracket), 1):
-                pictures.append(Picture(f"bracket-{number}.png", png, alt))
+            pngs = await loop.run_in_executor(RENDER_POOL, render_bracket, bracket)
+            for number, (png, page) in enumerate(zip(pngs, bracket_pages(bracket), strict=True), 1):
+                pictures.append(Picture(f"bracket-{number}.png", png, bracket_alt(lang, bracket, page)))
         return pictures[:10]  # Discord's attachments per message
 
     try:
@@ -267,7 +275,9 @@ async def standings_images(
 async def pictures_for(
     db: Database, lang: str, tournament: TournamentRow, table: Table, ended_round: int
 ) -> list[Picture]:
-    """``standings_images`` of the tournament as stored."""
+    """``standings_images`` of the tournament as stored; none before it has teams (the text says so)."""
+    if not table:
+        return []
     teams = await db.tournaments.teams(tournament.id)
     matches = await db.tournaments.matches(tournament.id)
     return await standings_images(lang, tournament, table, teams, matches, ended_round)

@@ -576,7 +576,15 @@ class TournamentRunner(commands.Cog):
             )
             text += "\n" + pairing_lines(lang, report.matches, teams)
         nonce = f"tr{tournament_id}.{report.ended_round + 1}"
-        await self.post(tournament, text, nonce=nonce, pictures=pictures)
+        try:
+            await self.post(tournament, text, nonce=nonce, pictures=pictures)
+        except discord.Forbidden:
+            if not pictures:
+                raise
+            # Attach Files taken away since the check: the standings as text rather than retried for ever.
+            log.warning("tournament %s: its images were refused; the standings go out as text", tournament_id)
+            text = standings_text(lang, tournament, table, title) + text.removeprefix(title)
+            await self.post(tournament, text, nonce=nonce)
 
 
 async def setup(bot: SchnapsenBot) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from types import SimpleNamespace
 
+import discord
 import pytest
 
 from bot.db.tournaments import MatchRow, TeamRow, TournamentRow
-from bot.schnapsen import tournament_images
+from bot.game.tournaments import Advanced
+from bot.render.tournament import bracket_pages
+from bot.schnapsen import tournament_images, tournaments
 from bot.schnapsen.tournament_images import (
     ALT_LIMIT,
     bracket_alt,
@@ -17,6 +21,7 @@ from bot.schnapsen.tournament_images import (
     round_name,
     standings_images,
     standings_lines,
+    standings_scene,
 )
 from bot.tournament import MatchResult, standings
 
@@ -115,3 +120,48 @@ async def test_a_failed_or_slow_drawing_is_logged_and_leaves_the_text(
         assert await standings_images("en", tournament("swiss"), table, teams, [], 1) == []
     release.set()
     assert "took over 0.05 s" in caplog.text
+
+
+def test_each_bracket_page_describes_the_matches_it_shows() -> None:
+    teams = [team(n) for n in range(1, 33)]  # 16 first-round matches: two sections and a last page
+    matches = [match(n + 1, 1, n, 2 * n + 1, 2 * n + 2) for n in range(16)]
+    scene = bracket_scene("en", tournament(), teams, matches)
+    pages = bracket_pages(scene)
+    assert len(pages) == 3
+    first, second, last = (bracket_alt("en", scene, page) for page in pages)
+    assert "T1 against T2" in first and "T17 against T18" not in first
+    assert "T17 against T18" in second and "T1 against T2" not in second
+    assert last == "Cup · bracket. Final: to come against to come."  # the sections end with the semi-finals
+
+
+def test_before_any_round_ended_the_subtitle_is_the_format_alone() -> None:
+    _, table = standings_table(4)
+    scene = standings_scene("en", tournament("swiss"), table, 0, 3, False)
+    assert scene.subtitle == "Swiss system, 3 rounds"
+
+
+async def test_images_refused_by_discord_leave_the_standings_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attach Files taken away after the check: the post goes out as text instead of being retried."""
+    teams, table = standings_table(4)
+    row = tournament("swiss")
+
+    async def returning(value: object) -> object:
+        return value
+
+    runner = tournaments.TournamentRunner.__new__(tournaments.TournamentRunner)
+    runner.bot = SimpleNamespace(db=SimpleNamespace(tournaments=SimpleNamespace(  # type: ignore[assignment]
+        get_tournament=lambda _: returning(row), teams=lambda _: returning(teams), matches=lambda _: returning([]))))  # fmt: skip
+    runner.tournaments = SimpleNamespace(standings=lambda _: returning(table))  # type: ignore[assignment]
+    runner.channel_language = lambda _: returning("en")  # type: ignore[method-assign,assignment,return-value]
+    runner._channel = lambda _: returning(object())  # type: ignore[method-assign,assignment,return-value]
+    posts: list[tuple[str, int]] = []
+
+    async def post(_: object, text: str, *, nonce: str | None = None, pictures: list | None = None) -> None:
+        posts.append((text, len(pictures or [])))
+        if pictures:
+            raise discord.Forbidden(SimpleNamespace(status=403, reason="Forbidden"), "Missing Permissions")  # type: ignore[arg-type]
+
+    runner.post = post  # type: ignore[method-assign,assignment]
+    await runner.announce(1, Advanced(ended_round=1))
+    title = "**Cup**: standings after round 1"
+    assert posts == [(title, 1), (tournaments.standings_text("en", row, table, title), 0)]
