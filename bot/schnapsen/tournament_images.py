@@ -272,6 +272,20 @@ async def standings_images(
     return []
 
 
+def picture_messages(pictures: Sequence[Picture]) -> list[list[Picture]]:
+    """The pictures by message: the standings in one, the bracket in the next. Discord shows a message's
+    images side by side, too small on a phone for a bracket next to the standings.
+
+    >>> [[p.filename for p in m] for m in picture_messages([Picture("standings-1.png", b"", ""),
+    ...                                                     Picture("bracket-1.png", b"", "")])]
+    [['standings-1.png'], ['bracket-1.png']]
+    """
+    kinds: dict[str, list[Picture]] = {}
+    for picture in pictures:
+        kinds.setdefault(picture.filename.split("-")[0], []).append(picture)
+    return list(kinds.values())
+
+
 async def pictures_for(
     db: Database, lang: str, tournament: TournamentRow, table: Table, ended_round: int
 ) -> list[Picture]:

@@ -34,7 +34,7 @@ from bot.tournament import Standing
 
 from . import threads
 from .replies import answer, language_of, report_error, thinking
-from .tournament_images import Picture, may_attach, pictures_for, standings_lines
+from .tournament_images import Picture, may_attach, picture_messages, pictures_for, standings_lines
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -296,7 +296,8 @@ class TournamentCommands(app_commands.Group):
         if interaction.app_permissions.attach_files:  # the images, their text as their descriptions
             pictures = await pictures_for(interaction.client.db, lang, tournament, table, ended)
             if pictures:
-                await answer(interaction, title, files=[picture.file() for picture in pictures])
+                for number, message in enumerate(picture_messages(pictures)):
+                    await answer(interaction, None if number else title, files=[p.file() for p in message])
                 return
         for piece in chunks(standings_text(lang, tournament, table, title)):  # a large field needs several
             await answer(interaction, piece)
@@ -524,12 +525,14 @@ class TournamentRunner(commands.Cog):
         self, tournament: TournamentRow, text: str, *, nonce: str | None = None, pictures: list[Picture] | None = None
     ) -> None:
         channel = await self._channel(tournament.channel_id)
-        for number, piece in enumerate(chunks(text)):
+        messages = picture_messages(pictures or [])  # the first goes with the text, the others after it
+        pieces: list[str | None] = [*chunks(text), *([None] * (len(messages) - 1))]
+        for number, piece in enumerate(pieces):
             options: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
             if nonce is not None:  # a post repeated after a lost answer shows once
                 options["nonce"] = f"{nonce}.{number}"
-            if pictures and number == 0:
-                options["files"] = [picture.file() for picture in pictures]
+            if messages and (number == 0 or piece is None):
+                options["files"] = [picture.file() for picture in messages.pop(0)]
             await channel.send(piece, **options)
 
     async def open_place(self, tournament: TournamentRow, match: MatchRow, language: str) -> Place:

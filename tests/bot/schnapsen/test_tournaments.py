@@ -48,6 +48,12 @@ def posted(world: Table, text: str) -> list[str]:
     return [m.visible_text for m in world.home.messages if text in m.visible_text]
 
 
+def next_message(world: Table, message: FakeMessage) -> FakeMessage | None:
+    messages = world.home.messages
+    index = messages.index(message) + 1
+    return messages[index] if index < len(messages) else None
+
+
 def standings_message(world: Table, text: str) -> FakeMessage | None:
     """The channel's first message with ``text`` that carries images."""
     return next((m for m in world.home.messages if text in m.visible_text and m.attachments), None)
@@ -252,8 +258,10 @@ async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then
     after_1 = await fake_discord.wait_for(
         lambda: standings_message(world, "standings after round 1"), timeout=10, what="round 1's standings"
     )
-    assert [picture.filename for picture in after_1.attachments] == ["standings-1.png", "bracket-1.png"]
-    bracket_alt = after_1.attachments[1].description or ""
+    assert [picture.filename for picture in after_1.attachments] == ["standings-1.png"]
+    following = await fake_discord.wait_for(lambda: next_message(world, after_1), what="the bracket")
+    assert [picture.filename for picture in following.attachments] == ["bracket-1.png"], "its own message"
+    bracket_alt = following.attachments[0].description or ""
     first, second = (teams[m.first_team].name for m in round_1)
     assert bracket_alt.startswith("Knockout · bracket. Semi-finals: ")
     assert f"Final: {first} against {second}." in bracket_alt
@@ -264,8 +272,13 @@ async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then
         lambda: standings_message(world, "is over"), timeout=10, what="the final post"
     )
     assert f"The winners: **{first}**!" in over.visible_text
-    assert f"Winners: {first}." in (over.attachments[1].description or "")
+    final_bracket = await fake_discord.wait_for(lambda: next_message(world, over), what="the final bracket")
+    assert f"Winners: {first}." in (final_bracket.attachments[0].description or "")
     assert "final standings" in (over.attachments[0].description or "")
+    interaction = await world.fake.slash(people[0], world.home, "schnapsen", "tournament", "standings")
+    assert (await interaction.wait_response()).type == 5
+    answers = await interaction.wait_followups(2)
+    assert [[p.filename for p in answer.attachments] for answer in answers] == [["standings-1.png"], ["bracket-1.png"]]
 
 
 def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:
