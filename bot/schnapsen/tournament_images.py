@@ -21,6 +21,7 @@ from bot.db import Database
 from bot.db.tournaments import MatchRow, TeamRow, TournamentRow
 from bot.i18n import t
 from bot.render.tournament import (
+    MAX_PAGES,
     ROWS_PER_PAGE,
     BracketMatch,
     BracketPage,
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 IMAGE_BUDGET = 10.0  # seconds for all of a post's images (a few hundredths each normally)
 ALT_LIMIT = 1024  # Discord's limit for an attachment's description
+PER_MESSAGE = 10  # Discord's limit of attachments to a message
 
 Table = Sequence[tuple[Standing, TeamRow]]
 
@@ -259,7 +261,7 @@ async def standings_images(
             pngs = await loop.run_in_executor(RENDER_POOL, render_bracket, bracket)
             for number, (png, page) in enumerate(zip(pngs, bracket_pages(bracket), strict=True), 1):
                 pictures.append(Picture(f"bracket-{number}.png", png, bracket_alt(lang, bracket, page)))
-        return pictures[:10]  # Discord's attachments per message
+        return pictures
 
     try:
         return await asyncio.wait_for(draw(), IMAGE_BUDGET)
@@ -273,8 +275,9 @@ async def standings_images(
 
 
 def picture_messages(pictures: Sequence[Picture]) -> list[list[Picture]]:
-    """The pictures by message: the standings in one, the bracket in the next. Discord shows a message's
-    images side by side, too small on a phone for a bracket next to the standings.
+    """The pictures by message: the standings in one, the bracket in the next (each in as many as its pages
+    need). Discord shows a message's images side by side, too small on a phone for a bracket next to the
+    standings.
 
     >>> [[p.filename for p in m] for m in picture_messages([Picture("standings-1.png", b"", ""),
     ...                                                     Picture("bracket-1.png", b"", "")])]
@@ -283,14 +286,15 @@ def picture_messages(pictures: Sequence[Picture]) -> list[list[Picture]]:
     kinds: dict[str, list[Picture]] = {}
     for picture in pictures:
         kinds.setdefault(picture.filename.split("-")[0], []).append(picture)
-    return list(kinds.values())
+    return [group[n : n + PER_MESSAGE] for group in kinds.values() for n in range(0, len(group), PER_MESSAGE)]
 
 
 async def pictures_for(
     db: Database, lang: str, tournament: TournamentRow, table: Table, ended_round: int
 ) -> list[Picture]:
-    """``standings_images`` of the tournament as stored; none before it has teams (the text says so)."""
-    if not table:
+    """``standings_images`` of the tournament as stored; none before it has teams (the text says so), nor
+    for a field larger than the pages drawn (the text lists every team)."""
+    if not table or len(table) > ROWS_PER_PAGE * MAX_PAGES:
         return []
     teams = await db.tournaments.teams(tournament.id)
     matches = await db.tournaments.matches(tournament.id)

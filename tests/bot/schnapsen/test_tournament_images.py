@@ -165,3 +165,11 @@ async def test_images_refused_by_discord_leave_the_standings_as_text(monkeypatch
     await runner.announce(1, Advanced(ended_round=1))
     title = "**Cup**: standings after round 1"
     assert posts == [(title, 1), (tournaments.standings_text("en", row, table, title), 0)]
+
+
+def test_the_bracket_has_messages_of_its_own_of_at_most_ten_images() -> None:
+    pictures = [tournament_images.Picture(f"standings-{n}.png", b"", "") for n in range(1, 5)]
+    pictures += [tournament_images.Picture(f"bracket-{n}.png", b"", "") for n in range(1, 18)]
+    messages = tournament_images.picture_messages(pictures)
+    assert [len(message) for message in messages] == [4, 10, 7]
+    assert messages[2][0].filename == "bracket-11.png"
