@@ -165,16 +165,15 @@ def standings_pages(scene: StandingsScene, per_page: int = ROWS_PER_PAGE) -> tup
 
 def _detail_cells(scene: StandingsScene, row: StandingRow, y: int) -> list[Cell]:
     """The second line of a team: its words, then a mark for a bye and one for forfeit losses."""
-    marks = [(scene.bye_mark, "bye")] * bool(row.byes) + [(scene.forfeit_mark, "forfeit")] * bool(
-        row.forfeits
-    )
+    marks = []
+    if row.byes:
+        marks.append((scene.bye_mark, "bye"))
+    if row.forfeits:
+        marks.append((scene.forfeit_mark, "forfeit"))
     room = NAME_W - sum(int(fonts.length(mark, SMALLEST)) + 22 for mark, _ in marks)
     cells = [Cell(row.detail, NAME_X, y, SMALLEST, "muted", weight="regular", max_width=room)]
-    x = (
-        NAME_X
-        + min(int(fonts.length(fonts.fit(row.detail, SMALLEST, room, "regular"), SMALLEST, "regular")), room)
-        + 14
-    )
+    shown = fonts.fit(row.detail, SMALLEST, room, "regular")  # as drawn: cut where the marks need the room
+    x = NAME_X + min(int(fonts.length(shown, SMALLEST, "regular")), room) + 14
     for mark, colour in marks:
         cells.append(Cell(mark, x, y, SMALLEST, colour, chip=True))
         x += int(fonts.length(mark, SMALLEST)) + 22
