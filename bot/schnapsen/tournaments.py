@@ -34,6 +34,7 @@ from bot.tournament import Standing
 
 from . import threads
 from .replies import answer, language_of, report_error, thinking
+from .tournament_images import Picture, may_attach, picture_messages, pictures_for, standings_lines
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -115,20 +116,7 @@ def standings_text(
     """The standings, one line per team: rank, team and its number, points, Buchholz, game points."""
     if not table:
         return t(lang, "tournament.no_results", name=tournament.name)
-    rows = [
-        t(
-            lang,
-            "tournament.standings_row",
-            rank=standing.rank,
-            seed=team.seed,
-            team=team.name,
-            points=standing.points,
-            buchholz=standing.buchholz,
-            game_points=standing.game_points,
-        )
-        for standing, team in table
-    ]
-    return title + "\n" + "\n".join(rows)
+    return title + "\n" + "\n".join(standings_lines(lang, table))
 
 
 class TournamentCommands(app_commands.Group):
@@ -305,6 +293,12 @@ class TournamentCommands(app_commands.Group):
         rounds = await interaction.client.db.tournaments.rounds(tournament.id)
         ended = max((number for number, _, ended_at in rounds if ended_at is not None), default=0)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=ended)
+        if interaction.app_permissions.attach_files:  # the images, their text as their descriptions
+            pictures = await pictures_for(interaction.client.db, lang, tournament, table, ended)
+            if pictures:
+                for number, message in enumerate(picture_messages(pictures)):
+                    await answer(interaction, None if number else title, files=[p.file() for p in message])
+                return
         for piece in chunks(standings_text(lang, tournament, table, title)):  # a large field needs several
             await answer(interaction, piece)
 
@@ -527,12 +521,18 @@ class TournamentRunner(commands.Cog):
     async def _channel(self, channel_id: int) -> Any:
         return self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
 
-    async def post(self, tournament: TournamentRow, text: str, *, nonce: str | None = None) -> None:
+    async def post(
+        self, tournament: TournamentRow, text: str, *, nonce: str | None = None, pictures: list[Picture] | None = None
+    ) -> None:
         channel = await self._channel(tournament.channel_id)
-        for number, piece in enumerate(chunks(text)):
+        messages = picture_messages(pictures or [])  # the first goes with the text, the others after it
+        pieces: list[str | None] = [*chunks(text), *([None] * (len(messages) - 1))]
+        for number, piece in enumerate(pieces):
             options: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
             if nonce is not None:  # a post repeated after a lost answer shows once
                 options["nonce"] = f"{nonce}.{number}"
+            if messages and (number == 0 or piece is None):
+                options["files"] = [picture.file() for picture in messages.pop(0)]
             await channel.send(piece, **options)
 
     async def open_place(self, tournament: TournamentRow, match: MatchRow, language: str) -> Place:
@@ -560,12 +560,16 @@ class TournamentRunner(commands.Cog):
         return Place(thread.id, channel.id, lang)
 
     async def announce(self, tournament_id: int, report: Advanced) -> None:
-        """After a round: its standings; then the next round's pairings, or the winners."""
+        """After a round: its standings (as images where they can be drawn and attached, else as text); then
+        the next round's pairings, or the winners."""
         tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
         lang = await self.channel_language(tournament)
         table = await self.tournaments.standings(tournament_id)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=report.ended_round)
-        text = standings_text(lang, tournament, table, title)
+        pictures: list[Picture] = []
+        if may_attach(await self._channel(tournament.channel_id)):
+            pictures = await pictures_for(self.bot.db, lang, tournament, table, report.ended_round)
+        text = title if pictures else standings_text(lang, tournament, table, title)
         if report.finished and report.winner is not None:
             text += "\n" + t(lang, "tournament.finished", name=tournament.name, team=report.winner.name)
         elif report.matches:
@@ -574,7 +578,16 @@ class TournamentRunner(commands.Cog):
                 lang, "tournament.round_paired", name=tournament.name, round=report.ended_round + 1
             )
             text += "\n" + pairing_lines(lang, report.matches, teams)
-        await self.post(tournament, text, nonce=f"tr{tournament_id}.{report.ended_round + 1}")
+        nonce = f"tr{tournament_id}.{report.ended_round + 1}"
+        try:
+            await self.post(tournament, text, nonce=nonce, pictures=pictures)
+        except discord.Forbidden:
+            if not pictures:
+                raise
+            # Attach Files taken away since the check: the standings as text rather than retried for ever.
+            log.warning("tournament %s: its images were refused; the standings go out as text", tournament_id)
+            text = standings_text(lang, tournament, table, title) + text.removeprefix(title)
+            await self.post(tournament, text, nonce=nonce)
 
 
 async def setup(bot: SchnapsenBot) -> None:
