@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import engine
 from bot.db import Database
 from bot.db.tournaments import (
     MatchRow,
     SignupClosed,
+    SignupRow,
     TeamRow,
     TournamentFormat,
     TournamentNotFound,
@@ -47,6 +50,60 @@ log = logging.getLogger(__name__)
 FIRST_TEAM_SIDE = 0  # the engine's team of the first team of a pairing: it sits North and South
 SWISS_ROUNDS = (1, 15)
 NAME_LIMIT = 80
+START_LIMIT_DAYS = 60  # a scheduled start at most this far ahead
+_IN_MINUTES = re.compile(r"^\+?\s*(\d{1,5})\s*(m|min|minutes?|h|hours?)?$", re.IGNORECASE)
+_DISCORD_TIMESTAMP = re.compile(r"^<t:(\d{1,12})(?::[a-zA-Z])?>$")
+
+
+def parse_start(text: str, now: int) -> int:
+    """A start time as an organiser types it, in unix seconds: ``2026-12-05 18:00`` (UTC: the bot knows no
+    server's time zone), ``18:00`` (the next such time, UTC), ``90`` or ``90m`` (minutes from now), ``2h``, or
+    a Discord timestamp ``<t:...>``. It must lie in the future, at most `START_LIMIT_DAYS` ahead; anything
+    else is the user's error ``tournament.error.bad_start``.
+
+    >>> now = int(datetime(2026, 12, 3, 19, 0, tzinfo=UTC).timestamp())
+    >>> [(parse_start(text, now) - now) // 60 for text in ("30", "2h", "2026-12-03 20:15", "18:30", "<t:%d>" % (now + 60))]
+    [30, 120, 75, 1410, 1]
+    """
+    text = " ".join(text.split())
+    start: int | None = None
+    if (minutes := _IN_MINUTES.match(text)) is not None:
+        amount = int(minutes.group(1))
+        unit = (minutes.group(2) or "m").lower()
+        start = now + amount * (3600 if unit.startswith("h") else 60)
+    elif (stamp := _DISCORD_TIMESTAMP.match(text)) is not None:
+        start = int(stamp.group(1))
+    else:
+        today = datetime.fromtimestamp(now, UTC)
+        for form in ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%H:%M"):
+            try:
+                parsed = datetime.strptime(text, form)
+            except ValueError:
+                continue
+            if form == "%H:%M":
+                parsed = datetime.combine(today.date(), parsed.time())
+                if parsed.replace(tzinfo=UTC) <= today:
+                    parsed += timedelta(days=1)
+            start = int(parsed.replace(tzinfo=UTC).timestamp())
+            break
+    if start is None or not now < start <= now + START_LIMIT_DAYS * 86400:
+        raise UserError("tournament.error.bad_start", days=START_LIMIT_DAYS)
+    return start
+
+
+def signup_roster(signups: Sequence[SignupRow]) -> tuple[list[tuple[SignupRow, SignupRow]], list[SignupRow]]:
+    """Who signed up, as the sign-up message lists them: teams (two people who named each other) in sign-up
+    order, and the people still waiting for a partner."""
+    by_user = {s.user_id: s for s in signups}
+    teams: list[tuple[SignupRow, SignupRow]] = []
+    teamed: set[int] = set()
+    for signup in signups:
+        partner = by_user.get(signup.partner_id) if signup.partner_id is not None else None
+        if signup.user_id in teamed or partner is None or partner.partner_id != signup.user_id:
+            continue
+        teams.append((signup, partner))
+        teamed.update((signup.user_id, partner.user_id))
+    return teams, [s for s in signups if s.user_id not in teamed]
 
 
 def bummerl_needed(best_of: int) -> int:
@@ -77,15 +134,17 @@ def results_by_round(matches: Sequence[MatchRow]) -> list[list[MatchResult]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
-def absent_teams(table: TableSnapshot) -> tuple[bool, bool]:
+def absent_teams(table: TableSnapshot, *, stand_in: bool = True) -> tuple[bool, bool]:
     """Whether each team of a match's table (the first North and South, the second East and West) is absent:
-    both its seats played by the AI (taken over while idle, or never taken by their person)."""
+    both its seats played by the AI (taken over while idle, or never taken by their person); without the
+    AI's `stand_in` for one absent partner, either of its seats."""
 
     def played_by_ai(seat: int) -> bool:
         occupant = table.seats[seat]
         return occupant is None or occupant.user_id is None or occupant.ai_takeover
 
-    return played_by_ai(0) and played_by_ai(2), played_by_ai(1) and played_by_ai(3)
+    together = all if stand_in else any
+    return together((played_by_ai(0), played_by_ai(2))), together((played_by_ai(1), played_by_ai(3)))
 
 
 def checked_reason(reason: str) -> str:
@@ -144,8 +203,11 @@ class TournamentService:
         rule_changes: dict[str, object],
         turn_seconds: int,
         no_show_seconds: int = 300,
+        ai_stand_in: bool = True,
+        starts_at: int | None = None,
     ) -> TournamentRow:
-        """A tournament taking sign-ups in the channel. Every value is checked (they come from a command)."""
+        """A tournament taking sign-ups in the channel. Every value is checked (they come from a command).
+        `starts_at` (parsed by `parse_start`): when it closes the sign-up and starts itself."""
         name = " ".join(name.split())[:NAME_LIMIT]
         if not name:
             raise UserError("tournament.error.bad_name")
@@ -173,7 +235,46 @@ class TournamentService:
             turn_seconds=turn_seconds,
             now=self.now(),
             no_show_seconds=no_show_seconds,
+            ai_stand_in=ai_stand_in,
+            starts_at=starts_at,
         )
+
+    async def set_options(
+        self, tournament: TournamentRow, *, actor_id: int, ai_stand_in: bool | None, start: str | None
+    ) -> TournamentRow:
+        """The organiser changes, before the start, whether the AI may stand in for an absent partner and
+        when the tournament starts itself (`start` "none": only by hand). What is not given stays."""
+        if tournament.status != "signup":
+            raise UserError("tournament.error.started")
+        starts_at = tournament.starts_at
+        if start is not None:
+            starts_at = (
+                None if start.strip().lower() in ("none", "-", "0") else parse_start(start, self.now())
+            )
+        stand_in = tournament.ai_stand_in if ai_stand_in is None else ai_stand_in
+        changed = await self.db.tournaments.set_options(
+            tournament.id, ai_stand_in=stand_in, starts_at=starts_at, actor_id=actor_id, now=self.now()
+        )
+        if not changed:
+            raise UserError("tournament.error.started")
+        return await self.db.tournaments.get_tournament(tournament.id)
+
+    async def pause(self, tournament: TournamentRow, *, actor_id: int, reason: str) -> None:
+        """The organiser pauses the tournament (logged): no new round is paired and no match's table opens;
+        running tables finish their Bummerl; the no-show clocks stand still until `resume`."""
+        reason = " ".join(reason.split())[:200] or "-"
+        if not await self.db.tournaments.pause(
+            tournament.id, actor_id=actor_id, reason=reason, now=self.now()
+        ):
+            raise UserError("tournament.error.not_running")
+
+    async def resume(self, tournament: TournamentRow, *, actor_id: int, reason: str) -> None:
+        """The organiser resumes a paused tournament (logged); no-show clocks go on with their time left."""
+        reason = " ".join(reason.split())[:200] or "-"
+        if not await self.db.tournaments.resume(
+            tournament.id, actor_id=actor_id, reason=reason, now=self.now()
+        ):
+            raise UserError("tournament.error.not_paused")
 
     async def here(self, guild_id: int, channel_id: int) -> TournamentRow:
         """The channel's tournament (an open one first), or the user's error that there is none."""
@@ -265,8 +366,8 @@ class TournamentService:
                 )
                 return Advanced(ended_round=current)
             if pairings is None:
-                await db.set_status(tournament_id, "finished", self.now())
                 winner = winner_of(tournament.format, seeds, played)
+                await db.finish(tournament_id, winner, self.now())
                 return Advanced(
                     ended_round=current,
                     finished=True,
@@ -368,14 +469,19 @@ class TournamentService:
     def no_show_deadline(self, tables: TableCore, tournament: TournamentRow, match: MatchRow) -> int | None:
         """When the match's teams must have shown up (unix seconds): its table's opening plus the tournament's
         `no_show_seconds`; None when there is nothing to check (no check, decided, no open table)."""
+        if tournament.status != "running":  # paused: the clocks stand still
+            return None
         if not tournament.no_show_seconds or match.done or match.table_id is None:
             return None
         table = tables.snapshot(match.table_id)
-        return None if table is None else table.row.created_at + tournament.no_show_seconds
+        if table is None:
+            return None
+        return table.row.created_at + tournament.no_show_seconds + match.paused_seconds
 
     async def forfeit_no_shows(self, tables: TableCore, tournament_id: int, match_id: int) -> tuple[int, ...]:
         """At the no-show deadline: a team both of whose players the AI plays loses the match by forfeit
-        (both such teams: both lose), logged like a result set by hand (actor 0). The absent teams' ids."""
+        (both such teams: both lose), logged like a result set by hand (actor 0); so does a team with one
+        absent partner when the organiser does not let the AI stand in. The absent teams' ids."""
         tournament = await self.db.tournaments.get_tournament(tournament_id)
         match = next((m for m in await self.db.tournaments.matches(tournament_id) if m.id == match_id), None)
         if tournament.status != "running" or match is None or match.done or match.second_team is None:
@@ -383,7 +489,7 @@ class TournamentService:
         table = tables.snapshot(match.table_id) if match.table_id is not None else None
         if table is None or table.status != "playing":
             return ()
-        first_gone, second_gone = absent_teams(table)
+        first_gone, second_gone = absent_teams(table, stand_in=tournament.ai_stand_in)
         absent = tuple(
             team for team, gone in ((match.first_team, first_gone), (match.second_team, second_gone)) if gone
         )
@@ -391,6 +497,8 @@ class TournamentService:
             return ()
         winner = None if len(absent) == 2 else (match.second_team if first_gone else match.first_team)
         reason = f"no-show: played by the AI {tournament.no_show_seconds} s after the table opened"
+        if not tournament.ai_stand_in:
+            reason += " (no AI stand-in)"
         await self.db.tournaments.set_result_by_hand(
             tournament_id, match.id, winner, actor_id=0, reason=reason, now=self.now(), forfeit=True
         )

@@ -13,6 +13,7 @@ of a round picks up where it stopped. A failed drive is logged at ERROR and retr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -24,11 +25,11 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 import engine
-from bot.db.tournaments import MatchRow, TeamRow, TournamentRow
+from bot.db.tournaments import MatchRow, SignupRow, TeamRow, TournamentRow
 from bot.game.errors import UserError
 from bot.game.events import BummerlEnded, TableClosed
 from bot.game.table import TableSnapshot
-from bot.game.tournaments import Advanced, Place, TournamentService
+from bot.game.tournaments import Advanced, Place, TournamentService, parse_start, signup_roster
 from bot.i18n import language_for_locale, t
 from bot.tournament import Standing
 
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 NO_MENTIONS = discord.AllowedMentions.none()
 MESSAGE_LIMIT = 2000  # Discord's limit for a message's text
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
+# Seconds between two edits of a sign-up message: a burst of joins is one edit (the bot's token has a budget).
+SIGNUP_EDIT_GAP = 5.0
 FORMAT_CHOICES = [
     app_commands.Choice(name=_("Swiss", key="command.choice.swiss"), value="swiss"),
     app_commands.Choice(name=_("Single elimination", key="command.choice.elimination"), value="elimination"),
@@ -109,6 +112,47 @@ def pairing_lines(
     return "\n".join(f"• {line}" for line in lines)
 
 
+def when_text(lang: str, starts_at: int) -> str:
+    """A start time as Discord shows it to each reader, in their own time zone, and how far off it is."""
+    return t(lang, "tournament.starts_at", when=f"<t:{starts_at}:F>", relative=f"<t:{starts_at}:R>")
+
+
+def signup_text(
+    lang: str, tournament: TournamentRow, signups: list[SignupRow], teams: list[TeamRow] | None = None
+) -> str:
+    """The sign-up message: the tournament, how it starts, whether the AI may stand in, and who signed up
+    (teams, then people waiting for a partner); once started, the teams formed. Kept under Discord's limit."""
+    organiser = f"<@{tournament.organiser_id}>"
+    lines: list[str]
+    if tournament.status == "signup":
+        lines = [t(lang, "tournament.signup", name=tournament.name, format=format_text(lang, tournament),
+                   organiser=organiser)]  # fmt: skip
+        if tournament.starts_at is not None:
+            lines.append(when_text(lang, tournament.starts_at))
+    else:
+        lines = [
+            t(lang, "tournament.signup_closed", name=tournament.name, format=format_text(lang, tournament))
+        ]
+    lines.append(t(lang, "tournament.stand_in_yes" if tournament.ai_stand_in else "tournament.stand_in_no"))
+    entries: list[str]
+    if teams is not None:
+        entries = [f"#{team.seed} {team.name}" for team in teams if not team.removed]
+    else:
+        paired, waiting = signup_roster(signups)
+        entries = [f"{a.display_name} & {b.display_name}" for a, b in paired] + [
+            t(lang, "tournament.waiting_partner", name=single.display_name) for single in waiting
+        ]
+    lines.append(t(lang, "tournament.signed_up" if teams is None else "tournament.teams_formed"))
+    body = "\n".join(lines)
+    for number, entry in enumerate(entries):
+        line = f"\n• {entry}"
+        more = "\n" + t(lang, "tournament.and_more", count=len(entries) - number)
+        if len(body) + len(line) + len(more) > MESSAGE_LIMIT:
+            return body + more
+        body += line
+    return body
+
+
 def standings_text(
     lang: str, tournament: TournamentRow, table: list[tuple[Standing, TeamRow]], title: str
 ) -> str:
@@ -158,7 +202,8 @@ class TournamentCommands(app_commands.Group):
         """Acknowledge, then the channel's tournament if the user is its organiser (or manages the server)."""
         await thinking(interaction)
         tournament = await self.runner.here(interaction)
-        self.runner.tournaments.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        may = await self.runner.may_organise(interaction)
+        self.runner.tournaments.check_organiser(tournament, interaction.user.id, may)
         return tournament
 
     @app_commands.command(
@@ -178,6 +223,14 @@ class TournamentCommands(app_commands.Group):
             "Minutes after which a team the AI plays for entirely loses by forfeit (0: never; 5 by default)",
             key="command.option.no_show_minutes",
         ),
+        start=_(
+            "When it starts itself: 2026-12-05 18:00 (UTC), 18:00, or minutes from now (90, 2h)",
+            key="command.option.start",
+        ),
+        ai_stand_in=_(
+            "May the AI stand in for one absent partner (else the team forfeits); yes by default",
+            key="command.option.ai_stand_in",
+        ),
     )
     async def create(
         self,
@@ -190,9 +243,12 @@ class TournamentCommands(app_commands.Group):
         target: app_commands.Range[int, 6, 99] | None = None,
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
         no_show_minutes: app_commands.Range[int, 0, 60] = 5,
+        start: app_commands.Range[str, 1, 40] | None = None,
+        ai_stand_in: bool = True,
     ) -> None:
-        if not manages_server(interaction):
+        if not await self.runner.may_organise(interaction):
             raise UserError("tournament.error.manager_only")
+        starts_at = None if start is None else parse_start(start, self.runner.tournaments.now())
         channel = interaction.channel
         if not threads.opens_threads_in(channel):
             raise UserError("tournament.error.needs_text_channel")
@@ -215,15 +271,17 @@ class TournamentCommands(app_commands.Group):
             rule_changes={**defaults.rule_changes, **({"target": target} if target is not None else {})},
             turn_seconds=turn_time or defaults.turn_seconds,
             no_show_seconds=no_show_minutes * 60,
+            ai_stand_in=ai_stand_in,
+            starts_at=starts_at,
         )
         lang = await self.runner.channel_language(tournament)
-        text = t(lang, "tournament.signup", name=tournament.name, format=format_text(lang, tournament),
-                 organiser=f"<@{tournament.organiser_id}>")  # fmt: skip
-        sent = await channel.send(text, allowed_mentions=NO_MENTIONS)
+        sent = await channel.send(signup_text(lang, tournament, []), allowed_mentions=NO_MENTIONS)
         await bot.db.tournaments.set_signup_message(tournament.id, sent.id)
-        await answer(
-            interaction, t(language_of(interaction), "reply.tournament_created", name=tournament.name)
-        )
+        reply = t(language_of(interaction), "reply.tournament_created", name=tournament.name)
+        if starts_at is not None:
+            reply += " " + when_text(language_of(interaction), starts_at)
+            self.runner.watch_start(tournament.id)
+        await answer(interaction, reply)
 
     @app_commands.command(
         name="join",
@@ -243,11 +301,13 @@ class TournamentCommands(app_commands.Group):
             tournament, interaction.user.id, interaction.user.display_name, partner.id if partner else None
         )
         if partner is None:
+            self.runner.signup_changed(tournament.id)
             await answer(interaction, t(lang, "reply.tournament_joined", name=tournament.name))
             return
         signed = {s.user_id: s for s in await interaction.client.db.tournaments.signups(tournament.id)}
         if partner.id not in signed:  # signed up with them: the team has both names from the start
             await runner.sign_up(tournament, partner.id, partner.display_name, interaction.user.id)
+        self.runner.signup_changed(tournament.id)
         await answer(
             interaction,
             t(lang, "reply.tournament_joined_with", name=tournament.name, partner=partner.display_name),
@@ -261,6 +321,7 @@ class TournamentCommands(app_commands.Group):
         await thinking(interaction)
         tournament = await self.runner.here(interaction)
         await self.runner.tournaments.withdraw(tournament, interaction.user.id)
+        self.runner.signup_changed(tournament.id)
         await answer(
             interaction, t(language_of(interaction), "reply.tournament_withdrawn", name=tournament.name)
         )
@@ -271,27 +332,11 @@ class TournamentCommands(app_commands.Group):
     )
     async def start(self, interaction: Interaction) -> None:
         tournament = await self.organised(interaction)
-        teams, left, matches = await self.runner.tournaments.begin(tournament)
-        lang = await self.runner.channel_language(tournament)
-        by_id = {team.id: team for team in teams}
-        text = (
-            t(lang, "tournament.round_paired", name=tournament.name, round=1)
-            + "\n"
-            + pairing_lines(lang, matches, by_id)
-        )
-        if left:
-            names = {
-                s.user_id: s.display_name
-                for s in await interaction.client.db.tournaments.signups(tournament.id)
-            }
-            text += "\n" + t(
-                lang, "tournament.left_out", names=", ".join(names.get(user, "?") for user in left)
-            )
-        await self.runner.post(tournament, text, nonce=f"tr{tournament.id}.1")
+        async with self.runner.lock(tournament.id):  # not at the same time as its scheduled start
+            await self.runner.begin(tournament)
         await answer(
             interaction, t(language_of(interaction), "reply.tournament_started", name=tournament.name)
         )
-        self.runner.schedule(tournament.id)
 
     @app_commands.command(
         name="standings",
@@ -335,7 +380,8 @@ class TournamentCommands(app_commands.Group):
         await runner.set_result(
             tournament, match, winner, actor_id=interaction.user.id, reason=reason, forfeit=forfeit
         )
-        if tournament.status == "paused":
+        # A result lifts the pause the tournament made itself for want of pairings, not the organiser's.
+        if tournament.status == "paused" and not tournament.paused_by_organiser:
             await interaction.client.db.tournaments.set_status(tournament.id, "running", runner.now())
         await answer(interaction, t(language_of(interaction), "reply.tournament_result"))
         self.runner.schedule(tournament.id)
@@ -353,6 +399,7 @@ class TournamentCommands(app_commands.Group):
         )
         lang = await self.runner.channel_language(tournament)
         await self.runner.post(tournament, t(lang, "tournament.cancelled", name=tournament.name))
+        self.runner.signup_changed(tournament.id)
         await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
 
     @app_commands.command(
@@ -387,6 +434,96 @@ class TournamentCommands(app_commands.Group):
         await runner.forbid(tournament, first, second, actor_id=interaction.user.id)
         await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
 
+    @app_commands.command(
+        name="pause",
+        description=_(
+            "Pause: no new round or match table; running tables finish their Bummerl (the organiser)",
+            key="command.tournament.pause",
+        ),
+    )
+    @app_commands.describe(reason=_("Why (kept in the tournament's log)", key="command.option.reason"))
+    async def pause(
+        self, interaction: Interaction, reason: app_commands.Range[str, 1, 200] | None = None
+    ) -> None:
+        tournament = await self.organised(interaction)
+        await self.runner.tournaments.pause(tournament, actor_id=interaction.user.id, reason=reason or "")
+        self.runner.clock_moved()  # the no-show timers look again: they stand still while paused
+        lang = await self.runner.channel_language(tournament)
+        await self.runner.post(tournament, t(lang, "tournament.paused_by_organiser", name=tournament.name))
+        await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
+
+    @app_commands.command(
+        name="resume",
+        description=_("Go on after a pause (the organiser)", key="command.tournament.resume"),
+    )
+    @app_commands.describe(reason=_("Why (kept in the tournament's log)", key="command.option.reason"))
+    async def resume(
+        self, interaction: Interaction, reason: app_commands.Range[str, 1, 200] | None = None
+    ) -> None:
+        tournament = await self.organised(interaction)
+        await self.runner.tournaments.resume(tournament, actor_id=interaction.user.id, reason=reason or "")
+        lang = await self.runner.channel_language(tournament)
+        await self.runner.post(tournament, t(lang, "tournament.resumed", name=tournament.name))
+        await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
+        self.runner.schedule(tournament.id)
+
+    @app_commands.command(
+        name="options",
+        description=_(
+            "Before the start: when it starts itself, and whether the AI may stand in (the organiser)",
+            key="command.tournament.options",
+        ),
+    )
+    @app_commands.describe(
+        start=_(
+            "When it starts itself: 2026-12-05 18:00 (UTC), 18:00, minutes from now (90, 2h), or none",
+            key="command.option.start_or_none",
+        ),
+        ai_stand_in=_(
+            "May the AI stand in for one absent partner (else the team forfeits)",
+            key="command.option.ai_stand_in",
+        ),
+    )
+    async def options(
+        self,
+        interaction: Interaction,
+        start: app_commands.Range[str, 1, 40] | None = None,
+        ai_stand_in: bool | None = None,
+    ) -> None:
+        tournament = await self.organised(interaction)
+        changed = await self.runner.tournaments.set_options(
+            tournament, actor_id=interaction.user.id, ai_stand_in=ai_stand_in, start=start
+        )
+        lang = language_of(interaction)
+        reply = t(lang, "tournament.stand_in_yes" if changed.ai_stand_in else "tournament.stand_in_no")
+        if changed.starts_at is not None:
+            reply += " " + when_text(lang, changed.starts_at)
+            self.runner.watch_start(tournament.id)
+        self.runner.signup_changed(tournament.id)
+        await answer(interaction, reply)
+
+    @app_commands.command(
+        name="organiser-role",
+        description=_(
+            "Name the role that may organise tournaments besides Manage Server (Manage Server)",
+            key="command.tournament.organiser_role",
+        ),
+    )
+    @app_commands.describe(role=_("The role (left out: Manage Server only)", key="command.option.role"))
+    async def organiser_role(self, interaction: Interaction, role: discord.Role | None = None) -> None:
+        if not manages_server(interaction):
+            raise UserError("tournament.error.manage_server_only")
+        await thinking(interaction)
+        assert interaction.guild_id is not None
+        await interaction.client.db.tournaments.set_organiser_role(
+            interaction.guild_id, None if role is None else role.id
+        )
+        lang = language_of(interaction)
+        if role is None:
+            await answer(interaction, t(lang, "reply.organiser_role_cleared"))
+        else:
+            await answer(interaction, t(lang, "reply.organiser_role_set", role=role.mention))
+
 
 def manages_server(interaction: Interaction) -> bool:
     return bool(interaction.permissions and interaction.permissions.manage_guild)
@@ -402,14 +539,25 @@ class TournamentRunner(commands.Cog):
         self._locks: dict[int, asyncio.Lock] = {}
         self._jobs: set[asyncio.Task[None]] = set()
         self._watched: set[int] = set()  # matches with a no-show timer in this process
+        self._start_timers: set[int] = set()  # tournaments waiting for their scheduled start in this process
+        self._signup_dirty: set[int] = set()  # sign-up messages to edit
+        self._signup_editing: set[int] = set()  # sign-up messages with an editor running
+        self.signup_edit_gap = SIGNUP_EDIT_GAP
+        # The timers' clock (a test gives the fake's) and the event that wakes them to look at it again.
+        self.clock = time.time
+        self._clock_moved = asyncio.Event()
 
     async def cog_load(self) -> None:
         parent = self.bot.tree.get_command("schnapsen")
         assert isinstance(parent, app_commands.Group), "load bot.schnapsen.cog first"
         parent.add_command(self.group, override=True)
         for tournament in await self.bot.db.tournaments.open_tournaments():
-            if tournament.status == "running" and self.bot.service.directory.owns_guild(tournament.guild_id):
+            if not self.bot.service.directory.owns_guild(tournament.guild_id):
+                continue
+            if tournament.status == "running":
                 self.schedule(tournament.id)
+            elif tournament.status == "signup" and tournament.starts_at is not None:
+                self.watch_start(tournament.id)  # a start time already past starts it at once
 
     async def cog_unload(self) -> None:
         parent = self.bot.tree.get_command("schnapsen")
@@ -428,7 +576,8 @@ class TournamentRunner(commands.Cog):
     async def _drive_table(self, table_id: int) -> None:
         # Retried like the drive itself: a failed read here would leave the round waiting until a restart.
         match = await self._retried(
-            f"table {table_id}: its tournament match", lambda: self.bot.db.tournaments.match_at_table(table_id)
+            f"table {table_id}: its tournament match",
+            lambda: self.bot.db.tournaments.match_at_table(table_id),
         )
         if match is not None:
             await self.drive(match.tournament_id)
@@ -444,7 +593,7 @@ class TournamentRunner(commands.Cog):
     async def drive(self, tournament_id: int) -> None:
         """Drive the tournament on, retried with backoff until it succeeds; then post each ended round's
         standings (and the final result)."""
-        async with self._lock(tournament_id):
+        async with self.lock(tournament_id):
             await self.bot.wait_until_ready()
             reports = await self._retried(
                 f"tournament {tournament_id}: drive",
@@ -464,8 +613,145 @@ class TournamentRunner(commands.Cog):
             if tournament is not None and tournament.status == "running":
                 await self._watch(tournament)
 
-    def _lock(self, tournament_id: int) -> asyncio.Lock:
+    def lock(self, tournament_id: int) -> asyncio.Lock:
         return self._locks.setdefault(tournament_id, asyncio.Lock())
+
+    async def may_organise(self, interaction: Interaction) -> bool:
+        """Manage Server, or the role the server named for tournament organisers."""
+        if manages_server(interaction):
+            return True
+        assert interaction.guild_id is not None
+        role = await self.bot.db.tournaments.organiser_role(interaction.guild_id)
+        roles = getattr(interaction.user, "roles", ())
+        return role is not None and any(held.id == role for held in roles)
+
+    # --- timers on the runner's clock ----------------------------------------------------------------
+
+    def clock_moved(self) -> None:
+        """Wake every timer to look at the clock and the stored state again (a stored time changed, a
+        tournament paused, or a test moved the clock on)."""
+        moved, self._clock_moved = self._clock_moved, asyncio.Event()
+        moved.set()
+
+    async def _sleep_until(self, when: float) -> None:
+        """Until `when` on the runner's clock, or until `clock_moved` (the caller looks again either way)."""
+        left = when - self.clock()
+        if left > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._clock_moved.wait(), left)
+
+    # --- the scheduled start ------------------------------------------------------------------------
+
+    def watch_start(self, tournament_id: int) -> None:
+        """Start the tournament at its stored start time (one timer per tournament in this process; a timer
+        already running reads the new time)."""
+        if tournament_id in self._start_timers:
+            self.clock_moved()
+            return
+        self._start_timers.add(tournament_id)
+        self._start(self._start_when_due(tournament_id))
+
+    async def _start_when_due(self, tournament_id: int) -> None:
+        try:
+            while True:
+                tournament = await self._retried(
+                    f"tournament {tournament_id}: read", lambda: self.tournaments.get(tournament_id)
+                )
+                if tournament is None or tournament.status != "signup" or tournament.starts_at is None:
+                    return
+                if self.clock() < tournament.starts_at:
+                    await self._sleep_until(tournament.starts_at)
+                    continue
+                async with self.lock(tournament_id):
+                    await self._retried(
+                        f"tournament {tournament_id}: scheduled start",
+                        lambda: self._begin_on_time(tournament_id),
+                    )
+                return
+        finally:
+            self._start_timers.discard(tournament_id)
+
+    async def _begin_on_time(self, tournament_id: int) -> None:
+        """The start time came: close the sign-up and pair round 1; with too few teams, say so and leave the
+        start to the organiser (the stored start time is cleared, logged)."""
+        await self.bot.wait_until_ready()
+        tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
+        if (
+            tournament.status != "signup"
+            or tournament.starts_at is None
+            or self.clock() < tournament.starts_at
+        ):
+            return
+        try:
+            await self.begin(tournament)
+        except UserError as err:
+            await self.bot.db.tournaments.set_options(
+                tournament_id, ai_stand_in=tournament.ai_stand_in, starts_at=None, actor_id=0,
+                now=self.tournaments.now(),
+            )  # fmt: skip
+            lang = await self.channel_language(tournament)
+            await self.post(tournament, t(lang, "tournament.not_started", name=tournament.name,
+                                          why=t(lang, err.key, **err.values)))  # fmt: skip
+            self.signup_changed(tournament_id)
+
+    async def begin(self, tournament: TournamentRow) -> None:
+        """Close the sign-up and start round 1: post the pairings, update the sign-up message, drive it."""
+        teams, left, matches = await self.tournaments.begin(tournament)
+        lang = await self.channel_language(tournament)
+        by_id = {team.id: team for team in teams}
+        text = (
+            t(lang, "tournament.round_paired", name=tournament.name, round=1)
+            + "\n"
+            + pairing_lines(lang, matches, by_id)
+        )
+        if left:
+            names = {s.user_id: s.display_name for s in await self.bot.db.tournaments.signups(tournament.id)}
+            text += "\n" + t(
+                lang, "tournament.left_out", names=", ".join(names.get(user, "?") for user in left)
+            )
+        self.signup_changed(tournament.id)
+        self.schedule(tournament.id)
+        await self._retried(
+            f"tournament {tournament.id}: round 1's pairings",
+            lambda: self.post(tournament, text, nonce=f"tr{tournament.id}.1"),
+        )
+
+    # --- the sign-up message -------------------------------------------------------------------------
+
+    def signup_changed(self, tournament_id: int) -> None:
+        """Someone joined or withdrew, or the sign-up closed: the sign-up message is edited, at once when no
+        edit was made in the last `signup_edit_gap` seconds, else once at the end of that gap."""
+        self._signup_dirty.add(tournament_id)
+        if tournament_id not in self._signup_editing:
+            self._signup_editing.add(tournament_id)
+            self._start(self._edit_signup_message(tournament_id))
+
+    async def _edit_signup_message(self, tournament_id: int) -> None:
+        try:
+            while tournament_id in self._signup_dirty:
+                self._signup_dirty.discard(tournament_id)
+                await self._retried(
+                    f"tournament {tournament_id}: sign-up message", lambda: self._show_signups(tournament_id)
+                )
+                await asyncio.sleep(self.signup_edit_gap)
+        finally:
+            self._signup_editing.discard(tournament_id)
+
+    async def _show_signups(self, tournament_id: int) -> None:
+        db = self.bot.db.tournaments
+        tournament = await db.get_tournament(tournament_id)
+        if tournament.signup_message_id is None:
+            return
+        lang = await self.channel_language(tournament)
+        signups = await db.signups(tournament_id)
+        teams = None if tournament.status == "signup" else await db.teams(tournament_id)
+        channel = await self._channel(tournament.channel_id)
+        try:
+            await channel.get_partial_message(tournament.signup_message_id).edit(
+                content=signup_text(lang, tournament, signups, teams), allowed_mentions=NO_MENTIONS
+            )
+        except discord.NotFound:  # deleted by someone: nothing to keep up to date
+            log.warning("tournament %s: its sign-up message is gone", tournament_id)
 
     async def _watch(self, tournament: TournamentRow) -> None:
         """A timer per match being played, to its no-show deadline (once per match in this process)."""
@@ -473,17 +759,39 @@ class TournamentRunner(commands.Cog):
             deadline = self.tournaments.no_show_deadline(self.bot.service, tournament, match)
             if deadline is not None and match.id not in self._watched:
                 self._watched.add(match.id)
-                self._start(self._no_show_at(tournament.id, match.id, deadline))
+                self._start(self._no_show_at(tournament.id, match.id))
 
-    async def _no_show_at(self, tournament_id: int, match_id: int, deadline: float) -> None:
-        """At the deadline a team both of whose players the AI plays loses by forfeit; the channel is told
-        and the tournament driven on."""
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-        async with self._lock(tournament_id):
-            absent = await self._retried(
-                f"tournament {tournament_id}: no-show check of match {match_id}",
-                lambda: self.tournaments.forfeit_no_shows(self.bot.service, tournament_id, match_id),
-            )
+    async def _deadline_of(self, tournament_id: int, match_id: int) -> float | None:
+        tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
+        match = next(
+            (m for m in await self.bot.db.tournaments.matches(tournament_id) if m.id == match_id), None
+        )
+        return (
+            None if match is None else self.tournaments.no_show_deadline(self.bot.service, tournament, match)
+        )
+
+    async def _no_show_at(self, tournament_id: int, match_id: int) -> None:
+        """At the deadline a team the AI plays for (entirely, or partly without the AI stand-in) loses by
+        forfeit; the channel is told and the tournament driven on. The deadline is read again on every wake:
+        a pause stops the timer (the resume starts a new one, with the paused time added)."""
+        try:
+            while True:
+                deadline = await self._retried(
+                    f"tournament {tournament_id}: no-show deadline of match {match_id}",
+                    lambda: self._deadline_of(tournament_id, match_id),
+                )
+                if deadline is None:  # decided, closed, or paused
+                    return
+                if self.clock() >= deadline:
+                    break
+                await self._sleep_until(deadline)
+            async with self.lock(tournament_id):
+                absent = await self._retried(
+                    f"tournament {tournament_id}: no-show check of match {match_id}",
+                    lambda: self.tournaments.forfeit_no_shows(self.bot.service, tournament_id, match_id),
+                )
+        finally:
+            self._watched.discard(match_id)
         if not absent:
             return
         tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
