@@ -640,6 +640,12 @@ class TournamentRunner(commands.Cog):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._clock_moved.wait(), left)
 
+    async def _wait(self, seconds: float) -> None:
+        """`seconds` on the runner's clock."""
+        until = self.clock() + seconds
+        while self.clock() < until:
+            await self._sleep_until(until)
+
     # --- the scheduled start ------------------------------------------------------------------------
 
     def watch_start(self, tournament_id: int) -> None:
@@ -733,7 +739,7 @@ class TournamentRunner(commands.Cog):
                 await self._retried(
                     f"tournament {tournament_id}: sign-up message", lambda: self._show_signups(tournament_id)
                 )
-                await asyncio.sleep(self.signup_edit_gap)
+                await self._wait(self.signup_edit_gap)
         finally:
             self._signup_editing.discard(tournament_id)
 
