@@ -446,7 +446,8 @@ class TournamentCommands(app_commands.Group):
         self, interaction: Interaction, reason: app_commands.Range[str, 1, 200] | None = None
     ) -> None:
         tournament = await self.organised(interaction)
-        await self.runner.tournaments.pause(tournament, actor_id=interaction.user.id, reason=reason or "")
+        async with self.runner.lock(tournament.id):  # a drive pass under way ends first: nothing opens after
+            await self.runner.tournaments.pause(tournament, actor_id=interaction.user.id, reason=reason or "")
         self.runner.clock_moved()  # the no-show timers look again: they stand still while paused
         lang = await self.runner.channel_language(tournament)
         await self.runner.post(tournament, t(lang, "tournament.paused_by_organiser", name=tournament.name))
