@@ -340,10 +340,13 @@ class TournamentService:
                 return Advanced()
             matches = await db.matches(tournament_id)
             rounds = await db.rounds(tournament_id)
-            if not rounds or rounds[-1][2] is not None or not all(m.done for m in matches):
+            if not rounds or not all(m.done for m in matches):
                 return Advanced()
             current = rounds[-1][0]
-            await db.end_round(tournament_id, current, self.now())
+            # An ended round with no next one: pairing it failed (the tournament paused itself) and the
+            # organiser has since let it go on; it is paired again now.
+            if rounds[-1][2] is None:
+                await db.end_round(tournament_id, current, self.now())
             teams = await db.teams(tournament_id)
             seeds = [team.id for team in teams]
             played = results_by_round(matches)
