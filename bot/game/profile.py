@@ -125,7 +125,7 @@ class ProfileQueries:
         kontra = await self.db.profile.kontra_tally(guild_id, user_id)
         partners = await self.db.profile.partners(guild_id, user_id, MIN_BUMMERL_TOGETHER)
         best = partners[0] if partners else None
-        tournaments_played, tournaments_won = await self.db.tournaments.record_of(guild_id, user_id)
+        tournaments_played, tournaments_won = await self.db.tournament_controls.record_of(guild_id, user_id)
         return PlayerProfile(
             guild_id=guild_id,
             user_id=user_id,

@@ -252,7 +252,7 @@ class TournamentService:
                 None if start.strip().lower() in ("none", "-", "0") else parse_start(start, self.now())
             )
         stand_in = tournament.ai_stand_in if ai_stand_in is None else ai_stand_in
-        changed = await self.db.tournaments.set_options(
+        changed = await self.db.tournament_controls.set_options(
             tournament.id, ai_stand_in=stand_in, starts_at=starts_at, actor_id=actor_id, now=self.now()
         )
         if not changed:
@@ -263,7 +263,7 @@ class TournamentService:
         """The organiser pauses the tournament (logged): no new round is paired and no match's table opens;
         running tables finish their Bummerl; the no-show clocks stand still until `resume`."""
         reason = " ".join(reason.split())[:200] or "-"
-        if not await self.db.tournaments.pause(
+        if not await self.db.tournament_controls.pause(
             tournament.id, actor_id=actor_id, reason=reason, now=self.now()
         ):
             raise UserError("tournament.error.not_running")
@@ -271,7 +271,7 @@ class TournamentService:
     async def resume(self, tournament: TournamentRow, *, actor_id: int, reason: str) -> None:
         """The organiser resumes a paused tournament (logged); no-show clocks go on with their time left."""
         reason = " ".join(reason.split())[:200] or "-"
-        if not await self.db.tournaments.resume(
+        if not await self.db.tournament_controls.resume(
             tournament.id, actor_id=actor_id, reason=reason, now=self.now()
         ):
             raise UserError("tournament.error.not_paused")

@@ -516,7 +516,7 @@ class TournamentCommands(app_commands.Group):
             raise UserError("tournament.error.manage_server_only")
         await thinking(interaction)
         assert interaction.guild_id is not None
-        await interaction.client.db.tournaments.set_organiser_role(
+        await interaction.client.db.tournament_controls.set_organiser_role(
             interaction.guild_id, None if role is None else role.id
         )
         lang = language_of(interaction)
@@ -622,7 +622,7 @@ class TournamentRunner(commands.Cog):
         if manages_server(interaction):
             return True
         assert interaction.guild_id is not None
-        role = await self.bot.db.tournaments.organiser_role(interaction.guild_id)
+        role = await self.bot.db.tournament_controls.organiser_role(interaction.guild_id)
         roles = getattr(interaction.user, "roles", ())
         return role is not None and any(held.id == role for held in roles)
 
@@ -692,7 +692,7 @@ class TournamentRunner(commands.Cog):
         try:
             await self.begin(tournament)
         except UserError as err:
-            await self.bot.db.tournaments.set_options(
+            await self.bot.db.tournament_controls.set_options(
                 tournament_id, ai_stand_in=tournament.ai_stand_in, starts_at=None, actor_id=0,
                 now=self.tournaments.now(),
             )  # fmt: skip
