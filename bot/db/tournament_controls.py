@@ -99,6 +99,14 @@ class TournamentControlsRepo(Repository):
                     (guild_id, role_id),
                 )
 
+    async def finish(self, tournament_id: int, winner_team: int | None, now: int) -> None:
+        """The tournament is over; `winner_team` won it (None: no single winner)."""
+        async with self._core.transaction():
+            await self._core.execute(
+                "UPDATE tournaments SET status = 'finished', winner_team = ?, updated_at = ? WHERE id = ?",
+                (winner_team, now, tournament_id),
+            )
+
     async def _log(self, tournament_id: int, *, actor_id: int, action: str, reason: str, now: int) -> None:
         await TournamentsRepo(self._core).add_log(
             tournament_id, actor_id=actor_id, action=action, reason=reason, now=now

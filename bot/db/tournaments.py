@@ -245,14 +245,6 @@ class TournamentsRepo(Repository):
         if not changed:
             raise TournamentNotFound(tournament_id)
 
-    async def finish(self, tournament_id: int, winner_team: int | None, now: int) -> None:
-        """The tournament is over; `winner_team` won it (None: no single winner)."""
-        async with self._core.transaction():
-            await self._core.execute(
-                "UPDATE tournaments SET status = 'finished', winner_team = ?, updated_at = ? WHERE id = ?",
-                (winner_team, now, tournament_id),
-            )
-
     async def set_signup_message(self, tournament_id: int, message_id: int) -> None:
         async with self._core.transaction():
             await self._core.execute(

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
 import engine
 from bot.db import Database
 from bot.db.tournaments import (
     MatchRow,
     SignupClosed,
-    SignupRow,
     TeamRow,
     TournamentFormat,
     TournamentNotFound,
@@ -44,68 +41,13 @@ from . import rulesettings
 from .core import TableCore
 from .errors import UserError
 from .table import TableSnapshot
+from .tournament_controls import parse_start
 
 log = logging.getLogger(__name__)
 
 FIRST_TEAM_SIDE = 0  # the engine's team of the first team of a pairing: it sits North and South
 SWISS_ROUNDS = (1, 15)
 NAME_LIMIT = 80
-START_LIMIT_DAYS = 60  # a scheduled start at most this far ahead
-_IN_MINUTES = re.compile(r"^\+?\s*(\d{1,5})\s*(m|min|minutes?|h|hours?)?$", re.IGNORECASE)
-_DISCORD_TIMESTAMP = re.compile(r"^<t:(\d{1,12})(?::[a-zA-Z])?>$")
-
-
-def parse_start(text: str, now: int) -> int:
-    """A start time as an organiser types it, in unix seconds: ``2026-12-05 18:00`` (UTC: the bot knows no
-    server's time zone), ``18:00`` (the next such time, UTC), ``90`` or ``90m`` (minutes from now), ``2h``, or
-    a Discord timestamp ``<t:...>``. It must lie in the future, at most `START_LIMIT_DAYS` ahead; anything
-    else is the user's error ``tournament.error.bad_start``.
-
-    >>> now = int(datetime(2026, 12, 3, 19, 0, tzinfo=UTC).timestamp())
-    >>> [(parse_start(text, now) - now) // 60 for text in ("30", "2h", "2026-12-03 20:15", "18:30", "<t:%d>" % (now + 60))]
-    [30, 120, 75, 1410, 1]
-    """
-    text = " ".join(text.split())
-    start: int | None = None
-    if (minutes := _IN_MINUTES.match(text)) is not None:
-        amount = int(minutes.group(1))
-        unit = (minutes.group(2) or "m").lower()
-        start = now + amount * (3600 if unit.startswith("h") else 60)
-    elif (stamp := _DISCORD_TIMESTAMP.match(text)) is not None:
-        start = int(stamp.group(1))
-    else:
-        today = datetime.fromtimestamp(now, UTC)
-        for form in ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%H:%M"):
-            try:
-                parsed = datetime.strptime(text, form)
-            except ValueError:
-                continue
-            if form == "%H:%M":
-                parsed = datetime.combine(today.date(), parsed.time())
-                if parsed.replace(tzinfo=UTC) <= today:
-                    parsed += timedelta(days=1)
-            start = int(parsed.replace(tzinfo=UTC).timestamp())
-            break
-    if start is None or not now < start <= now + START_LIMIT_DAYS * 86400:
-        raise UserError("tournament.error.bad_start", days=START_LIMIT_DAYS)
-    return start
-
-
-def signup_roster(signups: Sequence[SignupRow]) -> tuple[list[tuple[SignupRow, SignupRow]], list[SignupRow]]:
-    """Who signed up, as the sign-up message lists them: teams (two people who named each other) in sign-up
-    order, and the people still waiting for a partner."""
-    by_user = {s.user_id: s for s in signups}
-    teams: list[tuple[SignupRow, SignupRow]] = []
-    teamed: set[int] = set()
-    for signup in signups:
-        partner = by_user.get(signup.partner_id) if signup.partner_id is not None else None
-        if signup.user_id in teamed or partner is None or partner.partner_id != signup.user_id:
-            continue
-        teams.append((signup, partner))
-        teamed.update((signup.user_id, partner.user_id))
-    return teams, [s for s in signups if s.user_id not in teamed]
-
-
 def bummerl_needed(best_of: int) -> int:
     """Bummerl a team must win to win a match of `best_of`.
 
@@ -370,7 +312,7 @@ class TournamentService:
                 return Advanced(ended_round=current)
             if pairings is None:
                 winner = winner_of(tournament.format, seeds, played)
-                await db.finish(tournament_id, winner, self.now())
+                await self.db.tournament_controls.finish(tournament_id, winner, self.now())
                 return Advanced(
                     ended_round=current,
                     finished=True,

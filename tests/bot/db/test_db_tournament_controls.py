@@ -55,16 +55,16 @@ async def test_a_pause_gives_the_matches_being_played_its_length_back(
 async def test_the_winner_is_kept_and_counted_on_each_players_record(db: Database) -> None:
     first = await new_tournament(db)
     a, b, _, _ = await four_teams(db, first)  # 11 & 12 win, 21 & 22 lose, 31, 41 ...
-    await db.tournaments.finish(first.id, a, now=300)
+    await db.tournament_controls.finish(first.id, a, now=300)
     second = await new_tournament(db, channel_id=901)
     teams = await db.tournaments.add_teams(second.id, [(21, 11, "C & A"), (12, 99, "B & Z")])
-    await db.tournaments.finish(second.id, teams[0].id, now=400)
+    await db.tournament_controls.finish(second.id, teams[0].id, now=400)
     running = await new_tournament(db, channel_id=902)  # not finished: not counted
     await db.tournaments.add_teams(running.id, [(11, 12, "A & B"), (21, 22, "C & D")])
     await db.tournaments.set_status(running.id, "running", now=410)
     other_guild = await new_tournament(db, guild_id=GUILD + 1)
     await db.tournaments.add_teams(other_guild.id, [(11, 12, "A & B"), (21, 22, "C & D")])
-    await db.tournaments.finish(other_guild.id, None, now=420)
+    await db.tournament_controls.finish(other_guild.id, None, now=420)
 
     assert (await db.tournaments.get_tournament(first.id)).winner_team == a
     assert b != a

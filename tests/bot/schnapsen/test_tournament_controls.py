@@ -16,8 +16,10 @@ import pytest
 from bot.db import Database
 from bot.db.tournaments import SignupRow, TournamentRow
 from bot.game.errors import UserError
-from bot.game.tournaments import absent_teams, parse_start, signup_roster
-from bot.schnapsen.tournaments import MESSAGE_LIMIT, SIGNUP_EDIT_GAP, TournamentRunner, signup_text
+from bot.game.tournament_controls import parse_start, signup_roster
+from bot.game.tournaments import absent_teams
+from bot.schnapsen.tournament_controls import MESSAGE_LIMIT, SIGNUP_EDIT_GAP, signup_text
+from bot.schnapsen.tournaments import TournamentRunner
 from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import Table, reply_to
 from tests.bot.schnapsen.test_tournaments import (
