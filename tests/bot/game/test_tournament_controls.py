@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bot.db import Database
+from bot.db.tournaments import TournamentRow
 from bot.game.errors import UserError
 from bot.game.service import TableService
 from bot.game.tournaments import TournamentService
@@ -16,14 +17,22 @@ from tests.bot.game.conftest import Clock
 from tests.bot.game.test_tournaments import ORGANISER, Places, play_bummerl, play_round, signed_up
 
 
-async def test_a_pause_holds_the_next_round_and_the_no_show_clocks_and_resume_gives_the_time_back(
+async def round_one(
     db: Database, clock: Clock, service: TableService
-) -> None:
+) -> tuple[TournamentService, TournamentRow, Places]:
+    """Eight people signed up, round 1 paired and its two tables playing."""
     runner = TournamentService(db, clock)
     tournament = await signed_up(runner)
     await runner.begin(tournament)
     places = Places()
     await runner.drive(service, tournament.id, places)
+    return runner, tournament, places
+
+
+async def test_a_pause_holds_the_next_round_and_the_no_show_clocks_and_resume_gives_the_time_back(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    runner, tournament, places = await round_one(db, clock, service)
     first, second = await db.tournaments.matches(tournament.id, 1)
     assert first.table_id is not None and second.table_id is not None
     table = service.snapshot(first.table_id)
@@ -59,11 +68,7 @@ async def test_a_pause_holds_the_next_round_and_the_no_show_clocks_and_resume_gi
 async def test_a_tournament_paused_for_want_of_a_pairing_is_paired_again_on_resume(
     db: Database, clock: Clock, service: TableService
 ) -> None:
-    runner = TournamentService(db, clock)
-    tournament = await signed_up(runner)
-    await runner.begin(tournament)
-    places = Places()
-    await runner.drive(service, tournament.id, places)
+    runner, tournament, places = await round_one(db, clock, service)
     await play_round(service, db, tournament)
     running = await db.tournaments.get_tournament(tournament.id)
     for other in (2, 3, 4):  # team 1 may meet nobody: round 2 cannot be paired
