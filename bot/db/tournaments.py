@@ -64,6 +64,12 @@ class TournamentRow:
     signup_message_id: int | None
     created_at: int
     updated_at: int
+    paused_at: int | None = None  # when the organiser paused it (None: not paused by the organiser)
+    winner_team: int | None = None  # once finished
+
+    @property
+    def paused_by_organiser(self) -> bool:
+        return self.status == "paused" and self.paused_at is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +113,7 @@ class MatchRow:
     second_bummerl: int
     decided_by: DecidedBy | None
     ended_at: int | None
+    paused_seconds: int = 0  # how long its no-show clock stood still while the tournament was paused
 
     @property
     def done(self) -> bool:
@@ -126,12 +133,13 @@ class LogRow:
 
 _TOURNAMENT_COLUMNS = (
     "id, guild_id, channel_id, organiser_id, name, format, swiss_rounds, bummerl_per_match, rules_json,"
-    " turn_seconds, ai_stand_in, no_show_seconds, starts_at, status, signup_message_id, created_at, updated_at"
+    " turn_seconds, ai_stand_in, no_show_seconds, starts_at, status, signup_message_id, created_at, updated_at,"
+    " paused_at, winner_team"
 )
 _TEAM_COLUMNS = "id, tournament_id, seed, first_user_id, second_user_id, name, removed"
 _MATCH_COLUMNS = (
     "id, tournament_id, round, slot, first_team, second_team, table_id, status, winner_team, first_game_points,"
-    " second_game_points, first_bummerl, second_bummerl, decided_by, ended_at"
+    " second_game_points, first_bummerl, second_bummerl, decided_by, ended_at, paused_seconds"
 )
 
 

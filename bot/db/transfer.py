@@ -41,6 +41,7 @@ TABLES: tuple[str, ...] = (
     "tournament_rounds",
     "tournament_matches",
     "tournament_log",
+    "tournament_organiser_roles",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
 NUMBERED: tuple[str, ...] = (
