@@ -533,6 +533,9 @@ class TournamentService:
         plan: list[tuple[int, str]],
         open_place: OpenPlace,
     ) -> None:
+        # Read again: the organiser may have decided it while the tables of the round's earlier matches opened.
+        if await self._decided(match):
+            return
         settings = await self.db.settings.get_guild_settings(tournament.guild_id)
         rules = engine.ruleset_from_json(json.loads(tournament.rules_json))
         place = await open_place(tournament, match, settings.language or "en")
@@ -549,8 +552,18 @@ class TournamentService:
             turn_seconds=tournament.turn_seconds,
             language=place.language,
         )
-        await self.db.tournaments.set_match_table(match.id, table.id)
+        if not await self.db.tournaments.set_match_table(match.id, table.id):
+            # Decided while its thread was made (or another table got it first): nobody plays here. Closed
+            # now, so that its players are free for their next match; a failed close is retried by the drive
+            # (the table is recorded on the decided match).
+            log.info("tournament %s: match %s decided as its table %s opened", tournament.id, match.id, table.id)
+            await tables.close(table.id, reason_key="notice.closed_finished")
+            return
         await self._seat_and_start(tables, table, plan)
+
+    async def _decided(self, match: MatchRow) -> bool:
+        stored = await self.db.tournaments.matches(match.tournament_id, match.round)
+        return any(m.id == match.id and m.done for m in stored)
 
     async def _seat_and_start(
         self, tables: TableCore, table: TableSnapshot, plan: list[tuple[int, str]]

@@ -6,6 +6,7 @@ tournament's Bummerl moved the ratings."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import sqlite3
@@ -16,6 +17,7 @@ import discord
 import pytest
 
 from bot.db.tournaments import MatchRow
+from bot.game.table import TableSnapshot
 from bot.game.tournaments import results_by_round
 from bot.schnapsen.tournament_images import standings_lines
 from bot.schnapsen.tournaments import chunks
@@ -279,6 +281,64 @@ async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then
     assert (await interaction.wait_response()).type == 5
     answers = await interaction.wait_followups(2)
     assert [[p.filename for p in answer.attachments] for answer in answers] == [["standings-1.png"], ["bracket-1.png"]]
+
+
+async def test_a_match_decided_by_hand_before_its_table_opened_frees_its_players_for_the_next_round(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """The organiser decides both matches of round 1 while the bot is still making the first one's thread:
+    the second match's table never opens; the first one's, opened meanwhile, is closed at once. So the
+    winners sit down at the final's table themselves instead of forfeiting it as seated elsewhere."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    people = [world.add_player(f"p{n}") for n in range(1, 9)]
+    await world.start_bot()
+    assert world.bot is not None
+    runner = world.bot.get_cog("TournamentRunner")
+    making_thread, thread_made = asyncio.Event(), asyncio.Event()
+    open_place = runner.open_place
+
+    async def slow_open_place(*args: Any) -> Any:
+        place = await open_place(*args)
+        if not making_thread.is_set():  # only the first match's thread waits for the organiser
+            making_thread.set()
+            await thread_made.wait()
+        return place
+
+    runner.open_place = slow_open_place
+    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    db = world.bot.db
+    (tournament,) = await db.tournaments.open_tournaments()
+    for n in range(0, 8, 2):
+        await command(world, people[n], "join", partner=people[n + 1])
+    await command(world, world.admin, "start")
+    await asyncio.wait_for(making_thread.wait(), 10)
+    round_1 = await db.tournaments.matches(tournament.id, 1)
+    teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
+    for match in round_1:
+        await command(world, world.admin, "result", match=match.id, winner=teams[match.first_team].seed,
+                      reason="agreed")  # fmt: skip
+    thread_made.set()
+
+    def final_table() -> TableSnapshot | None:
+        assert world.bot is not None
+        threads = {t.id for t in world.home.threads if " · 2 · " in t.name}  # type: ignore[attr-defined]
+        return next(
+            (t for t in world.bot.service.open_tables() if t.channel_id in threads and t.status == "playing"),
+            None,
+        )
+
+    table = await fake_discord.wait_for(final_table, timeout=10, what="the final's table")
+    (final,) = await db.tournaments.matches(tournament.id, 2)
+    assert (final.table_id, final.status, final.decided_by) == (table.id, "playing", None), "not forfeited"
+    winners = {user for match in round_1 for user in teams[match.first_team].members}
+    assert {seat.user_id for seat in table.seats if seat is not None and not seat.ai_takeover} == winners
+    assert [t.id for t in world.bot.service.open_tables()] == [table.id], "round 1's tables are closed"
+    round_1 = await db.tournaments.matches(tournament.id, 1)
+    assert [m.decided_by for m in round_1] == ["organiser", "organiser"]
+    assert round_1[0].table_id is not None, "the first match's table, opened as it was decided, is on record"
+    assert round_1[1].table_id is None, "the second match, decided before its turn, opened no table"
+    assert len([t for t in world.home.threads if " · 1 · " in t.name]) == 1  # type: ignore[attr-defined]
 
 
 def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:
