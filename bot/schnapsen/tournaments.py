@@ -573,7 +573,12 @@ class TournamentRunner(RunnerControls, commands.Cog):
                 lang, "tournament.round_paired", name=tournament.name, round=report.ended_round + 1
             )
             text += "\n" + pairing_lines(lang, report.matches, teams)
+        # A post repeated after a lost answer shows once; its nonce names what it announces. A round that
+        # could not be paired is announced again when the organiser lets it go on: the pause gets its own,
+        # told apart by the pause's time (a round's pairing keeps "tr<id>.<round>" for the restart case).
         nonce = f"tr{tournament_id}.{report.ended_round + 1}"
+        if not (report.matches or report.finished):
+            nonce = f"tp{tournament_id}.{tournament.updated_at:x}"
         try:
             await self.post(tournament, text, nonce=nonce, pictures=pictures)
         except discord.Forbidden:

@@ -341,6 +341,44 @@ async def test_a_match_decided_by_hand_before_its_table_opened_frees_its_players
     assert len([t for t in world.home.threads if " · 1 · " in t.name]) == 1  # type: ignore[attr-defined]
 
 
+async def test_a_bracket_match_both_teams_lost_pauses_it_with_every_way_on_named(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """Both teams of a semi-final lose (the organiser's result without a winner): no final can be paired, so
+    the tournament pauses itself and its post names the organiser's ways on (a result; a team removed and
+    resume). A winner set by hand then lets it go on: the final is paired."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    people = [world.add_player(f"p{n}") for n in range(1, 9)]
+    await world.start_bot()
+    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    assert world.bot is not None
+    db = world.bot.db
+    (tournament,) = await db.tournaments.open_tournaments()
+    for n in range(0, 8, 2):
+        await command(world, people[n], "join", partner=people[n + 1])
+    await command(world, world.admin, "start")
+    first, second = await db.tournaments.matches(tournament.id, 1)
+    teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
+    await command(world, world.admin, "result", match=first.id, reason="both late")
+    await command(world, world.admin, "result", match=second.id, winner=teams[second.first_team].seed,
+                  reason="agreed")  # fmt: skip
+
+    paused = await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "cannot be paired")), None), timeout=10, what="the pause notice"
+    )
+    for way in ("/schnapsen tournament result", "/schnapsen tournament remove", "/schnapsen tournament resume"):
+        assert way in paused
+    assert (await db.tournaments.get_tournament(tournament.id)).status == "paused"
+    await command(world, world.admin, "result", match=first.id, winner=teams[first.first_team].seed,
+                  reason="found the score sheet")  # fmt: skip
+    await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "round 2:")), None), timeout=10, what="the final's pairing"
+    )
+    (final,) = await db.tournaments.matches(tournament.id, 2)
+    assert {final.first_team, final.second_team} == {first.first_team, second.first_team}
+
+
 def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:
     rng = random.Random(1)
     for _ in range(500):
