@@ -4,8 +4,11 @@ winner, ratings moved; and a restart in the middle of a round that picks every m
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import AsyncIterator
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,6 +163,37 @@ async def test_a_three_round_swiss_runs_to_its_winner_with_a_forfeit_and_a_resta
     assert sum(standing.points for standing, _ in table) == 6
     rated = await db.ratings.get_ratings(GUILD, PEOPLE)
     assert sorted(rated) == sorted(PEOPLE), "tournament Bummerl are rated like any other"
+
+
+@pytest.fixture
+async def other_process_db(database_engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Database]:
+    """A second connection to the `db` fixture's storage, as a second process of the bot has."""
+    target = request.getfixturevalue("pg_url") if database_engine == "postgresql" else tmp_path / "bot.db"
+    database = await Database.open(target)
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+async def test_two_processes_driving_one_tournament_start_it_and_pair_each_round_once(
+    db: Database, other_process_db: Database, clock: Clock, service: TableService
+) -> None:
+    """Each tournament is driven by its guild's process alone; should two ever drive it at once (a shard range
+    moved while the old process still ran), the stored state decides: one start, one pairing per round."""
+    here, there = TournamentService(db, clock), TournamentService(other_process_db, clock)
+    tournament = await signed_up(here)
+    started = await asyncio.gather(here.begin(tournament), there.begin(tournament), return_exceptions=True)
+    assert sorted(type(outcome).__name__ for outcome in started) == ["UserError", "tuple"]
+    await here.drive(service, tournament.id, Places())
+    for match in await db.tournaments.matches(tournament.id, 1):
+        await db.tournaments.set_result_by_hand(
+            tournament.id, match.id, match.first_team, actor_id=ORGANISER, reason="agreed", now=int(clock())
+        )
+    advanced = await asyncio.gather(here.advance(tournament.id), there.advance(tournament.id))
+    assert sorted((a.ended_round, len(a.matches)) for a in advanced) == [(0, 0), (1, 2)]
+    assert [number for number, _, _ in await db.tournaments.rounds(tournament.id)] == [1, 2]
+    assert len(await db.tournaments.matches(tournament.id, 2)) == 2
 
 
 async def test_best_of_three_plays_on_at_the_same_table_until_a_team_has_two(
