@@ -420,21 +420,15 @@ class TournamentsRepo(Repository):
         return None if row is None else _match(row)
 
     async def set_match_table(self, match_id: int, table_id: int) -> bool:
-        """The match is played at this card table from now on; True when it was waiting for one. False when it
-        was decided meanwhile (by hand) or already has a table: then the table is no match's to play, and it
-        is recorded on a decided match that has none, so that the drive closes it even after a failure."""
+        """The match is played at this card table from now on: True when it was waiting for one. False when it
+        was decided meanwhile or has a table; a decided one without records it, for the drive to close."""
         async with self._core.transaction():
-            if await self._core.execute(
-                "UPDATE tournament_matches SET table_id = ?, status = 'playing'"
-                " WHERE id = ? AND status = 'pending' AND table_id IS NULL",
-                (table_id, match_id),
-            ):
-                return True
-            await self._core.execute(
-                "UPDATE tournament_matches SET table_id = ? WHERE id = ? AND status = 'done' AND table_id IS NULL",
+            row = await self._core.fetch_one(
+                "UPDATE tournament_matches SET table_id = ?, status = CASE status WHEN 'pending' THEN 'playing'"
+                " ELSE status END WHERE id = ? AND table_id IS NULL RETURNING status",
                 (table_id, match_id),
             )
-        return False
+        return row is not None and row["status"] == "playing"
 
     async def add_bummerl(
         self, match_id: int, winner_team: int, first_points: int, second_points: int

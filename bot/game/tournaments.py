@@ -444,10 +444,17 @@ class TournamentService:
         reason = f"no-show: played by the AI {tournament.no_show_seconds} s after the table opened"
         if not tournament.ai_stand_in:
             reason += " (no AI stand-in)"
-        await self.db.tournaments.set_result_by_hand(
-            tournament_id, match.id, winner, actor_id=0, reason=reason, now=self.now(), forfeit=True
-        )
-        return absent
+        return absent if await self._forfeit(tournament_id, match.id, winner, reason) else ()
+
+    async def _forfeit(self, tournament_id: int, match_id: int, winner: int | None, reason: str) -> bool:
+        """The bot's own forfeit (actor 0, logged), never over a result the organiser set meanwhile."""
+        async with self.db.transaction():
+            if not await self.db.tournaments.decide_match(match_id, winner, "forfeit", self.now(), game_points=(0, 0)):
+                return False
+            await self.db.tournaments.add_log(
+                tournament_id, actor_id=0, action="result", reason=reason, now=self.now(), match_id=match_id
+            )
+        return True
 
     async def get(self, tournament_id: int) -> TournamentRow | None:
         try:
@@ -493,6 +500,9 @@ class TournamentService:
         table = tables.snapshot(match.table_id) if match.table_id is not None else None
         if match.done or match.second_team is None:  # decided: its table was closed above
             return
+        # Read again: the organiser may have decided it while the tables of the round's earlier matches opened.
+        if match.table_id is None and await self._decided(match):
+            return
         plan = await self.seat_plan(tournament, match)
         if match.table_id is None:
             # The host sits North: a first-team player who is free (not seated at another open table).
@@ -502,10 +512,8 @@ class TournamentService:
             elif not free[0]:
                 # Neither first-team player can sit down: the team has not shown up (nor, maybe, the other).
                 winner = None if not (free[1] or free[3]) else match.second_team
-                await self.db.tournaments.set_result_by_hand(
-                    tournament.id, match.id, winner, actor_id=0, now=self.now(), forfeit=True,
-                    reason="no-show: seated at other tables when the match opened",
-                )  # fmt: skip
+                reason = "no-show: seated at other tables when the match opened"
+                await self._forfeit(tournament.id, match.id, winner, reason)
                 return
             await self._open_table(tables, tournament, match, plan, open_place)
         elif table is None:
@@ -533,9 +541,6 @@ class TournamentService:
         plan: list[tuple[int, str]],
         open_place: OpenPlace,
     ) -> None:
-        # Read again: the organiser may have decided it while the tables of the round's earlier matches opened.
-        if await self._decided(match):
-            return
         settings = await self.db.settings.get_guild_settings(tournament.guild_id)
         rules = engine.ruleset_from_json(json.loads(tournament.rules_json))
         place = await open_place(tournament, match, settings.language or "en")

@@ -385,6 +385,38 @@ async def test_a_match_opens_with_whichever_first_team_player_is_free_and_forfei
     assert (second.decided_by, second.winner_team, second.table_id) == ("forfeit", second.second_team, None)
 
 
+async def test_the_bots_no_show_forfeit_never_overrules_the_organisers_result_set_meanwhile(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    """Match 2's first team sits at a casual table as its match opens, and the organiser decides the match
+    just then (while the bot reads its seats): the organiser's result stands, no forfeit is logged over it."""
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    await service.open_table(
+        guild_id=GUILD, channel_id=2, host_id=25, host_name=PEOPLE[25], preset="standard", deck="french",
+        turn_seconds=60, language="en",
+    )  # fmt: skip
+    lobby = service.table_of_user(25)
+    assert lobby is not None
+    await service.take_seat(lobby.id, 26, PEOPLE[26], None)
+    _, second = await db.tournaments.matches(tournament.id, 1)
+    seat_plan = runner.seat_plan
+
+    async def organiser_decides_meanwhile(tournament: TournamentRow, match: MatchRow) -> Any:
+        if match.id == second.id:
+            await db.tournaments.set_result_by_hand(
+                tournament.id, match.id, match.first_team, actor_id=ORGANISER, reason="agreed", now=int(clock())
+            )
+        return await seat_plan(tournament, match)
+
+    runner.seat_plan = organiser_decides_meanwhile  # type: ignore[method-assign]
+    await runner.drive(service, tournament.id, Places())
+    decided = (await db.tournaments.matches(tournament.id, 1))[1]
+    assert (decided.decided_by, decided.winner_team, decided.table_id) == ("organiser", second.first_team, None)
+    assert [(e.actor_id, e.match_id) for e in await db.tournaments.log(tournament.id)] == [(ORGANISER, second.id)]
+
+
 async def test_a_person_withdraws_before_the_start_and_whoever_named_them_is_alone_again(
     db: Database, clock: Clock
 ) -> None:
