@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -165,23 +164,29 @@ async def test_a_three_round_swiss_runs_to_its_winner_with_a_forfeit_and_a_resta
     assert sorted(rated) == sorted(PEOPLE), "tournament Bummerl are rated like any other"
 
 
-@pytest.fixture
-async def other_process_db(database_engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Database]:
-    """A second connection to the `db` fixture's storage, as a second process of the bot has."""
-    target = request.getfixturevalue("pg_url") if database_engine == "postgresql" else tmp_path / "bot.db"
-    database = await Database.open(target)
-    try:
-        yield database
-    finally:
-        await database.close()
-
-
 async def test_two_processes_driving_one_tournament_start_it_and_pair_each_round_once(
-    db: Database, other_process_db: Database, clock: Clock, service: TableService
+    db: Database,
+    clock: Clock,
+    service: TableService,
+    database_engine: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     """Each tournament is driven by its guild's process alone; should two ever drive it at once (a shard range
     moved while the old process still ran), the stored state decides: one start, one pairing per round."""
-    here, there = TournamentService(db, clock), TournamentService(other_process_db, clock)
+    # A second process's connection to the same storage (the same file, or the same server).
+    target = request.getfixturevalue("pg_url") if database_engine == "postgresql" else tmp_path / "bot.db"
+    other_process = await Database.open(target)
+    try:
+        await begin_and_advance_from_two_processes(db, other_process, clock, service)
+    finally:
+        await other_process.close()
+
+
+async def begin_and_advance_from_two_processes(
+    db: Database, other_process: Database, clock: Clock, service: TableService
+) -> None:
+    here, there = TournamentService(db, clock), TournamentService(other_process, clock)
     tournament = await signed_up(here)
     started = await asyncio.gather(here.begin(tournament), there.begin(tournament), return_exceptions=True)
     assert sorted(type(outcome).__name__ for outcome in started) == ["UserError", "tuple"]

@@ -19,6 +19,7 @@ from tests.bot.schnapsen.test_tournaments import (
     SEND_IN_THREADS,
     command,
     grant_bot,
+    knockout_signed_up,
     matches_of_round,
 )
 
@@ -40,10 +41,7 @@ async def test_only_the_process_holding_the_guilds_shard_runs_its_tournaments(
         home = world.home = world.channel  # type: ignore[attr-defined]
         people = [world.add_player(f"p{n}") for n in range(1, 9)]
         bot = await world.start_bot()  # not sharded: every guild's
-        await command(world, world.admin, "create", name="Knockout", format="elimination")
-        (running,) = await bot.db.tournaments.open_tournaments()
-        for n in range(0, 8, 2):
-            await command(world, people[n], "join", partner=people[n + 1])
+        running = await knockout_signed_up(world, people)
         await command(world, world.admin, "start")
         round_1 = await matches_of_round(world, running.id, 1)
         world.home = world.guild.add_text_channel("later-cup")  # type: ignore[attr-defined]

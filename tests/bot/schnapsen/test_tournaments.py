@@ -16,7 +16,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.db.tournaments import MatchRow
+from bot.db.tournaments import MatchRow, TournamentRow
 from bot.game.table import TableSnapshot
 from bot.game.tournaments import results_by_round
 from bot.schnapsen.tournament_images import standings_lines
@@ -79,6 +79,29 @@ async def matches_of_round(world: Table, tournament_id: int, round_no: int, tabl
     await world.fake.wait_for(started, timeout=10, what=f"round {round_no}'s two tables")
     assert world.bot is not None
     return await world.bot.db.tournaments.matches(tournament_id, round_no)
+
+
+async def knockout_signed_up(world: Table, people: list[FakeUser]) -> TournamentRow:
+    """The organiser creates a single elimination "Knockout" in the channel; eight people sign up as four
+    teams of neighbours in ``people``."""
+    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    assert world.bot is not None
+    tournament = await world.bot.db.tournaments.latest_tournament(world.guild.id, world.home.id)  # type: ignore[attr-defined]
+    assert tournament is not None
+    for n in range(0, 8, 2):
+        await command(world, people[n], "join", partner=people[n + 1])
+    return tournament
+
+
+async def knockout_started(world: Table) -> TournamentRow:
+    """The bot starts, eight people sign up for a "Knockout" as four teams, and the organiser starts it."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    people = [world.add_player(f"p{n}") for n in range(1, 9)]
+    await world.start_bot()
+    tournament = await knockout_signed_up(world, people)
+    await command(world, world.admin, "start")
+    return tournament
 
 
 async def play_match(world: Table, match: MatchRow, players: dict[int, FakeUser]) -> None:
@@ -239,17 +262,9 @@ async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then
 ) -> None:
     """Four teams in a single elimination: the organiser decides round 1 by hand (no cards needed), and the
     round's post carries the standings and the bracket, each described in text; then the final, the same."""
-    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
-    world.home = world.channel  # type: ignore[attr-defined]
-    people = [world.add_player(f"p{n}") for n in range(1, 9)]
-    await world.start_bot()
-    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    tournament = await knockout_started(world)
     assert world.bot is not None
     db = world.bot.db
-    (tournament,) = await db.tournaments.open_tournaments()
-    for n in range(0, 8, 2):
-        await command(world, people[n], "join", partner=people[n + 1])
-    await command(world, world.admin, "start")
 
     round_1 = await matches_of_round(world, tournament.id, 1)  # decided once their tables play
     teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
@@ -277,7 +292,7 @@ async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then
     final_bracket = await fake_discord.wait_for(lambda: next_message(world, over), what="the final bracket")
     assert f"Winners: {first}." in (final_bracket.attachments[0].description or "")
     assert "final standings" in (over.attachments[0].description or "")
-    interaction = await world.fake.slash(people[0], world.home, "schnapsen", "tournament", "standings")
+    interaction = await world.fake.slash(world.admin, world.home, "schnapsen", "tournament", "standings")
     assert (await interaction.wait_response()).type == 5
     answers = await interaction.wait_followups(2)
     assert [[p.filename for p in answer.attachments] for answer in answers] == [["standings-1.png"], ["bracket-1.png"]]
@@ -306,11 +321,8 @@ async def test_a_match_decided_by_hand_before_its_table_opened_frees_its_players
         return place
 
     runner.open_place = slow_open_place
-    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    tournament = await knockout_signed_up(world, people)
     db = world.bot.db
-    (tournament,) = await db.tournaments.open_tournaments()
-    for n in range(0, 8, 2):
-        await command(world, people[n], "join", partner=people[n + 1])
     await command(world, world.admin, "start")
     await asyncio.wait_for(making_thread.wait(), 10)
     round_1 = await db.tournaments.matches(tournament.id, 1)
@@ -347,17 +359,9 @@ async def test_a_bracket_match_both_teams_lost_pauses_it_with_every_way_on_named
     """Both teams of a semi-final lose (the organiser's result without a winner): no final can be paired, so
     the tournament pauses itself and its post names the organiser's ways on (a result; a team removed and
     resume). A winner set by hand then lets it go on: the final is paired."""
-    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
-    world.home = world.channel  # type: ignore[attr-defined]
-    people = [world.add_player(f"p{n}") for n in range(1, 9)]
-    await world.start_bot()
-    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    tournament = await knockout_started(world)
     assert world.bot is not None
     db = world.bot.db
-    (tournament,) = await db.tournaments.open_tournaments()
-    for n in range(0, 8, 2):
-        await command(world, people[n], "join", partner=people[n + 1])
-    await command(world, world.admin, "start")
     first, second = await db.tournaments.matches(tournament.id, 1)
     teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
     await command(world, world.admin, "result", match=first.id, reason="both late")
