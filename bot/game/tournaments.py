@@ -557,7 +557,13 @@ class TournamentService:
             turn_seconds=tournament.turn_seconds,
             language=place.language,
         )
-        if not await self.db.tournaments.set_match_table(match.id, table.id):
+        try:
+            waiting = await self.db.tournaments.set_match_table(match.id, table.id)
+        except Exception:
+            # Not on record, so no later drive would know it: closed now, or its host would stay seated.
+            await tables.close(table.id, reason_key="notice.closed_finished")
+            raise
+        if not waiting:
             # Decided while its thread was made (or another table got it first): nobody plays here. Closed
             # now, so that its players are free for their next match; a failed close is retried by the drive
             # (the table is recorded on the decided match).

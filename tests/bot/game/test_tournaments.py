@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -420,6 +421,34 @@ async def test_the_bots_no_show_forfeit_never_overrules_the_organisers_result_se
     decided = (await db.tournaments.matches(tournament.id, 1))[1]
     assert (decided.decided_by, decided.winner_team, decided.table_id) == ("organiser", second.first_team, None)
     assert [(e.actor_id, e.match_id) for e in await db.tournaments.log(tournament.id)] == [(ORGANISER, second.id)]
+
+
+async def test_a_table_whose_match_could_not_be_stored_is_closed_and_the_next_drive_opens_another(
+    db: Database, clock: Clock, service: TableService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Storage fails as the first match's table is put on record: that table is closed at once (no drive
+    would know it, its host would stay seated), and the drive, retried, opens the match with its host."""
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    set_match_table = db.tournaments.set_match_table
+    failures = [sqlite3.OperationalError("disk I/O error")]
+
+    async def failing_once(match_id: int, table_id: int) -> bool:
+        if failures:
+            raise failures.pop()
+        return await set_match_table(match_id, table_id)
+
+    monkeypatch.setattr(db.tournaments, "set_match_table", failing_once)
+    with pytest.raises(sqlite3.OperationalError):
+        await runner.drive(service, tournament.id, Places())
+    assert service.open_tables() == [], "the table off the record is closed"
+    await runner.drive(service, tournament.id, Places())
+    for match in await db.tournaments.matches(tournament.id, 1):
+        table = service.snapshot(match.table_id or 0)
+        assert table is not None and table.status == "playing"
+        assert None not in [seat.user_id for seat in table.seats if seat is not None], "everyone seated"
+    assert len(service.open_tables()) == 2
 
 
 async def test_a_person_withdraws_before_the_start_and_whoever_named_them_is_alone_again(
