@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 BOARD_PERIODS = ("today", "week")
 BOARD_SCOPES = ("server", "all")
 FORBIDDEN_DM = 50007  # Discord: the person does not take DMs from the bot
+RETRY_FIRST, RETRY_MAX = 1.0, 60.0  # seconds between tries to close an abandoned attempt (doubling)
 
 
 def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
@@ -185,6 +186,7 @@ class DailyCog(commands.Cog):
         settings = bot.settings
         self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=settings.ai_budget_ms, hard_cap_ms=settings.ai_hard_cap_ms)
         self._par_lock = asyncio.Lock()
+        self._closing: dict[int, asyncio.Task[None]] = {}  # table id -> the job closing its abandoned attempt
         parent = bot.tree.get_command("schnapsen")
         assert isinstance(parent, app_commands.Group), "the /schnapsen group is added first"
         parent.add_command(self.commands)
@@ -197,6 +199,8 @@ class DailyCog(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.par_loop.cancel()
+        for job in list(self._closing.values()):
+            job.cancel()
 
     @commands.Cog.listener()
     async def on_table_changed(self, before: object, after: TableSnapshot, events: tuple[TableEvent, ...]) -> None:
@@ -204,13 +208,28 @@ class DailyCog(commands.Cog):
         they played, rather than the AI playing the rest for them."""
         if after.status == "closed" or not self.bot.service.daily.known_attempt(after.id):
             return
-        if any(isinstance(event, TakenOver) for event in events):
+        if any(isinstance(event, TakenOver) for event in events) and after.id not in self._closing:
+            job = asyncio.get_running_loop().create_task(self.close_idle(after.id))
+            self._closing[after.id] = job
+            job.add_done_callback(lambda _job, table_id=after.id: self._closing.pop(table_id, None))
+
+    async def close_idle(self, table_id: int) -> None:
+        """Close the abandoned attempt, retried with backoff until it is closed (a failure is logged at ERROR):
+        until then the AI would play the person's seat on, and the attempt would score moves not theirs."""
+        delay, tries = RETRY_FIRST, 1
+        while True:
             try:
-                await self.bot.service.close(after.id, reason_key="notice.closed_daily_idle")
+                await self.bot.service.close(table_id, reason_key="notice.closed_daily_idle")
+                return
             except UserError:  # closed meanwhile
-                pass
+                return
             except Exception:
-                log.error("closing the idle daily attempt at table %s failed", after.id, exc_info=True)
+                log.error(
+                    "closing the idle daily attempt at table %s failed (try %d); retrying in %.0f s",
+                    table_id, tries, delay, exc_info=True,
+                )  # fmt: skip
+            await asyncio.sleep(delay)
+            delay, tries = min(delay * 2, RETRY_MAX), tries + 1
 
     async def ensure_par(self) -> int:
         """Today's and tomorrow's par, where not stored yet (tomorrow's is ready before its day starts);

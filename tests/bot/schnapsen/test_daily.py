@@ -5,13 +5,19 @@ not played sees a card of the day."""
 
 from __future__ import annotations
 
+import logging
 import re
+import sqlite3
+from typing import Any
+
+import pytest
 
 import engine
 from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
 from bot.render import ALL_CARDS, card_name
+from bot.schnapsen import daily as daily_shell
 from bot.schnapsen.components import GameActionButton
 from bot.schnapsen.daily import DailyCog
 from bot.schnapsen.ids import ButtonId
@@ -123,6 +129,8 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     assert "direct messages" in await daily(world, alice, world.channel, "play")
     alice_table = await daily_table_of(world, alice)
     await play_attempt(world, alice, alice_table)
+    # Her daily deals count on the daily boards, not in her statistics (bot/game/subscribers/accounting.py).
+    assert await bot.db.stats.get_player_stats(world.guild.id, alice.id) is None
 
     # bob, in another server, plays two deals, the bot restarts, and he plays on where he was.
     await daily(world, bob, channel2, "play")
@@ -257,10 +265,24 @@ async def test_nothing_shows_a_card_of_the_day_to_someone_who_has_not_played_it(
             assert not names_a_card(text), f"{text!r} names a card of today's deals"
 
 
-async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(world: World) -> None:
+async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(
+    world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Also when storage fails at the first try to close it: the close is retried (logged at ERROR)."""
+    monkeypatch.setattr(daily_shell, "RETRY_FIRST", 0.0)
     alice = world.add_player("alice")
     bot = await world.start_bot()
     await world.no_ai_delay()
+    closes: list[int] = []
+    close = bot.service.close
+
+    async def failing_once(table_id: int, **kwargs: Any) -> Any:
+        closes.append(table_id)
+        if len(closes) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return await close(table_id, **kwargs)
+
+    monkeypatch.setattr(bot.service, "close", failing_once)
     await daily(world, alice, world.channel, "play")
     table_id = await daily_table_of(world, alice)
     await play_attempt(world, alice, table_id, stop_at_deal=1)
@@ -283,6 +305,10 @@ async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(wo
         what="the notice in her DM",
     )
     assert "/schnapsen daily board" in notice.visible_text
+    assert closes == [table_id, table_id]
+    assert any(
+        r.levelno == logging.ERROR and "closing the idle daily attempt" in r.getMessage() for r in caplog.records
+    )
 
 
 async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(world: World) -> None:
