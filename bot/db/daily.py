@@ -1,5 +1,6 @@
 """The daily deal's storage (migration 007): each UTC day's secret seed, the AI's par per deal, each person's
-one attempt (a table of its own) and the game points of its finished deals. The rules are bot/game/daily.py."""
+one attempt (a table of its own) and the game points of its finished deals; and each server's monthly league
+ladder (migration 009). The rules are bot/game/daily.py and bot/game/dailyleague.py."""
 
 from __future__ import annotations
 
@@ -215,3 +216,60 @@ class DailyRepo(Repository):
             "SELECT day FROM daily_attempts WHERE user_id = ? ORDER BY day DESC", (user_id,)
         )
         return [str(r["day"]) for r in rows]
+
+    # --- monthly leagues (migration 009; the rules: bot/game/dailyleague.py) ------------------------------
+
+    async def league_ladder(self, guild_id: int, month: str) -> list[tuple[int, str]] | None:
+        """The server's ladder for the month as seeded, top first (user id, name); None: not built yet."""
+        async with self._core.transaction():
+            built = await self._core.fetch_one(
+                "SELECT 1 AS built FROM daily_league_months WHERE guild_id = ? AND month = ?", (guild_id, month)
+            )
+            rows = await self._core.fetch_all(
+                "SELECT user_id, display_name FROM daily_league_ladder WHERE guild_id = ? AND month = ? ORDER BY position",
+                (guild_id, month),
+            )
+        return None if built is None else [(int(r["user_id"]), str(r["display_name"])) for r in rows]
+
+    async def store_league_ladder(
+        self, guild_id: int, month: str, ladder: Sequence[tuple[int, str]], now: int
+    ) -> bool:
+        """Write the server's ladder for the month once: False (and nothing written) when it was built already."""
+        async with self._core.transaction():
+            claimed = await self._core.execute(
+                "INSERT INTO daily_league_months (guild_id, month, built_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (guild_id, month, now),
+            )
+            if not claimed:
+                return False
+            for position, (user_id, name) in enumerate(ladder):
+                await self._core.execute(
+                    """
+                    INSERT INTO daily_league_ladder (guild_id, month, position, user_id, display_name, built_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                    (guild_id, month, position, user_id, name, now),
+                )
+        return True
+
+    async def month_players(self, guild_id: int, first_day: str, last_day: str) -> list[tuple[int, str]]:
+        """Everyone with an attempt in the server between the two days, in the order of their first attempt."""
+        rows = await self._core.fetch_all(
+            """
+            SELECT user_id, MAX(display_name) AS display_name, MIN(started_at) AS first
+            FROM daily_attempts WHERE guild_id = ? AND day >= ? AND day <= ?
+            GROUP BY user_id ORDER BY first, user_id
+            """,
+            (guild_id, first_day, last_day),
+        )
+        return [(int(r["user_id"]), str(r["display_name"])) for r in rows]
+
+    async def attempts_open_between(self, guild_id: int, first_day: str, last_day: str) -> bool:
+        row = await self._core.fetch_one(
+            """
+            SELECT 1 AS open FROM daily_attempts
+            WHERE guild_id = ? AND day >= ? AND day <= ? AND finished_at IS NULL LIMIT 1
+            """,
+            (guild_id, first_day, last_day),
+        )
+        return row is not None

@@ -27,6 +27,8 @@ from bot.db import Database, TableRow
 from bot.db.daily import DailyAttempt, DailyAttemptTaken, DailyPar, DailyStanding
 from engine import Action
 
+from . import dailyleague
+from .dailyleague import Member, MonthScore, Placed
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -215,6 +217,15 @@ class Board:
     par_ready: bool  # the (last) day's par is stored: until then nobody's score counts
 
 
+@dataclass(frozen=True, slots=True)
+class League:
+    """A server's league of the month as it stands: its divisions, best first."""
+
+    month: str
+    divisions: tuple[tuple[Placed, ...], ...]
+    settled: bool  # seeded from a finished month (False: last month's attempts still run, the seeding may move)
+
+
 class DailyDeals:
     """Starting a person's attempt at today's deals, and the boards (``service.daily``)."""
 
@@ -367,3 +378,43 @@ class DailyDeals:
 
     async def streak(self, user_id: int) -> int:
         return streak(await self.db.daily.days_played(user_id), self.today())
+
+    # --- monthly leagues (the rules: bot/game/dailyleague.py) ------------------------------------------
+
+    async def league(self, guild_id: int) -> League:
+        """The server's league of this month as it stands."""
+        month = dailyleague.month_of(self.today())
+        seeded, settled = await self._ladder(guild_id, month)
+        ladder = dailyleague.ladder_with_newcomers(seeded, await self._month_players(guild_id, month))
+        table = dailyleague.standings(ladder, await self._month_scores(guild_id, month))
+        return League(month, tuple(tuple(division) for division in table), settled)
+
+    async def _month_players(self, guild_id: int, month: str) -> list[Member]:
+        days = dailyleague.days_of_month(month)
+        return [Member(*player) for player in await self.db.daily.month_players(guild_id, days[0], days[-1])]
+
+    async def _month_scores(self, guild_id: int, month: str) -> dict[int, MonthScore]:
+        days = dailyleague.days_of_month(month)
+        everyone = await self.db.daily.standings(days, guild_id, limit=1_000_000)
+        return {s.user_id: MonthScore(s.score, s.days) for s in everyone}
+
+    async def _ladder(self, guild_id: int, month: str) -> tuple[list[Member], bool]:
+        """The month's ladder as seeded from the month before (stored once that month's attempts are all
+        over; a month not stored before is built from the one before it first), and whether it is settled."""
+        stored = await self.db.daily.league_ladder(guild_id, month)
+        if stored is not None:
+            return [Member(*member) for member in stored], True
+        before = dailyleague.previous_month(month)
+        players = await self._month_players(guild_id, before)
+        if not players:  # nobody played here the month before: everyone starts at the bottom, as they come
+            await self.db.daily.store_league_ladder(guild_id, month, [], self.core.now())
+            return [], True
+        seeded, settled = await self._ladder(guild_id, before)
+        ladder = dailyleague.ladder_with_newcomers(seeded, players)
+        ladder = dailyleague.next_ladder(ladder, await self._month_scores(guild_id, before))
+        days = dailyleague.days_of_month(before)
+        settled = settled and not await self.db.daily.attempts_open_between(guild_id, days[0], days[-1])
+        if settled:
+            members = [(m.user_id, m.display_name) for m in ladder]
+            await self.db.daily.store_league_ladder(guild_id, month, members, self.core.now())
+        return ladder, settled

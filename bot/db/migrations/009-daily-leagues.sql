@@ -1,0 +1,22 @@
+-- Monthly leagues of the daily deal (bot/game/dailyleague.py): each server's ladder for a month, seeded from
+-- the month before at the first look once that month's attempts are all over, and written once (a second
+-- builder computes the same ladder and leaves the first). Who joins during the month is not stored: they are
+-- at the bottom, in the order of their first attempt (daily_attempts).
+CREATE TABLE daily_league_ladder (
+    guild_id     INTEGER NOT NULL,
+    month        TEXT    NOT NULL,  -- YYYY-MM (UTC)
+    position     INTEGER NOT NULL CHECK (position >= 0),  -- 0: the top of the first division
+    user_id      INTEGER NOT NULL,
+    display_name TEXT    NOT NULL,
+    built_at     INTEGER NOT NULL,
+    PRIMARY KEY (guild_id, month, user_id),
+    UNIQUE (guild_id, month, position)
+) STRICT;
+
+-- Whether a server's ladder for a month has been built (an empty one, too: nobody played the month before).
+CREATE TABLE daily_league_months (
+    guild_id INTEGER NOT NULL,
+    month    TEXT    NOT NULL,
+    built_at INTEGER NOT NULL,
+    PRIMARY KEY (guild_id, month)
+) STRICT;
