@@ -23,7 +23,8 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
 import engine
-from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, day_of
+from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, League, day_of
+from bot.game.dailyleague import MOVES
 from bot.game.dailypar import ParComputer
 from bot.game.errors import UserError
 from bot.game.events import TableEvent, TakenOver
@@ -59,6 +60,34 @@ def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
     for rank, standing in enumerate(board.standings, start=1):
         name = discord.utils.escape_markdown(standing.display_name)
         lines.append(t(lang, "daily.board_line", rank=rank, name=name, score=f"{standing.score:+d}", count=standing.played))
+    return "\n".join(lines)
+
+
+def league_text(lang: str, league: League, division: int | None, user_id: int) -> str:
+    """One division of the server's league of the month (the person's own unless ``division``, 1 = the first)
+    as lines of text, with where each place goes at the month's end (▲ up, ▼ down)."""
+    if not league.divisions:
+        return t(lang, "daily.league_empty", month=league.month)
+    mine = next(
+        ((d, place) for d, rows in enumerate(league.divisions) for place in rows if place.member.user_id == user_id),
+        None,
+    )
+    shown = division - 1 if division is not None else (mine[0] if mine else 0)
+    if not 0 <= shown < len(league.divisions):
+        raise UserError("error.daily_no_division", division=division, divisions=len(league.divisions))
+    title = t(lang, "daily.league_title", month=league.month, division=shown + 1, divisions=len(league.divisions))
+    lines = [f"**{title}**"]
+    if not league.settled:
+        lines.append(t(lang, "daily.league_unsettled"))
+    for place in league.divisions[shown]:
+        mark = " ▲" if place.move > 0 else " ▼" if place.move < 0 else ""
+        name = discord.utils.escape_markdown(place.member.display_name)
+        lines.append(
+            t(lang, "daily.league_line", rank=place.rank, name=name, score=f"{place.score:+d}", count=place.days) + mark
+        )
+    if mine is not None:
+        lines.append(t(lang, "daily.league_you", division=mine[0] + 1, rank=mine[1].rank))
+    lines.append(t(lang, "daily.league_rules", moves=MOVES))
     return "\n".join(lines)
 
 
@@ -149,6 +178,15 @@ class DailyCommands(app_commands.Group):
             text += "\n" + t(lang, "daily.streak", count=streak)
         await answer(interaction, text[:2000])
 
+    @app_commands.command(name="league", description=_("This month's league of the daily deal in this server"))
+    @app_commands.describe(division=_("Which division (yours, if not given)"))
+    @app_commands.guild_only()
+    async def league(self, interaction: Interaction, division: app_commands.Range[int, 1, 1000] | None = None) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        assert interaction.guild_id is not None
+        league = await self.bot.service.daily.league(interaction.guild_id)
+        await answer(interaction, league_text(lang, league, division, interaction.user.id)[:2000])
 
     @app_commands.command(name="show", description=_("A deal you played today beside the AI's play of the same cards"))
     @app_commands.describe(deal=_("Which of today's deals"))
@@ -209,9 +247,10 @@ class DailyCog(commands.Cog):
         if after.status == "closed" or not self.bot.service.daily.known_attempt(after.id):
             return
         if any(isinstance(event, TakenOver) for event in events) and after.id not in self._closing:
-            job = asyncio.get_running_loop().create_task(self.close_idle(after.id))
-            self._closing[after.id] = job
-            job.add_done_callback(lambda _job, table_id=after.id: self._closing.pop(table_id, None))
+            table_id = after.id
+            job = asyncio.get_running_loop().create_task(self.close_idle(table_id))
+            self._closing[table_id] = job
+            job.add_done_callback(lambda _: self._closing.pop(table_id, None))
 
     async def close_idle(self, table_id: int) -> None:
         """Close the abandoned attempt, retried with backoff until it is closed (a failure is logged at ERROR):

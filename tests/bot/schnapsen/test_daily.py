@@ -177,6 +177,11 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     carols_board = await reply_to(await fake_discord.slash(carol, world.channel, "schnapsen", "daily", "board", scope="all"))
     everywhere = carols_board.content
     assert f"alice: {scores['alice']:+d}" in everywhere and f"bob: {scores['bob']:+d}" in everywhere
+    # This month's league of each server: its one player, in its one division; nobody else's server.
+    league = await daily(world, alice, world.channel, "league")
+    assert "division 1 of 1" in league and f"1. alice: {scores['alice']:+d} (1 day)" in league and "bob" not in league
+    assert "You are in division 1, place 1." in league
+    assert "no division 2" in await daily(world, alice, world.channel, "league", division=2)
 
     # "Show the deal": alice's first deal beside the AI's play of the same cards.
     alice_points = await bot.db.daily.deals_of(alice_table)
