@@ -19,6 +19,7 @@ class DailyAttempt:
     display_name: str
     started_at: int
     finished_at: int | None
+    place: str = "dm"  # "dm": in the person's DM with the bot; "channel": ephemeral in a server channel
 
     @property
     def finished(self) -> bool:
@@ -48,7 +49,7 @@ class DailyAttemptTaken(Exception):
     """The person already has an attempt at that day's deals."""
 
 
-_ATTEMPT_COLUMNS = "day, user_id, guild_id, table_id, display_name, started_at, finished_at"
+_ATTEMPT_COLUMNS = "day, user_id, guild_id, table_id, display_name, started_at, finished_at, place"
 
 
 class DailyRepo(Repository):
@@ -86,15 +87,15 @@ class DailyRepo(Repository):
             )
 
     async def start_attempt(
-        self, *, day: str, user_id: int, guild_id: int, table_id: int, display_name: str, now: int
+        self, *, day: str, user_id: int, guild_id: int, table_id: int, display_name: str, now: int, place: str = "dm"
     ) -> None:
         """Raises `DailyAttemptTaken` when the person has an attempt at the day already."""
         async with self._core.transaction():
             if await self.attempt(day, user_id) is not None:
                 raise DailyAttemptTaken(day, user_id)
             await self._core.execute(
-                f"INSERT INTO daily_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)",
-                (day, user_id, guild_id, table_id, display_name, now),
+                f"INSERT INTO daily_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+                (day, user_id, guild_id, table_id, display_name, now, place),
             )
 
     async def attempt(self, day: str, user_id: int) -> DailyAttempt | None:
@@ -109,9 +110,15 @@ class DailyRepo(Repository):
         )
         return None if row is None else DailyAttempt(**dict(row))
 
-    async def open_attempt_tables(self) -> list[int]:
-        rows = await self._core.fetch_all("SELECT table_id FROM daily_attempts WHERE finished_at IS NULL")
-        return [int(r["table_id"]) for r in rows]
+    async def open_attempt_tables(self) -> list[tuple[int, int, str]]:
+        """Every open attempt's table, the table's channel (the person's DM) and where it is played."""
+        rows = await self._core.fetch_all(
+            """
+            SELECT a.table_id, t.channel_id, a.place FROM daily_attempts a JOIN game_tables t ON t.id = a.table_id
+            WHERE a.finished_at IS NULL
+            """
+        )
+        return [(int(r["table_id"]), int(r["channel_id"]), str(r["place"])) for r in rows]
 
     async def record_deal(self, table_id: int, deal_no: int, points: int) -> None:
         async with self._core.transaction():

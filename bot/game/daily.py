@@ -234,6 +234,10 @@ class DailyDeals:
         self.db = db
         # Table id -> is it an attempt (asked once per table); every AI move of an attempt keeps it recent.
         self._daily_tables = Lru[int, bool](KNOWN_TABLES)
+        # Attempts played in a server channel (ephemerally, ``place`` "channel"), by table and by the table's channel
+        # (the person's DM, known before the table is opened): nothing of them is posted to that channel.
+        self._in_channel = Lru[int, bool](KNOWN_TABLES)
+        self._private_channels = Lru[int, bool](KNOWN_TABLES)
         rng = random.SystemRandom()
         self.new_secret = lambda: rng.getrandbits(62)
 
@@ -255,9 +259,20 @@ class DailyDeals:
         """Whether the table is known to be an attempt (started here, or open at start-up), without storage."""
         return self._daily_tables.get(table_id, False)
 
+    def in_channel(self, table_id: int) -> bool:
+        """Whether the table is an attempt played in a server channel, as one ephemeral message only its player
+        sees (known: started here, or open at start-up): no table message, notice or result is posted for it."""
+        return self._in_channel.get(table_id, False)
+
+    def keeps_private(self, channel_id: int) -> bool:
+        """Whether ``channel_id`` is the table channel of an attempt played in a server channel: nothing of it
+        is posted there (it is the person's DM, perhaps closed; the attempt shows in their ephemeral message)."""
+        return self._private_channels.get(channel_id, False)
+
     async def remember_open_attempts(self) -> None:
-        for table_id in await self.db.daily.open_attempt_tables():
+        for table_id, channel_id, place in await self.db.daily.open_attempt_tables():
             self._daily_tables[table_id] = True
+            self._in_channel[table_id] = self._private_channels[channel_id] = place == "channel"
 
     async def ai_player(self, table: TableSnapshot, strength: str, seed: int) -> tuple[str, int]:
         """The strength and seed of an AI move at ``table``: an attempt's AI seats play as par does (its
@@ -271,15 +286,25 @@ class DailyDeals:
         return DAILY_STRENGTH, ai_seed(secret, table.deal_no, table.deal)
 
     async def start(
-        self, *, guild_id: int, dm_channel_id: int, user_id: int, name: str, deck: str, language: str
+        self,
+        *,
+        guild_id: int,
+        dm_channel_id: int,
+        user_id: int,
+        name: str,
+        deck: str,
+        language: str,
+        in_channel: bool = False,
     ) -> TableSnapshot:
-        """Open and start the person's attempt at today's deals: a table in their DM with the bot (a channel
-        holds one table, a DM is theirs alone), the person in North, AI players in the other seats. Refused
-        when they have an attempt today already (finished or not)."""
+        """Open and start the person's attempt at today's deals: a table keyed by their DM channel with the bot
+        (a channel holds one table, a DM is theirs alone), the person in North, AI players in the other seats;
+        played in that DM, or (``in_channel``) as an ephemeral message in a server channel, seen by them alone.
+        Refused when they have an attempt today already (finished or not)."""
         day = self.today()
         if await self.db.daily.attempt(day, user_id) is not None:
             raise UserError("error.daily_played")
         secret = await self.secret(day)
+        self._private_channels[dm_channel_id] = in_channel  # before the table is opened: its lobby posts nothing
         table = await self.core.open_table(
             guild_id=guild_id,
             channel_id=dm_channel_id,
@@ -294,12 +319,19 @@ class DailyDeals:
         )
         try:
             await self.db.daily.start_attempt(
-                day=day, user_id=user_id, guild_id=guild_id, table_id=table.id, display_name=name, now=self.core.now()
+                day=day,
+                user_id=user_id,
+                guild_id=guild_id,
+                table_id=table.id,
+                display_name=name,
+                now=self.core.now(),
+                place="channel" if in_channel else "dm",
             )
         except DailyAttemptTaken:  # a second command at the same moment: only one attempt
             await self.core.discard_new_table(table.id)
             raise UserError("error.daily_played") from None
         self._daily_tables[table.id] = True
+        self._in_channel[table.id] = in_channel
         return await self.core.start(table.id, user_id)
 
     async def attempt_today(self, user_id: int) -> DailyAttempt | None:

@@ -31,6 +31,7 @@ from bot.game.events import TableEvent, TakenOver
 from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.render.dailyboard import BoardRow, daily_board_alt_text, render_daily_board
+from bot.vocabulary import HAND_PLACES
 
 from . import texts
 from .replies import answer, language_of, report_error, thinking
@@ -44,6 +45,10 @@ log = logging.getLogger(__name__)
 BOARD_PERIODS = ("today", "week")
 BOARD_SCOPES = ("server", "all")
 FORBIDDEN_DM = 50007  # Discord: the person does not take DMs from the bot
+# Where an attempt is played: the same choice, and texts, as where a person keeps their hand (/schnapsen prefs).
+PLACE_CHOICES = [
+    app_commands.Choice(name=_(t("en", f"command.choice.{place}")), value=place) for place in HAND_PLACES
+]
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0  # seconds between tries to close an abandoned attempt (doubling)
 
 
@@ -132,31 +137,58 @@ class DailyCommands(app_commands.Group):
         await report_error(interaction, error)
 
     @app_commands.command(name="play", description=_("Play today's deals alone with three AI players"))
+    @app_commands.describe(where=_("In your direct messages, or in this channel where only you see it"))
+    @app_commands.choices(where=PLACE_CHOICES)
     @app_commands.guild_only()
-    async def play(self, interaction: Interaction) -> None:
+    async def play(self, interaction: Interaction, where: str | None = None) -> None:
+        """Start today's attempt where the person asks (else where they keep their hand, ``/schnapsen prefs``);
+        in the DM unless their DMs are closed, then in the channel. Asked again while an attempt played in a
+        channel is open, it shows that attempt again (its message follows clicks only while their token lasts)."""
+        from .components import show_hand  # here: components -> shellbuttons -> this module
+
         lang = language_of(interaction)
+        if where is not None and where not in HAND_PLACES:  # typed by hand: untrusted
+            raise UserError("error.daily_bad_place")
         await thinking(interaction)
         assert interaction.guild_id is not None
-        service = self.bot.service
-        if await service.daily.attempt_today(interaction.user.id) is not None:
-            raise UserError("error.daily_played")
-        service.check_may_host(interaction.user.id)
-        try:  # the attempt is played in the DM: told first, so closed DMs refuse before anything is made
-            intro = await interaction.user.send(t(lang, "daily.intro", count=DAILY_DEALS))
-        except discord.Forbidden as err:
-            if err.code == FORBIDDEN_DM:
-                raise UserError("error.daily_needs_dm") from None
-            raise
+        service, user_id = self.bot.service, interaction.user.id
+        attempt = await service.daily.attempt_today(user_id)
+        if attempt is not None:
+            table = None if attempt.finished else service.snapshot(attempt.table_id)
+            if table is None or attempt.place != "channel" or table.guild_id != interaction.guild_id:
+                raise UserError("error.daily_played")
+            await answer(interaction, t(lang, "reply.daily_shown_again"))
+            await show_hand(interaction, table, lang)
+            return
+        service.check_may_host(user_id)
+        place = where or (await service.prefs.player_prefs(user_id)).hand_place
+        intro, note = t(lang, "daily.intro", count=DAILY_DEALS), ""
+        if place == "dm":
+            try:  # told first, so that closed DMs are known before anything is made
+                dm = (await interaction.user.send(intro)).channel
+            except discord.Forbidden as err:
+                if err.code != FORBIDDEN_DM:
+                    raise
+                place, note = "channel", t(lang, "reply.daily_dms_closed") + " "
+        if place == "channel":
+            # The table is keyed by the person's DM channel all the same (opening it works with DMs closed):
+            # a key of theirs alone, to which nothing of this attempt is posted.
+            dm = await interaction.user.create_dm()
         defaults = await service.guilds.guild_settings(interaction.guild_id)
-        await service.daily.start(
+        table = await service.daily.start(
             guild_id=interaction.guild_id,
-            dm_channel_id=intro.channel.id,
-            user_id=interaction.user.id,
+            dm_channel_id=dm.id,
+            user_id=user_id,
             name=interaction.user.display_name,
             deck=defaults.deck,
             language=lang,
+            in_channel=place == "channel",
         )
-        await answer(interaction, t(lang, "reply.daily_started"))
+        if place == "dm":
+            await answer(interaction, t(lang, "reply.daily_started"))
+            return
+        await answer(interaction, f"{note}{intro}\n{t(lang, 'reply.daily_started_here')}")
+        await show_hand(interaction, table, lang)
 
     @app_commands.command(name="board", description=_("Today's or this week's scores against par"))
     @app_commands.describe(period=_("Today or this week"), scope=_("This server, or every server"))

@@ -20,3 +20,8 @@ CREATE TABLE daily_league_months (
     built_at INTEGER NOT NULL,
     PRIMARY KEY (guild_id, month)
 ) STRICT;
+
+-- Where an attempt is played (`/schnapsen daily play where:`): in the person's DM with the bot, or in a
+-- server channel as one ephemeral message that only they see (its table is kept under their DM channel's
+-- id all the same: a key of theirs alone, to which nothing of this attempt is posted).
+ALTER TABLE daily_attempts ADD COLUMN place TEXT NOT NULL DEFAULT 'dm' CHECK (place IN ('dm', 'channel'));

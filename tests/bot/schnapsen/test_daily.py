@@ -5,6 +5,7 @@ not played sees a card of the day."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sqlite3
@@ -47,10 +48,15 @@ async def daily_table_of(world: World, user: FakeUser) -> int:
     return attempt.table_id
 
 
-async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_deal: int | None = None) -> None:
-    """Click the first enabled button of the current position on any of ``user``'s DMs until the attempt's
-    table closes (or deal ``stop_at_deal`` is dealt)."""
+async def play_attempt(
+    world: World, user: FakeUser, table_id: int, *, stop_at_deal: int | None = None, in_channel: bool = False
+) -> None:
+    """Click the first enabled button of the current position on any of ``user``'s DMs (``in_channel``: the
+    ephemeral messages only they see) until the attempt's table closes (or deal ``stop_at_deal`` is dealt)."""
     fake = world.fake
+
+    def messages() -> list[FakeMessage]:
+        return fake.ephemeral_messages(user) if in_channel else fake.dm_messages(user)
 
     def next_step() -> tuple[str, FakeMessage | None, str]:
         table = running(world).service.snapshot(table_id)
@@ -58,7 +64,7 @@ async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_d
             return ("closed", None, "")
         if stop_at_deal is not None and table.deal_no >= stop_at_deal:
             return ("stop", None, "")
-        for message in reversed(fake.dm_messages(user)):
+        for message in reversed(messages()):
             button = current_button(message, table.version)
             if button is not None:
                 return ("click", message, button["custom_id"])
@@ -124,9 +130,9 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     assert [p.deal_no for p in par] == list(range(DAILY_DEALS))
 
     # alice plays all of today's deals in her DM, though she keeps her hand in the channel at other tables:
-    # an attempt's table is in the DM (a channel holds one table, and nobody else may see it).
+    # she asks for the DM (without asking, an attempt is played where she keeps her hand).
     await world.command(alice, "prefs", hand="channel")
-    assert "direct messages" in await daily(world, alice, world.channel, "play")
+    assert "direct messages" in await daily(world, alice, world.channel, "play", where="dm")
     alice_table = await daily_table_of(world, alice)
     await play_attempt(world, alice, alice_table)
     # Her daily deals count on the daily boards, not in her statistics (bot/game/subscribers/accounting.py).
@@ -369,3 +375,81 @@ async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(w
     assert points == {p.deal_no: p.points for p in par}
     board = await daily(world, dora, world.channel, "board")
     assert "dora: +0 (6 deals)" in board
+
+
+def cards_named_to(world: World, user: FakeUser) -> list[str]:
+    """Every text ``user`` was ever shown (public channel messages, their DMs and their ephemeral messages,
+    every version, with the images' alt texts) that names a card."""
+    fake = world.fake
+    seen = [*world.channel.messages, *fake.dm_messages(user), *fake.ephemeral_messages(user)]
+    named = []
+    for message in seen:
+        texts = [message.visible_text]
+        for version in message.history:
+            texts += [version.content, json.dumps(version.embeds), *(a.description or "" for a in version.attachments)]
+        named.extend(text for text in texts if names_a_card(text))
+    return named
+
+
+async def test_an_attempt_played_in_the_channel_is_seen_by_its_player_alone_and_resumes_after_a_restart(
+    fake_discord: FakeDiscord, world: World
+) -> None:
+    alice, carol = world.add_player("alice"), world.add_player("carol")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    await cog.ensure_par()
+    par = await bot.db.daily.par(day_of(bot.service.now()))
+
+    started = await daily(world, alice, world.channel, "play", where="channel")
+    assert "You play here, in a message only you see" in started
+    table_id = await daily_table_of(world, alice)
+    hand = await fake_discord.wait_for(
+        lambda: next((m for m in fake_discord.ephemeral_messages(alice) if is_hand_message(m)), None),
+        what="alice's ephemeral table",
+    )
+    assert hand.attachments and "Your hand:" in (hand.attachments[0].description or "")
+    await play_attempt(world, alice, table_id, stop_at_deal=2, in_channel=True)
+
+    # A restart: her message no longer follows her clicks; asked again, it shows the attempt where it was.
+    await world.stop_bot()
+    bot = await world.start_bot()
+    assert bot.service.snapshot(table_id) is not None
+    assert "where you left it" in await daily(world, alice, world.channel, "play")
+    await play_attempt(world, alice, table_id, in_channel=True)
+
+    attempt = await bot.db.daily.attempt(day_of(bot.service.now()), alice.id)
+    assert attempt is not None and attempt.finished and attempt.place == "channel"
+    points = await bot.db.daily.deals_of(table_id)
+    assert sorted(points) == list(range(DAILY_DEALS))
+    score = sum(points.values()) - sum(p.points for p in par)
+    assert f"1. alice: {score:+d} (6 deals)" in await daily(world, alice, world.channel, "board")
+    assert "already" in await daily(world, alice, world.channel, "play")
+
+    # Nobody else saw a card: nothing public names one or shows an image, nothing went to alice's DM (where
+    # the table is kept), and carol, in the same channel, was shown nothing with a card; alice saw her hands.
+    assert not fake_discord.dm_messages(alice)
+    for message in world.channel.messages:
+        assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
+    assert cards_named_to(world, carol) == []
+    assert not fake_discord.ephemeral_messages(carol) and not fake_discord.dm_messages(carol)
+    assert cards_named_to(world, alice)
+    # Her deals' results came to her alone, beside her table.
+    results = [m for m in fake_discord.ephemeral_messages(alice) if "result.png" in m.filenames]
+    assert results and all(m.interaction is not None and m.interaction.user is alice for m in results)
+
+
+async def test_a_person_whose_dms_are_closed_plays_in_the_channel(fake_discord: FakeDiscord, world: World) -> None:
+    bob = world.add_player("bob")
+    fake_discord.close_dms(bob)
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    started = await daily(world, bob, world.channel, "play", where="dm")
+    assert "closed, so you play here instead" in started
+    table_id = await daily_table_of(world, bob)
+    await play_attempt(world, bob, table_id, stop_at_deal=1, in_channel=True)
+    assert sorted(await bot.db.daily.deals_of(table_id)) == [0]
+    assert not fake_discord.dm_messages(bob)
+    for message in world.channel.messages:
+        assert not message.attachments and not names_a_card(message.visible_text), message.visible_text

@@ -16,3 +16,5 @@ CREATE TABLE daily_league_months (
     built_at bigint NOT NULL,
     PRIMARY KEY (guild_id, month)
 );
+
+ALTER TABLE daily_attempts ADD COLUMN place text NOT NULL DEFAULT 'dm' CHECK (place IN ('dm', 'channel'));
