@@ -70,8 +70,11 @@ class Hands:
         self.user_langs[user_id] = lang
 
     def where(self, table: TableSnapshot) -> str:
-        """The table's place as a hand's title names it: server · #channel."""
+        """The table's place as a hand's title names it: server · #channel (a daily attempt: the server alone,
+        its channel being the person's DM)."""
         guild = self.bot.get_guild(table.guild_id)
+        if self.service.daily.known_attempt(table.id):
+            return guild.name if guild else str(table.guild_id)
         channel = guild.get_channel_or_thread(table.channel_id) if guild else None
         return f"{guild.name if guild else table.guild_id} · #{channel.name if channel else table.channel_id}"
 

@@ -438,6 +438,13 @@ async def test_an_attempt_played_in_the_channel_is_seen_by_its_player_alone_and_
     # Her deals' results came to her alone, beside her table.
     results = [m for m in fake_discord.ephemeral_messages(alice) if "result.png" in m.filenames]
     assert results and all(m.interaction is not None and m.interaction.user is alice for m in results)
+    # Her results' buttons work for her there: the deal beside the AI's play, and the coach's review.
+    click = await fake_discord.click(alice, results[0], label="Show the deal")
+    await click.wait_followups(2)
+    image, beside = click.followups
+    assert image.ephemeral and image.filenames == ["deal.png"] and "Your table" in beside.content
+    reviewed = await reply_to(await fake_discord.click(alice, results[0], label="Review my play"))
+    assert reviewed.ephemeral and reviewed.embeds and "wrong" not in reviewed.visible_text.lower()
 
 
 async def test_a_person_whose_dms_are_closed_plays_in_the_channel(fake_discord: FakeDiscord, world: World) -> None:
