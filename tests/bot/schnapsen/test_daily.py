@@ -16,6 +16,7 @@ import pytest
 import engine
 from bot.client import SchnapsenBot
 from bot.db import Database
+from bot.db.daily import DailyPar
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
 from bot.render import ALL_CARDS, card_name
 from bot.schnapsen import daily as daily_shell
@@ -102,6 +103,14 @@ def dealt_cards_seen(world: World, user: FakeUser) -> list[frozenset[str]]:
     return deals
 
 
+async def todays_par(bot: SchnapsenBot) -> list[DailyPar]:
+    """Today's par, computed now (the background job's first look is an interval away)."""
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    await cog.ensure_par()
+    return await bot.db.daily.par(day_of(bot.service.now()))
+
+
 def names_a_card(text: str) -> bool:
     return any(card_name(card, deck, "en") in text for card in ALL_CARDS for deck in ("doppeldeutsch", "french"))
 
@@ -122,11 +131,8 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     await world.no_ai_delay()
     await world.command(world.admin, "settings", daily_channel=world.channel)  # the day's results go there
     await (await fake_discord.slash(owner2, channel2, "schnapsen", "settings", ai_delay_ms=0)).wait_response()
-    cog = bot.get_cog("DailyCog")
-    assert isinstance(cog, DailyCog)
-    await cog.ensure_par()
+    par = await todays_par(bot)
     today = day_of(bot.service.now())
-    par = await bot.db.daily.par(today)
     assert [p.deal_no for p in par] == list(range(DAILY_DEALS))
 
     # alice plays all of today's deals in her DM, though she keeps her hand in the channel at other tables:
@@ -328,10 +334,7 @@ async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(w
     dora = world.add_player("dora")
     bot = await world.start_bot()
     await world.no_ai_delay()
-    cog = bot.get_cog("DailyCog")
-    assert isinstance(cog, DailyCog)
-    await cog.ensure_par()
-    par = await bot.db.daily.par(day_of(bot.service.now()))
+    par = await todays_par(bot)
     await daily(world, dora, world.channel, "play")
     table_id = await daily_table_of(world, dora)
 
@@ -397,10 +400,7 @@ async def test_an_attempt_played_in_the_channel_is_seen_by_its_player_alone_and_
     alice, carol = world.add_player("alice"), world.add_player("carol")
     bot = await world.start_bot()
     await world.no_ai_delay()
-    cog = bot.get_cog("DailyCog")
-    assert isinstance(cog, DailyCog)
-    await cog.ensure_par()
-    par = await bot.db.daily.par(day_of(bot.service.now()))
+    par = await todays_par(bot)
 
     started = await daily(world, alice, world.channel, "play", where="channel")
     assert "You play here, in a message only you see" in started
