@@ -280,3 +280,28 @@ class DailyRepo(Repository):
             (guild_id, first_day, last_day),
         )
         return row is not None
+
+    async def channels(self) -> list[tuple[int, int]]:
+        """(guild, channel) of every server that chose a channel for the daily deal's results."""
+        rows = await self._core.fetch_all("SELECT guild_id, channel_id FROM daily_channels ORDER BY guild_id")
+        return [(int(r["guild_id"]), int(r["channel_id"])) for r in rows]
+
+    async def claim_league_announcement(self, guild_id: int, month: str, now: int) -> bool:
+        """Claim the post of the final standings of the month before ``month`` (whose ladder is built): False when
+        it was posted, or is being posted, already."""
+        async with self._core.transaction():
+            return bool(
+                await self._core.execute(
+                    """
+                    UPDATE daily_league_months SET announced_at = ?
+                    WHERE guild_id = ? AND month = ? AND announced_at IS NULL
+                    """,
+                    (now, guild_id, month),
+                )
+            )
+
+    async def release_league_announcement(self, guild_id: int, month: str) -> None:
+        async with self._core.transaction():
+            await self._core.execute(
+                "UPDATE daily_league_months SET announced_at = NULL WHERE guild_id = ? AND month = ?", (guild_id, month)
+            )

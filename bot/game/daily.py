@@ -218,6 +218,17 @@ class Board:
 
 
 @dataclass(frozen=True, slots=True)
+class LeagueFinal:
+    """A month's final league standings as a server's daily channel is shown them, once the next month's
+    divisions are seeded from them."""
+
+    guild_id: int
+    channel_id: int
+    league: League
+    seeds: str  # the month whose divisions it seeded (its claim is kept with that month's ladder)
+
+
+@dataclass(frozen=True, slots=True)
 class League:
     """A server's league of the month as it stands: its divisions, best first."""
 
@@ -413,9 +424,9 @@ class DailyDeals:
 
     # --- monthly leagues (the rules: bot/game/dailyleague.py) ------------------------------------------
 
-    async def league(self, guild_id: int) -> League:
-        """The server's league of this month as it stands."""
-        month = dailyleague.month_of(self.today())
+    async def league(self, guild_id: int, month: str | None = None) -> League:
+        """The server's league of the month (this month's when None) as it stands."""
+        month = month or dailyleague.month_of(self.today())
         seeded, settled = await self._ladder(guild_id, month)
         ladder = dailyleague.ladder_with_newcomers(seeded, await self._month_players(guild_id, month))
         table = dailyleague.standings(ladder, await self._month_scores(guild_id, month))
@@ -450,3 +461,21 @@ class DailyDeals:
             members = [(m.user_id, m.display_name) for m in ladder]
             await self.db.daily.store_league_ladder(guild_id, month, members, self.core.now())
         return ladder, settled
+
+    async def league_finals_to_post(self) -> list[LeagueFinal]:
+        """Last month's final standings for each server with a results channel whose league had anyone last
+        month, once this month's divisions are settled (seeded from them), each claimed for this caller; a
+        caller whose post fails gives its claim back (``league_final_failed``)."""
+        month = dailyleague.month_of(self.today())
+        before = dailyleague.previous_month(month)
+        due = []
+        for guild_id, channel_id in await self.db.daily.channels():
+            if not await self._month_players(guild_id, before):
+                continue
+            _, settled = await self._ladder(guild_id, month)
+            if settled and await self.db.daily.claim_league_announcement(guild_id, month, self.core.now()):
+                due.append(LeagueFinal(guild_id, channel_id, await self.league(guild_id, before), month))
+        return due
+
+    async def league_final_failed(self, final: LeagueFinal) -> None:
+        await self.db.daily.release_league_announcement(final.guild_id, final.seeds)

@@ -96,6 +96,22 @@ def league_text(lang: str, league: League, division: int | None, user_id: int) -
     return "\n".join(lines)
 
 
+def league_final_text(lang: str, league: League) -> str:
+    """A month's final league standings, as posted to a server's daily channel: each division's winner, who
+    goes up and who goes down (names only, never a card)."""
+    lines = [f"**{t(lang, 'daily.league_final', month=league.month)}**"]
+    for number, division in enumerate(league.divisions, start=1):
+        names = {move: ", ".join(discord.utils.escape_markdown(p.member.display_name) for p in division if p.move == move) for move in (1, -1)}
+        winner = discord.utils.escape_markdown(division[0].member.display_name)
+        line = t(lang, "daily.league_final_line", division=number, name=winner, score=f"{division[0].score:+d}")
+        if names[1]:
+            line += f" · ▲ {names[1]}"
+        if names[-1]:
+            line += f" · ▼ {names[-1]}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def beside_text(lang: str, beside: DealBeside) -> str:
     """The deal as the person played it beside the AI's play of the same cards, action by action."""
 
@@ -329,10 +345,33 @@ class DailyCog(commands.Cog):
                 await daily.post_failed(results)
         return posted
 
+    async def post_league_finals(self) -> int:
+        """Post last month's final league standings to each server's daily channel, once this month's divisions
+        are seeded from them; how many were posted. A failed post is logged and tried again at the next look."""
+        posted = 0
+        daily = self.bot.service.daily
+        for final in await daily.league_finals_to_post():
+            try:
+                lang = await self._channel_language(final.guild_id)
+                channel = self.bot.get_partial_messageable(final.channel_id)
+                text = league_final_text(lang, final.league)
+                await channel.send(text[:2000], allowed_mentions=discord.AllowedMentions.none())
+                posted += 1
+            except Exception:
+                log.error(
+                    "posting the daily league's final standings of %s to channel %s failed; tried again in %s s",
+                    final.league.month, final.channel_id, self.bot.settings.daily_interval, exc_info=True,
+                )  # fmt: skip
+                await daily.league_final_failed(final)
+        return posted
+
+    async def _channel_language(self, guild_id: int) -> str:
+        defaults = await self.bot.service.guilds.guild_settings(guild_id)
+        guild = self.bot.get_guild(guild_id)
+        return defaults.language or language_for_locale(guild.preferred_locale if guild else None)
+
     async def _post(self, results: DayResults) -> None:
-        defaults = await self.bot.service.guilds.guild_settings(results.guild_id)
-        guild = self.bot.get_guild(results.guild_id)
-        lang = defaults.language or language_for_locale(guild.preferred_locale if guild else None)
+        lang = await self._channel_language(results.guild_id)
         board = Board((results.day,), results.standings, par_ready=True)
         text = board_text(lang, board, week=False, everywhere=False)
         text += "\n" + t(lang, "daily.seed_published", day=results.day, seed=results.secret)
@@ -346,7 +385,7 @@ class DailyCog(commands.Cog):
 
     @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load)
     async def par_loop(self) -> None:
-        """Par ahead, then yesterday's results where they are due."""
+        """Par ahead, then yesterday's results and last month's league standings where they are due."""
         interval = self.bot.settings.daily_interval
         try:
             await self.ensure_par()
@@ -356,6 +395,10 @@ class DailyCog(commands.Cog):
             await self.post_results()
         except Exception:
             log.exception("looking for daily results to post failed; tried again in %s s", interval)
+        try:
+            await self.post_league_finals()
+        except Exception:
+            log.exception("looking for daily league standings to post failed; tried again in %s s", interval)
 
     @par_loop.before_loop
     async def _after_an_interval(self) -> None:

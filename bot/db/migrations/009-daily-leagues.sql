@@ -13,11 +13,14 @@ CREATE TABLE daily_league_ladder (
     UNIQUE (guild_id, month, position)
 ) STRICT;
 
--- Whether a server's ladder for a month has been built (an empty one, too: nobody played the month before).
+-- Whether a server's ladder for a month has been built (an empty one, too: nobody played the month before), and
+-- when the month before's final standings were posted to the server's daily channel (claimed before the post,
+-- given back when it fails).
 CREATE TABLE daily_league_months (
-    guild_id INTEGER NOT NULL,
-    month    TEXT    NOT NULL,
-    built_at INTEGER NOT NULL,
+    guild_id     INTEGER NOT NULL,
+    month        TEXT    NOT NULL,
+    built_at     INTEGER NOT NULL,
+    announced_at INTEGER,
     PRIMARY KEY (guild_id, month)
 ) STRICT;
 

@@ -351,3 +351,24 @@ async def test_a_months_league_is_seeded_from_the_month_before_and_stored_once_i
     ladder = await db.daily.league_ladder(GUILD, "2026-11") or []
     assert 1 not in [user for user, _ in ladder] and (-2_000_000, "(removed)") in ladder
     assert (await service.daily.league(OTHER_GUILD)).divisions == ()  # its one October player played no December
+
+
+async def test_last_months_final_standings_are_due_once_per_server_with_a_channel_once_settled(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    for user in range(1, 4):
+        await played(db, "2026-10-05", user, points=user)
+    await played(db, "2026-10-31", 4, points=9, finished=False)
+    await played(db, "2026-10-07", 99, points=1, guild=OTHER_GUILD)  # a server without a results channel
+    await service.daily.set_channel(GUILD, 555)
+    clock.now = at_noon("2026-11-01")
+    assert await service.daily.league_finals_to_post() == []  # an October attempt still runs
+    await db.daily.finish_attempt(hash(("2026-10-31", 4)) % 10**9, 0)
+    [final] = await service.daily.league_finals_to_post()
+    assert (final.guild_id, final.channel_id, final.league.month, final.seeds) == (GUILD, 555, "2026-10", "2026-11")
+    assert [p.member.user_id for p in final.league.divisions[0]] == [4, 3, 2, 1]
+    assert await service.daily.league_finals_to_post() == []  # claimed: posted once
+    await service.daily.league_final_failed(final)  # the post failed: the next look tries again
+    assert [f.league.month for f in await service.daily.league_finals_to_post()] == ["2026-10"]
+    clock.now = at_noon("2026-12-01")
+    assert await service.daily.league_finals_to_post() == []  # nobody played November

@@ -18,6 +18,7 @@ from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.db.daily import DailyPar
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
+from bot.game.dailyleague import month_of, previous_month
 from bot.render import ALL_CARDS, card_name
 from bot.schnapsen import daily as daily_shell
 from bot.schnapsen.components import GameActionButton
@@ -25,6 +26,7 @@ from bot.schnapsen.daily import DailyCog
 from bot.schnapsen.ids import ButtonId
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from engine import deal_hands
+from tests.bot.game.test_daily import played
 from tests.bot.schnapsen.harness import Table as World
 from tests.bot.schnapsen.harness import (
     current_button,
@@ -460,3 +462,18 @@ async def test_a_person_whose_dms_are_closed_plays_in_the_channel(fake_discord: 
     assert not fake_discord.dm_messages(bob)
     for message in world.channel.messages:
         assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
+
+
+async def test_last_months_league_standings_are_posted_once_to_the_daily_channel(world: World) -> None:
+    bot = await world.start_bot()
+    await world.command(world.admin, "settings", daily_channel=world.channel)
+    last_month = previous_month(month_of(day_of(bot.service.now())))
+    for user, points in ((1, 2), (2, -1)):
+        await played(bot.db, f"{last_month}-03", user, points=points, guild=world.guild.id)
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    assert await cog.post_league_finals() == 1
+    post = world.channel.messages[-1]
+    assert f"Daily league, {last_month}: final standings" in post.content
+    assert "Division 1: won by p1 (+2)" in post.content and not names_a_card(post.content)
+    assert await cog.post_league_finals() == 0  # once

@@ -11,9 +11,10 @@ CREATE TABLE daily_league_ladder (
 );
 
 CREATE TABLE daily_league_months (
-    guild_id bigint NOT NULL,
-    month    text   NOT NULL,
-    built_at bigint NOT NULL,
+    guild_id     bigint NOT NULL,
+    month        text   NOT NULL,
+    built_at     bigint NOT NULL,
+    announced_at bigint,
     PRIMARY KEY (guild_id, month)
 );
 
