@@ -275,6 +275,15 @@ class DailyDeals:
         sees (known: started here, or open at start-up): no table message, notice or result is posted for it."""
         return self._in_channel.get(table_id, False)
 
+    async def played_in_channel(self, table_id: int) -> bool:
+        """``in_channel``, asking storage for a table not known here (an attempt closed before a restart whose
+        last results or notice are still owed)."""
+        known = self._in_channel.get(table_id)
+        if known is None:
+            attempt = await self.db.daily.attempt_of_table(table_id)
+            known = self._in_channel[table_id] = attempt is not None and attempt.place == "channel"
+        return known
+
     def keeps_private(self, channel_id: int) -> bool:
         """Whether ``channel_id`` is the table channel of an attempt played in a server channel: nothing of it
         is posted there (it is the person's DM, perhaps closed; the attempt shows in their ephemeral message)."""

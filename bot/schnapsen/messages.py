@@ -207,7 +207,7 @@ class Messages:
 
     async def _deliver_message(self, entry: Owed) -> None:
         owed = entry.announcement
-        if isinstance(owed, DealResult | Notice | SetAside) and self.service.daily.keeps_private(owed.channel_id):
+        if isinstance(owed, DealResult | Notice | SetAside) and await self.service.daily.played_in_channel(entry.table_id):
             await self._deliver_privately(entry)
             return
         match entry.announcement:

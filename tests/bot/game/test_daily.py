@@ -372,3 +372,24 @@ async def test_last_months_final_standings_are_due_once_per_server_with_a_channe
     assert [f.league.month for f in await service.daily.league_finals_to_post()] == ["2026-10"]
     clock.now = at_noon("2026-12-01")
     assert await service.daily.league_finals_to_post() == []  # nobody played November
+
+
+async def test_where_an_attempt_is_played_is_stored_and_known_after_a_restart(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    table = await service.daily.start(
+        guild_id=GUILD, dm_channel_id=900 + ALICE, user_id=ALICE, name="alice", deck="french", language="en",
+        in_channel=True,
+    )  # fmt: skip
+    assert service.daily.in_channel(table.id) and service.daily.keeps_private(900 + ALICE)
+    attempt = await db.daily.attempt(daily.day_of(clock()), ALICE)
+    assert attempt is not None and attempt.place == "channel"
+    restarted = TableService(db, clock=clock)
+    assert not restarted.daily.in_channel(table.id)  # not known until asked or remembered
+    assert await restarted.daily.played_in_channel(table.id)
+    other = TableService(db, clock=clock)
+    await other.daily.remember_open_attempts()
+    assert other.daily.in_channel(table.id) and other.daily.keeps_private(900 + ALICE)
+    await play_out(service, table)
+    bob = await start(service, BOB)
+    assert not service.daily.in_channel(bob.id) and not await restarted.daily.played_in_channel(bob.id)
