@@ -33,6 +33,8 @@ TABLES: tuple[str, ...] = (
     "daily_hidden",
     "daily_channels",
     "daily_posts",
+    "daily_league_months",
+    "daily_league_ladder",
     # server tournaments (issue 30)
     "tournaments",
     "tournament_signups",
