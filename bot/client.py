@@ -105,7 +105,7 @@ class SchnapsenBot(commands.Bot):
                 # Other processes use the same token: each paces at its share of the budget (tokenshare.py).
                 processes = -(-shards.count // len(shards.ids))  # as many as this one's range fits, rounded up
                 self.token_share = TokenShare(self.pacer, DatabaseAnnouncer(self.db), expected_processes=processes)
-                await self.token_share.start()
+                self.token_share.start()
         settings = self.settings
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()

@@ -128,8 +128,9 @@ class TokenShare:
         self._listening_since: float | None = None
         self._stop_listening: Callable[[], Awaitable[None]] | None = None
         self._healthy = True  # False from a failed announcement or a lost listener until one succeeds
+        self._logged_count = 0  # the number of processes last logged
         self._task: asyncio.Task[None] | None = None
-        self.heard = asyncio.Event()  # set whenever another process's announcement arrives (for tests)
+        self.heard = asyncio.Event()  # set whenever another process's announcement arrives (tests await it)
         self._fall_back()
 
     @property
@@ -137,10 +138,9 @@ class TokenShare:
         """This process's requests in any second now."""
         return self.pacer.per_second
 
-    async def start(self) -> None:
-        """Announce this process and keep announcing every ``interval`` seconds until ``close``. Never raises
-        for storage: a failure is the fallback share and a WARNING."""
-        await self.tick()
+    def start(self) -> None:
+        """Announce this process now and every ``interval`` seconds until ``close``, in a task of its own:
+        nothing waits for storage here, and a failure is the fallback share and a WARNING."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="token share")
 
@@ -156,12 +156,12 @@ class TokenShare:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.interval)
             try:
                 await self.tick()
             except Exception:  # a bug, not storage: keep the safe share and keep going
                 log.exception("sharing the bot token's budget failed; pacing at an even share")
                 self._fall_back()
+            await asyncio.sleep(self.interval)
 
     async def tick(self) -> None:
         """Measure this process's demand since the last tick, announce it, and take this process's share."""
@@ -229,9 +229,10 @@ class TokenShare:
             return
         demands = {name: demand for name, (demand, _) in self._peers.items()}
         demands[self.name] = self.demand
-        if len(demands) != self.known_processes:
+        if len(demands) != self._logged_count:
             log.info("the bot token's budget is shared by %d process(es)", len(demands))
-            self.known_processes = len(demands)
+            self._logged_count = len(demands)
+        self.known_processes = len(demands)
         self._pace_at(split_budget(self.budget, demands)[self.name])
 
     def _fall_back(self) -> None:
