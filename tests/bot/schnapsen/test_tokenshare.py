@@ -24,7 +24,7 @@ class Channel:
     def __init__(self) -> None:
         self.listeners: dict[int, tuple[Callable[[str], None], Callable[[], None]]] = {}
         self.down = False
-        self._keys = 0
+        self.opened = 0  # listeners opened so far: each one's key
 
     def lose_listeners(self) -> None:
         for _, on_lost in list(self.listeners.values()):
@@ -47,8 +47,8 @@ class ChannelAnnouncer:
     ) -> Callable[[], Awaitable[None]] | None:
         if self.channel.down:
             raise ConnectionRefusedError("storage is down")
-        self.channel._keys += 1
-        key = self.channel._keys
+        self.channel.opened += 1
+        key = self.channel.opened
         self.channel.listeners[key] = (on_notice, on_lost)
 
         async def stop() -> None:
