@@ -9,7 +9,8 @@ Discord counts in); a request past that waits its turn here, a few milliseconds,
 waiting out a 429. It sees the requests through discord.py's public ``http_trace`` hook (aiohttp awaits a
 trace's request-start handlers before sending).
 
-One process only: several processes on one token share Discord's 50 but not this window (docs/deploy.md).
+Several processes on one token share Discord's 50: with them, ``tokenshare.TokenShare`` keeps each process's
+pacer at its share (``per_second`` changes while it runs).
 """
 
 from __future__ import annotations
@@ -47,8 +48,10 @@ class GlobalPacer:
         self._sent: collections.deque[float] = collections.deque()  # when each of the last requests went
         self._turn = asyncio.Lock()  # first come, first served
         self.waited = 0  # requests that had to wait (a figure for the benches)
+        self.asked = 0  # requests that asked for a turn: the demand tokenshare.py shares the budget by
 
     async def wait_turn(self) -> None:
+        self.asked += 1
         asked = self.clock()
         async with self._turn:
             while True:
