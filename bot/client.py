@@ -28,6 +28,7 @@ from bot.schnapsen.badanswers import BadAnswers, ChannelGate, locator, trace_con
 from bot.schnapsen.checks import Throttle
 from bot.schnapsen.pacing import GlobalPacer, pacing_trace
 from bot.schnapsen.runtime import Runtime
+from bot.schnapsen.tokenshare import DatabaseAnnouncer, TokenShare
 from bot.settings import Settings
 from engine.ai import solver as ai_solver
 
@@ -91,6 +92,7 @@ class SchnapsenBot(commands.Bot):
         # what keeps Discord in step with the tables, and the per-user flood check of commands and buttons.
         self.runtime: Runtime
         self.throttle: Throttle
+        self.token_share: TokenShare | None = None  # sharded on PostgreSQL: the token's budget is shared
 
     async def setup_hook(self) -> None:
         if not hasattr(self, "db"):
@@ -99,6 +101,11 @@ class SchnapsenBot(commands.Bot):
         self.service = TableService(self.db, shards=shards)
         if shards is not None:
             log.info("serving the guilds of %s", shards)
+            if self.db.dialect == "postgresql":
+                # Other processes use the same token: each paces at its share of the budget (tokenshare.py).
+                processes = -(-shards.count // len(shards.ids))  # as many as this one's range fits, rounded up
+                self.token_share = TokenShare(self.pacer, DatabaseAnnouncer(self.db), expected_processes=processes)
+                self.token_share.start()
         settings = self.settings
         # The AI worker processes are started (engine loaded) before any restored table asks for a move.
         await self.ai.start()
@@ -182,6 +189,8 @@ class SchnapsenBot(commands.Bot):
         if hasattr(self, "runtime"):
             await self.runtime.shutdown()
         await super().close()
+        if self.token_share is not None:
+            await self.token_share.close()
         if hasattr(self, "ai"):
             await self.ai.close()
         if hasattr(self, "coach"):

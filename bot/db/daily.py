@@ -1,5 +1,6 @@
 """The daily deal's storage (migration 007): each UTC day's secret seed, the AI's par per deal, each person's
-one attempt (a table of its own) and the game points of its finished deals. The rules are bot/game/daily.py."""
+one attempt (a table of its own) and the game points of its finished deals; and each server's monthly league
+ladder (migration 009). The rules are bot/game/daily.py and bot/game/dailyleague.py."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class DailyAttempt:
     display_name: str
     started_at: int
     finished_at: int | None
+    place: str = "dm"  # "dm": in the person's DM with the bot; "channel": ephemeral in a server channel
 
     @property
     def finished(self) -> bool:
@@ -47,7 +49,7 @@ class DailyAttemptTaken(Exception):
     """The person already has an attempt at that day's deals."""
 
 
-_ATTEMPT_COLUMNS = "day, user_id, guild_id, table_id, display_name, started_at, finished_at"
+_ATTEMPT_COLUMNS = "day, user_id, guild_id, table_id, display_name, started_at, finished_at, place"
 
 
 class DailyRepo(Repository):
@@ -85,15 +87,15 @@ class DailyRepo(Repository):
             )
 
     async def start_attempt(
-        self, *, day: str, user_id: int, guild_id: int, table_id: int, display_name: str, now: int
+        self, *, day: str, user_id: int, guild_id: int, table_id: int, display_name: str, now: int, place: str = "dm"
     ) -> None:
         """Raises `DailyAttemptTaken` when the person has an attempt at the day already."""
         async with self._core.transaction():
             if await self.attempt(day, user_id) is not None:
                 raise DailyAttemptTaken(day, user_id)
             await self._core.execute(
-                f"INSERT INTO daily_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL)",
-                (day, user_id, guild_id, table_id, display_name, now),
+                f"INSERT INTO daily_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+                (day, user_id, guild_id, table_id, display_name, now, place),
             )
 
     async def attempt(self, day: str, user_id: int) -> DailyAttempt | None:
@@ -108,9 +110,15 @@ class DailyRepo(Repository):
         )
         return None if row is None else DailyAttempt(**dict(row))
 
-    async def open_attempt_tables(self) -> list[int]:
-        rows = await self._core.fetch_all("SELECT table_id FROM daily_attempts WHERE finished_at IS NULL")
-        return [int(r["table_id"]) for r in rows]
+    async def open_attempt_tables(self) -> list[tuple[int, int, str]]:
+        """Every open attempt's table, the table's channel (the person's DM) and where it is played."""
+        rows = await self._core.fetch_all(
+            """
+            SELECT a.table_id, t.channel_id, a.place FROM daily_attempts a JOIN game_tables t ON t.id = a.table_id
+            WHERE a.finished_at IS NULL
+            """
+        )
+        return [(int(r["table_id"]), int(r["channel_id"]), str(r["place"])) for r in rows]
 
     async def record_deal(self, table_id: int, deal_no: int, points: int) -> None:
         async with self._core.transaction():
@@ -215,3 +223,85 @@ class DailyRepo(Repository):
             "SELECT day FROM daily_attempts WHERE user_id = ? ORDER BY day DESC", (user_id,)
         )
         return [str(r["day"]) for r in rows]
+
+    # --- monthly leagues (migration 009; the rules: bot/game/dailyleague.py) ------------------------------
+
+    async def league_ladder(self, guild_id: int, month: str) -> list[tuple[int, str]] | None:
+        """The server's ladder for the month as seeded, top first (user id, name); None: not built yet."""
+        async with self._core.transaction():
+            built = await self._core.fetch_one(
+                "SELECT 1 AS built FROM daily_league_months WHERE guild_id = ? AND month = ?", (guild_id, month)
+            )
+            rows = await self._core.fetch_all(
+                "SELECT user_id, display_name FROM daily_league_ladder WHERE guild_id = ? AND month = ? ORDER BY position",
+                (guild_id, month),
+            )
+        return None if built is None else [(int(r["user_id"]), str(r["display_name"])) for r in rows]
+
+    async def store_league_ladder(
+        self, guild_id: int, month: str, ladder: Sequence[tuple[int, str]], now: int
+    ) -> bool:
+        """Write the server's ladder for the month once: False (and nothing written) when it was built already."""
+        async with self._core.transaction():
+            claimed = await self._core.execute(
+                "INSERT INTO daily_league_months (guild_id, month, built_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (guild_id, month, now),
+            )
+            if not claimed:
+                return False
+            for position, (user_id, name) in enumerate(ladder):
+                await self._core.execute(
+                    """
+                    INSERT INTO daily_league_ladder (guild_id, month, position, user_id, display_name, built_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                    (guild_id, month, position, user_id, name, now),
+                )
+        return True
+
+    async def month_players(self, guild_id: int, first_day: str, last_day: str) -> list[tuple[int, str]]:
+        """Everyone with an attempt in the server between the two days, in the order of their first attempt."""
+        rows = await self._core.fetch_all(
+            """
+            SELECT user_id, MAX(display_name) AS display_name, MIN(started_at) AS first
+            FROM daily_attempts WHERE guild_id = ? AND day >= ? AND day <= ?
+            GROUP BY user_id ORDER BY first, user_id
+            """,
+            (guild_id, first_day, last_day),
+        )
+        return [(int(r["user_id"]), str(r["display_name"])) for r in rows]
+
+    async def attempts_open_between(self, guild_id: int, first_day: str, last_day: str) -> bool:
+        row = await self._core.fetch_one(
+            """
+            SELECT 1 AS open FROM daily_attempts
+            WHERE guild_id = ? AND day >= ? AND day <= ? AND finished_at IS NULL LIMIT 1
+            """,
+            (guild_id, first_day, last_day),
+        )
+        return row is not None
+
+    async def channels(self) -> list[tuple[int, int]]:
+        """(guild, channel) of every server that chose a channel for the daily deal's results."""
+        rows = await self._core.fetch_all("SELECT guild_id, channel_id FROM daily_channels ORDER BY guild_id")
+        return [(int(r["guild_id"]), int(r["channel_id"])) for r in rows]
+
+    async def claim_league_announcement(self, guild_id: int, month: str, now: int) -> bool:
+        """Claim the post of the final standings of the month before ``month`` (whose ladder is built): False when
+        it was posted, or is being posted, already."""
+        async with self._core.transaction():
+            return bool(
+                await self._core.execute(
+                    """
+                    UPDATE daily_league_months SET announced_at = ?
+                    WHERE guild_id = ? AND month = ? AND announced_at IS NULL
+                    """,
+                    (now, guild_id, month),
+                )
+            )
+
+    async def release_league_announcement(self, guild_id: int, month: str) -> None:
+        async with self._core.transaction():
+            await self._core.execute(
+                "UPDATE daily_league_months SET announced_at = NULL WHERE guild_id = ? AND month = ?", (guild_id, month)
+            )

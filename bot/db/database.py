@@ -26,6 +26,7 @@ from .settings import GuildSettingsRepo
 from .sqlite import SqliteCore
 from .stats import StatsRepo
 from .tables import TablesRepo
+from .tournament_controls import TournamentControlsRepo
 from .tournaments import TournamentsRepo
 
 
@@ -90,6 +91,7 @@ class Database:
         self.meta = MetaRepo(core)
         self.daily = DailyRepo(core)
         self.tournaments = TournamentsRepo(core)  # server tournaments (issue 30)
+        self.tournament_controls = TournamentControlsRepo(core)  # their organiser's controls
 
     @classmethod
     async def open(

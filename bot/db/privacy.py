@@ -85,6 +85,10 @@ class PrivacyRepo(Repository):
                 "UPDATE daily_attempts SET user_id = ?1, display_name = ?2 WHERE user_id = ?3",
                 (pseudonym, REMOVED_NAME, user_id),
             )
+            await self._core.execute(  # and keep their place in a league's ladder, under no name
+                "UPDATE daily_league_ladder SET user_id = ?1, display_name = ?2 WHERE user_id = ?3",
+                (pseudonym, REMOVED_NAME, user_id),
+            )
             await self._core.execute("DELETE FROM daily_hidden WHERE user_id = ?", (user_id,))
             tournaments = await TournamentsRepo(self._core).forget_person(user_id, pseudonym, REMOVED_NAME)
         return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats, tournaments)

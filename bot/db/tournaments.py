@@ -64,6 +64,12 @@ class TournamentRow:
     signup_message_id: int | None
     created_at: int
     updated_at: int
+    paused_at: int | None = None  # when the organiser paused it (None: not paused by the organiser)
+    winner_team: int | None = None  # once finished
+
+    @property
+    def paused_by_organiser(self) -> bool:
+        return self.status == "paused" and self.paused_at is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +113,7 @@ class MatchRow:
     second_bummerl: int
     decided_by: DecidedBy | None
     ended_at: int | None
+    paused_seconds: int = 0  # how long its no-show clock stood still while the tournament was paused
 
     @property
     def done(self) -> bool:
@@ -126,12 +133,13 @@ class LogRow:
 
 _TOURNAMENT_COLUMNS = (
     "id, guild_id, channel_id, organiser_id, name, format, swiss_rounds, bummerl_per_match, rules_json,"
-    " turn_seconds, ai_stand_in, no_show_seconds, starts_at, status, signup_message_id, created_at, updated_at"
+    " turn_seconds, ai_stand_in, no_show_seconds, starts_at, status, signup_message_id, created_at, updated_at,"
+    " paused_at, winner_team"
 )
 _TEAM_COLUMNS = "id, tournament_id, seed, first_user_id, second_user_id, name, removed"
 _MATCH_COLUMNS = (
     "id, tournament_id, round, slot, first_team, second_team, table_id, status, winner_team, first_game_points,"
-    " second_game_points, first_bummerl, second_bummerl, decided_by, ended_at"
+    " second_game_points, first_bummerl, second_bummerl, decided_by, ended_at, paused_seconds"
 )
 
 
@@ -411,13 +419,16 @@ class TournamentsRepo(Repository):
         )
         return None if row is None else _match(row)
 
-    async def set_match_table(self, match_id: int, table_id: int) -> None:
-        """The match is played at this card table from now on."""
+    async def set_match_table(self, match_id: int, table_id: int) -> bool:
+        """The match is played at this card table from now on: True when it was waiting for one. False when it
+        was decided meanwhile or has a table; a decided one without records it, for the drive to close."""
         async with self._core.transaction():
-            await self._core.execute(
-                "UPDATE tournament_matches SET table_id = ?, status = 'playing' WHERE id = ? AND status = 'pending'",
+            row = await self._core.fetch_one(
+                "UPDATE tournament_matches SET table_id = ?, status = CASE status WHEN 'pending' THEN 'playing'"
+                " ELSE status END WHERE id = ? AND table_id IS NULL RETURNING status",
                 (table_id, match_id),
             )
+        return row is not None and row["status"] == "playing"
 
     async def add_bummerl(
         self, match_id: int, winner_team: int, first_points: int, second_points: int

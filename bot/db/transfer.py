@@ -33,6 +33,8 @@ TABLES: tuple[str, ...] = (
     "daily_hidden",
     "daily_channels",
     "daily_posts",
+    "daily_league_months",
+    "daily_league_ladder",
     # server tournaments (issue 30)
     "tournaments",
     "tournament_signups",
@@ -41,6 +43,7 @@ TABLES: tuple[str, ...] = (
     "tournament_rounds",
     "tournament_matches",
     "tournament_log",
+    "tournament_organiser_roles",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
 NUMBERED: tuple[str, ...] = (

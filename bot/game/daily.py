@@ -27,6 +27,8 @@ from bot.db import Database, TableRow
 from bot.db.daily import DailyAttempt, DailyAttemptTaken, DailyPar, DailyStanding
 from engine import Action
 
+from . import dailyleague
+from .dailyleague import Member, MonthScore, Placed
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -215,6 +217,26 @@ class Board:
     par_ready: bool  # the (last) day's par is stored: until then nobody's score counts
 
 
+@dataclass(frozen=True, slots=True)
+class LeagueFinal:
+    """A month's final league standings as a server's daily channel is shown them, once the next month's
+    divisions are seeded from them."""
+
+    guild_id: int
+    channel_id: int
+    league: League
+    seeds: str  # the month whose divisions it seeded (its claim is kept with that month's ladder)
+
+
+@dataclass(frozen=True, slots=True)
+class League:
+    """A server's league of the month as it stands: its divisions, best first."""
+
+    month: str
+    divisions: tuple[tuple[Placed, ...], ...]
+    settled: bool  # seeded from a finished month (False: last month's attempts still run, the seeding may move)
+
+
 class DailyDeals:
     """Starting a person's attempt at today's deals, and the boards (``service.daily``)."""
 
@@ -223,6 +245,10 @@ class DailyDeals:
         self.db = db
         # Table id -> is it an attempt (asked once per table); every AI move of an attempt keeps it recent.
         self._daily_tables = Lru[int, bool](KNOWN_TABLES)
+        # Attempts played in a server channel (ephemerally, ``place`` "channel"), by table and by the table's channel
+        # (the person's DM, known before the table is opened): nothing of them is posted to that channel.
+        self._in_channel = Lru[int, bool](KNOWN_TABLES)
+        self._private_channels = Lru[int, bool](KNOWN_TABLES)
         rng = random.SystemRandom()
         self.new_secret = lambda: rng.getrandbits(62)
 
@@ -244,9 +270,29 @@ class DailyDeals:
         """Whether the table is known to be an attempt (started here, or open at start-up), without storage."""
         return self._daily_tables.get(table_id, False)
 
+    def in_channel(self, table_id: int) -> bool:
+        """Whether the table is an attempt played in a server channel, as one ephemeral message only its player
+        sees (known: started here, or open at start-up): no table message, notice or result is posted for it."""
+        return self._in_channel.get(table_id, False)
+
+    async def played_in_channel(self, table_id: int) -> bool:
+        """``in_channel``, asking storage for a table not known here (an attempt closed before a restart whose
+        last results or notice are still owed)."""
+        known = self._in_channel.get(table_id)
+        if known is None:
+            attempt = await self.db.daily.attempt_of_table(table_id)
+            known = self._in_channel[table_id] = attempt is not None and attempt.place == "channel"
+        return known
+
+    def keeps_private(self, channel_id: int) -> bool:
+        """Whether ``channel_id`` is the table channel of an attempt played in a server channel: nothing of it
+        is posted there (it is the person's DM, perhaps closed; the attempt shows in their ephemeral message)."""
+        return self._private_channels.get(channel_id, False)
+
     async def remember_open_attempts(self) -> None:
-        for table_id in await self.db.daily.open_attempt_tables():
+        for table_id, channel_id, place in await self.db.daily.open_attempt_tables():
             self._daily_tables[table_id] = True
+            self._in_channel[table_id] = self._private_channels[channel_id] = place == "channel"
 
     async def ai_player(self, table: TableSnapshot, strength: str, seed: int) -> tuple[str, int]:
         """The strength and seed of an AI move at ``table``: an attempt's AI seats play as par does (its
@@ -260,15 +306,25 @@ class DailyDeals:
         return DAILY_STRENGTH, ai_seed(secret, table.deal_no, table.deal)
 
     async def start(
-        self, *, guild_id: int, dm_channel_id: int, user_id: int, name: str, deck: str, language: str
+        self,
+        *,
+        guild_id: int,
+        dm_channel_id: int,
+        user_id: int,
+        name: str,
+        deck: str,
+        language: str,
+        in_channel: bool = False,
     ) -> TableSnapshot:
-        """Open and start the person's attempt at today's deals: a table in their DM with the bot (a channel
-        holds one table, a DM is theirs alone), the person in North, AI players in the other seats. Refused
-        when they have an attempt today already (finished or not)."""
+        """Open and start the person's attempt at today's deals: a table keyed by their DM channel with the bot
+        (a channel holds one table, a DM is theirs alone), the person in North, AI players in the other seats;
+        played in that DM, or (``in_channel``) as an ephemeral message in a server channel, seen by them alone.
+        Refused when they have an attempt today already (finished or not)."""
         day = self.today()
         if await self.db.daily.attempt(day, user_id) is not None:
             raise UserError("error.daily_played")
         secret = await self.secret(day)
+        self._private_channels[dm_channel_id] = in_channel  # before the table is opened: its lobby posts nothing
         table = await self.core.open_table(
             guild_id=guild_id,
             channel_id=dm_channel_id,
@@ -283,12 +339,19 @@ class DailyDeals:
         )
         try:
             await self.db.daily.start_attempt(
-                day=day, user_id=user_id, guild_id=guild_id, table_id=table.id, display_name=name, now=self.core.now()
+                day=day,
+                user_id=user_id,
+                guild_id=guild_id,
+                table_id=table.id,
+                display_name=name,
+                now=self.core.now(),
+                place="channel" if in_channel else "dm",
             )
         except DailyAttemptTaken:  # a second command at the same moment: only one attempt
             await self.core.discard_new_table(table.id)
             raise UserError("error.daily_played") from None
         self._daily_tables[table.id] = True
+        self._in_channel[table.id] = in_channel
         return await self.core.start(table.id, user_id)
 
     async def attempt_today(self, user_id: int) -> DailyAttempt | None:
@@ -367,3 +430,61 @@ class DailyDeals:
 
     async def streak(self, user_id: int) -> int:
         return streak(await self.db.daily.days_played(user_id), self.today())
+
+    # --- monthly leagues (the rules: bot/game/dailyleague.py) ------------------------------------------
+
+    async def league(self, guild_id: int, month: str | None = None) -> League:
+        """The server's league of the month (this month's when None) as it stands."""
+        month = month or dailyleague.month_of(self.today())
+        seeded, settled = await self._ladder(guild_id, month)
+        ladder = dailyleague.ladder_with_newcomers(seeded, await self._month_players(guild_id, month))
+        table = dailyleague.standings(ladder, await self._month_scores(guild_id, month))
+        return League(month, tuple(tuple(division) for division in table), settled)
+
+    async def _month_players(self, guild_id: int, month: str) -> list[Member]:
+        days = dailyleague.days_of_month(month)
+        return [Member(*player) for player in await self.db.daily.month_players(guild_id, days[0], days[-1])]
+
+    async def _month_scores(self, guild_id: int, month: str) -> dict[int, MonthScore]:
+        days = dailyleague.days_of_month(month)
+        everyone = await self.db.daily.standings(days, guild_id, limit=1_000_000)
+        return {s.user_id: MonthScore(s.score, s.days) for s in everyone}
+
+    async def _ladder(self, guild_id: int, month: str) -> tuple[list[Member], bool]:
+        """The month's ladder as seeded from the month before (stored once that month's attempts are all
+        over; a month not stored before is built from the one before it first), and whether it is settled."""
+        stored = await self.db.daily.league_ladder(guild_id, month)
+        if stored is not None:
+            return [Member(*member) for member in stored], True
+        before = dailyleague.previous_month(month)
+        players = await self._month_players(guild_id, before)
+        if not players:  # nobody played here the month before: everyone starts at the bottom, as they come
+            await self.db.daily.store_league_ladder(guild_id, month, [], self.core.now())
+            return [], True
+        seeded, settled = await self._ladder(guild_id, before)
+        ladder = dailyleague.ladder_with_newcomers(seeded, players)
+        ladder = dailyleague.next_ladder(ladder, await self._month_scores(guild_id, before))
+        days = dailyleague.days_of_month(before)
+        settled = settled and not await self.db.daily.attempts_open_between(guild_id, days[0], days[-1])
+        if settled:
+            members = [(m.user_id, m.display_name) for m in ladder]
+            await self.db.daily.store_league_ladder(guild_id, month, members, self.core.now())
+        return ladder, settled
+
+    async def league_finals_to_post(self) -> list[LeagueFinal]:
+        """Last month's final standings for each server with a results channel whose league had anyone last
+        month, once this month's divisions are settled (seeded from them), each claimed for this caller; a
+        caller whose post fails gives its claim back (``league_final_failed``)."""
+        month = dailyleague.month_of(self.today())
+        before = dailyleague.previous_month(month)
+        due = []
+        for guild_id, channel_id in await self.db.daily.channels():
+            if not await self._month_players(guild_id, before):
+                continue
+            _, settled = await self._ladder(guild_id, month)
+            if settled and await self.db.daily.claim_league_announcement(guild_id, month, self.core.now()):
+                due.append(LeagueFinal(guild_id, channel_id, await self.league(guild_id, before), month))
+        return due
+
+    async def league_final_failed(self, final: LeagueFinal) -> None:
+        await self.db.daily.release_league_announcement(final.guild_id, final.seeds)

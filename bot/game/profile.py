@@ -71,6 +71,8 @@ class PlayerProfile:
     kontra_said: int
     kontra_won: int
     best_partner: BestPartner | None
+    tournaments_played: int = 0  # finished server tournaments the player played in a team
+    tournaments_won: int = 0
 
     @property
     def has_games(self) -> bool:
@@ -123,6 +125,7 @@ class ProfileQueries:
         kontra = await self.db.profile.kontra_tally(guild_id, user_id)
         partners = await self.db.profile.partners(guild_id, user_id, MIN_BUMMERL_TOGETHER)
         best = partners[0] if partners else None
+        tournaments_played, tournaments_won = await self.db.tournament_controls.record_of(guild_id, user_id)
         return PlayerProfile(
             guild_id=guild_id,
             user_id=user_id,
@@ -139,4 +142,6 @@ class ProfileQueries:
             best_partner=None
             if best is None
             else BestPartner(best.user_id, best.display_name, best.together, best.won),
+            tournaments_played=tournaments_played,
+            tournaments_won=tournaments_won,
         )

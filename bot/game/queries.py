@@ -75,12 +75,15 @@ class TableQueries:
     ) -> ReviewSubject:
         """A finished deal of the table and the seat ``user_id`` holds there, for "Review my play" (the table
         may be closed since). Refused for anybody not seated at the table, a deal not finished (or pruned),
-        and a button used anywhere but the table's own channel (a daily attempt's is its player's DM)."""
+        and a button used anywhere but the table's own channel (a daily attempt's is its player's DM, or any
+        channel of its server for its player, who may play it there)."""
         row = await self.db.tables.get_table(table_id)
         if row is None:
             raise UserError("error.table_gone")
         in_its_dm = guild_id is None and channel_id == row.channel_id
-        if (guild_id != row.guild_id and not in_its_dm) or channel_id != row.channel_id:
+        attempt = await self.db.daily.attempt_of_table(table_id)  # played in a channel: its results are there
+        own_attempt_here = attempt is not None and attempt.user_id == user_id and guild_id == row.guild_id
+        if not own_attempt_here and ((guild_id != row.guild_id and not in_its_dm) or channel_id != row.channel_id):
             raise UserError("error.wrong_channel")
         seat = next((s.seat for s in await self.db.seats.seats_of(table_id) if s.user_id == user_id), None)
         if seat is None:

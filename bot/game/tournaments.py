@@ -41,14 +41,13 @@ from . import rulesettings
 from .core import TableCore
 from .errors import UserError
 from .table import TableSnapshot
+from .tournament_controls import parse_start
 
 log = logging.getLogger(__name__)
 
 FIRST_TEAM_SIDE = 0  # the engine's team of the first team of a pairing: it sits North and South
 SWISS_ROUNDS = (1, 15)
 NAME_LIMIT = 80
-
-
 def bummerl_needed(best_of: int) -> int:
     """Bummerl a team must win to win a match of `best_of`.
 
@@ -77,15 +76,17 @@ def results_by_round(matches: Sequence[MatchRow]) -> list[list[MatchResult]]:
     return [rounds[number] for number in sorted(rounds)]
 
 
-def absent_teams(table: TableSnapshot) -> tuple[bool, bool]:
+def absent_teams(table: TableSnapshot, *, stand_in: bool = True) -> tuple[bool, bool]:
     """Whether each team of a match's table (the first North and South, the second East and West) is absent:
-    both its seats played by the AI (taken over while idle, or never taken by their person)."""
+    both its seats played by the AI (taken over while idle, or never taken by their person); without the
+    AI's `stand_in` for one absent partner, either of its seats."""
 
     def played_by_ai(seat: int) -> bool:
         occupant = table.seats[seat]
         return occupant is None or occupant.user_id is None or occupant.ai_takeover
 
-    return played_by_ai(0) and played_by_ai(2), played_by_ai(1) and played_by_ai(3)
+    together = all if stand_in else any
+    return together((played_by_ai(0), played_by_ai(2))), together((played_by_ai(1), played_by_ai(3)))
 
 
 def checked_reason(reason: str) -> str:
@@ -144,8 +145,11 @@ class TournamentService:
         rule_changes: dict[str, object],
         turn_seconds: int,
         no_show_seconds: int = 300,
+        ai_stand_in: bool = True,
+        starts_at: int | None = None,
     ) -> TournamentRow:
-        """A tournament taking sign-ups in the channel. Every value is checked (they come from a command)."""
+        """A tournament taking sign-ups in the channel. Every value is checked (they come from a command).
+        `starts_at` (parsed by `parse_start`): when it closes the sign-up and starts itself."""
         name = " ".join(name.split())[:NAME_LIMIT]
         if not name:
             raise UserError("tournament.error.bad_name")
@@ -173,7 +177,46 @@ class TournamentService:
             turn_seconds=turn_seconds,
             now=self.now(),
             no_show_seconds=no_show_seconds,
+            ai_stand_in=ai_stand_in,
+            starts_at=starts_at,
         )
+
+    async def set_options(
+        self, tournament: TournamentRow, *, actor_id: int, ai_stand_in: bool | None, start: str | None
+    ) -> TournamentRow:
+        """The organiser changes, before the start, whether the AI may stand in for an absent partner and
+        when the tournament starts itself (`start` "none": only by hand). What is not given stays."""
+        if tournament.status != "signup":
+            raise UserError("tournament.error.started")
+        starts_at = tournament.starts_at
+        if start is not None:
+            starts_at = (
+                None if start.strip().lower() in ("none", "-", "0") else parse_start(start, self.now())
+            )
+        stand_in = tournament.ai_stand_in if ai_stand_in is None else ai_stand_in
+        changed = await self.db.tournament_controls.set_options(
+            tournament.id, ai_stand_in=stand_in, starts_at=starts_at, actor_id=actor_id, now=self.now()
+        )
+        if not changed:
+            raise UserError("tournament.error.started")
+        return await self.db.tournaments.get_tournament(tournament.id)
+
+    async def pause(self, tournament: TournamentRow, *, actor_id: int, reason: str) -> None:
+        """The organiser pauses the tournament (logged): no new round is paired and no match's table opens;
+        running tables finish their Bummerl; the no-show clocks stand still until `resume`."""
+        reason = " ".join(reason.split())[:200] or "-"
+        if not await self.db.tournament_controls.pause(
+            tournament.id, actor_id=actor_id, reason=reason, now=self.now()
+        ):
+            raise UserError("tournament.error.not_running")
+
+    async def resume(self, tournament: TournamentRow, *, actor_id: int, reason: str) -> None:
+        """The organiser resumes a paused tournament (logged); no-show clocks go on with their time left."""
+        reason = " ".join(reason.split())[:200] or "-"
+        if not await self.db.tournament_controls.resume(
+            tournament.id, actor_id=actor_id, reason=reason, now=self.now()
+        ):
+            raise UserError("tournament.error.not_paused")
 
     async def here(self, guild_id: int, channel_id: int) -> TournamentRow:
         """The channel's tournament (an open one first), or the user's error that there is none."""
@@ -239,10 +282,13 @@ class TournamentService:
                 return Advanced()
             matches = await db.matches(tournament_id)
             rounds = await db.rounds(tournament_id)
-            if not rounds or rounds[-1][2] is not None or not all(m.done for m in matches):
+            if not rounds or not all(m.done for m in matches):
                 return Advanced()
             current = rounds[-1][0]
-            await db.end_round(tournament_id, current, self.now())
+            # An ended round with no next one: pairing it failed (the tournament paused itself) and the
+            # organiser has since let it go on; it is paired again now.
+            if rounds[-1][2] is None:
+                await db.end_round(tournament_id, current, self.now())
             teams = await db.teams(tournament_id)
             seeds = [team.id for team in teams]
             played = results_by_round(matches)
@@ -265,8 +311,8 @@ class TournamentService:
                 )
                 return Advanced(ended_round=current)
             if pairings is None:
-                await db.set_status(tournament_id, "finished", self.now())
                 winner = winner_of(tournament.format, seeds, played)
+                await self.db.tournament_controls.finish(tournament_id, winner, self.now())
                 return Advanced(
                     ended_round=current,
                     finished=True,
@@ -368,14 +414,19 @@ class TournamentService:
     def no_show_deadline(self, tables: TableCore, tournament: TournamentRow, match: MatchRow) -> int | None:
         """When the match's teams must have shown up (unix seconds): its table's opening plus the tournament's
         `no_show_seconds`; None when there is nothing to check (no check, decided, no open table)."""
+        if tournament.status != "running":  # paused: the clocks stand still
+            return None
         if not tournament.no_show_seconds or match.done or match.table_id is None:
             return None
         table = tables.snapshot(match.table_id)
-        return None if table is None else table.row.created_at + tournament.no_show_seconds
+        if table is None:
+            return None
+        return table.row.created_at + tournament.no_show_seconds + match.paused_seconds
 
     async def forfeit_no_shows(self, tables: TableCore, tournament_id: int, match_id: int) -> tuple[int, ...]:
         """At the no-show deadline: a team both of whose players the AI plays loses the match by forfeit
-        (both such teams: both lose), logged like a result set by hand (actor 0). The absent teams' ids."""
+        (both such teams: both lose), logged like a result set by hand (actor 0); so does a team with one
+        absent partner when the organiser does not let the AI stand in. The absent teams' ids."""
         tournament = await self.db.tournaments.get_tournament(tournament_id)
         match = next((m for m in await self.db.tournaments.matches(tournament_id) if m.id == match_id), None)
         if tournament.status != "running" or match is None or match.done or match.second_team is None:
@@ -383,7 +434,7 @@ class TournamentService:
         table = tables.snapshot(match.table_id) if match.table_id is not None else None
         if table is None or table.status != "playing":
             return ()
-        first_gone, second_gone = absent_teams(table)
+        first_gone, second_gone = absent_teams(table, stand_in=tournament.ai_stand_in)
         absent = tuple(
             team for team, gone in ((match.first_team, first_gone), (match.second_team, second_gone)) if gone
         )
@@ -391,10 +442,19 @@ class TournamentService:
             return ()
         winner = None if len(absent) == 2 else (match.second_team if first_gone else match.first_team)
         reason = f"no-show: played by the AI {tournament.no_show_seconds} s after the table opened"
-        await self.db.tournaments.set_result_by_hand(
-            tournament_id, match.id, winner, actor_id=0, reason=reason, now=self.now(), forfeit=True
-        )
-        return absent
+        if not tournament.ai_stand_in:
+            reason += " (no AI stand-in)"
+        return absent if await self._forfeit(tournament_id, match.id, winner, reason) else ()
+
+    async def _forfeit(self, tournament_id: int, match_id: int, winner: int | None, reason: str) -> bool:
+        """The bot's own forfeit (actor 0, logged), never over a result the organiser set meanwhile."""
+        async with self.db.transaction():
+            if not await self.db.tournaments.decide_match(match_id, winner, "forfeit", self.now(), game_points=(0, 0)):
+                return False
+            await self.db.tournaments.add_log(
+                tournament_id, actor_id=0, action="result", reason=reason, now=self.now(), match_id=match_id
+            )
+        return True
 
     async def get(self, tournament_id: int) -> TournamentRow | None:
         try:
@@ -440,6 +500,9 @@ class TournamentService:
         table = tables.snapshot(match.table_id) if match.table_id is not None else None
         if match.done or match.second_team is None:  # decided: its table was closed above
             return
+        # Read again: the organiser may have decided it while the tables of the round's earlier matches opened.
+        if match.table_id is None and await self._decided(match):
+            return
         plan = await self.seat_plan(tournament, match)
         if match.table_id is None:
             # The host sits North: a first-team player who is free (not seated at another open table).
@@ -449,10 +512,8 @@ class TournamentService:
             elif not free[0]:
                 # Neither first-team player can sit down: the team has not shown up (nor, maybe, the other).
                 winner = None if not (free[1] or free[3]) else match.second_team
-                await self.db.tournaments.set_result_by_hand(
-                    tournament.id, match.id, winner, actor_id=0, now=self.now(), forfeit=True,
-                    reason="no-show: seated at other tables when the match opened",
-                )  # fmt: skip
+                reason = "no-show: seated at other tables when the match opened"
+                await self._forfeit(tournament.id, match.id, winner, reason)
                 return
             await self._open_table(tables, tournament, match, plan, open_place)
         elif table is None:
@@ -496,8 +557,24 @@ class TournamentService:
             turn_seconds=tournament.turn_seconds,
             language=place.language,
         )
-        await self.db.tournaments.set_match_table(match.id, table.id)
+        try:
+            waiting = await self.db.tournaments.set_match_table(match.id, table.id)
+        except Exception:
+            # Not on record, so no later drive would know it: closed now, or its host would stay seated.
+            await tables.close(table.id, reason_key="notice.closed_finished")
+            raise
+        if not waiting:
+            # Decided while its thread was made (or another table got it first): nobody plays here. Closed
+            # now, so that its players are free for their next match; a failed close is retried by the drive
+            # (the table is recorded on the decided match).
+            log.info("tournament %s: match %s decided as its table %s opened", tournament.id, match.id, table.id)
+            await tables.close(table.id, reason_key="notice.closed_finished")
+            return
         await self._seat_and_start(tables, table, plan)
+
+    async def _decided(self, match: MatchRow) -> bool:
+        stored = await self.db.tournaments.matches(match.tournament_id, match.round)
+        return any(m.id == match.id and m.done for m in stored)
 
     async def _seat_and_start(
         self, tables: TableCore, table: TableSnapshot, plan: list[tuple[int, str]]

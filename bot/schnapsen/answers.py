@@ -265,11 +265,22 @@ async def profile_payload(profile: PlayerProfile, name: str, lang: str, *, attac
                         PROFILE_RENDER_BUDGET)  # fmt: skip
         else:
             embed.set_image(url="attachment://profile.png")
+            add_tournaments(embed, profile, lang)
             return Payload([embed], {"profile.png": png}, {"profile.png": render.profile_alt_text(scene)})
     if profile.has_games:
         for field_name, value, inline in profile_fields(profile, lang):
             embed.add_field(name=field_name, value=value, inline=inline)
+    add_tournaments(embed, profile, lang)
     return Payload([embed])
+
+
+def add_tournaments(embed: discord.Embed, profile: PlayerProfile, lang: str) -> None:
+    """The server tournaments played and won, as a field beside the card (which has no place for them) or
+    after the text's fields; nothing for a player who never finished one."""
+    if profile.tournaments_played:
+        won, played = profile.tournaments_won, profile.tournaments_played
+        value = t(lang, "stats.tournaments_value", won=won, total=played)
+        embed.add_field(name=t(lang, "stats.tournaments"), value=value, inline=False)
 
 
 def record_file(table_id: int, record: engine.GameRecord) -> discord.File:

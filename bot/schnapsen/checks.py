@@ -59,9 +59,12 @@ def may_manage(interaction: Interaction, table: TableSnapshot) -> bool:
 
 def check_place(interaction: Interaction, table: TableSnapshot, *, works_in_dm: bool) -> None:
     """A table's buttons act only where the table is: its own guild and channel, or (the hand's buttons) the
-    player's DM with the bot."""
+    player's DM with the bot; a daily attempt played in a channel, in any channel of its guild (its one message
+    is wherever its player last asked for it; only they are seated, and their seat is checked after this)."""
     if interaction.guild_id is None:
         if not works_in_dm:
             raise UserError("error.wrong_channel")
-    elif interaction.guild_id != table.guild_id or interaction.channel_id != table.channel_id:
-        raise UserError("error.wrong_channel")
+    else:
+        elsewhere = interaction.channel_id != table.channel_id and not interaction.client.service.daily.in_channel(table.id)
+        if interaction.guild_id != table.guild_id or elsewhere:
+            raise UserError("error.wrong_channel")

@@ -23,13 +23,15 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands, tasks
 
 import engine
-from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, day_of
+from bot.game.daily import DAILY_DEALS, Board, DayResults, DealBeside, League, day_of
+from bot.game.dailyleague import MOVES
 from bot.game.dailypar import ParComputer
 from bot.game.errors import UserError
 from bot.game.events import TableEvent, TakenOver
 from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.render.dailyboard import BoardRow, daily_board_alt_text, render_daily_board
+from bot.vocabulary import HAND_PLACES
 
 from . import texts
 from .replies import answer, language_of, report_error, thinking
@@ -43,6 +45,11 @@ log = logging.getLogger(__name__)
 BOARD_PERIODS = ("today", "week")
 BOARD_SCOPES = ("server", "all")
 FORBIDDEN_DM = 50007  # Discord: the person does not take DMs from the bot
+# Where an attempt is played: the same choice, and texts, as where a person keeps their hand (/schnapsen prefs).
+PLACE_CHOICES = [
+    app_commands.Choice(name=_(t("en", f"command.choice.{place}")), value=place) for place in HAND_PLACES
+]
+RETRY_FIRST, RETRY_MAX = 1.0, 60.0  # seconds between tries to close an abandoned attempt (doubling)
 
 
 def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
@@ -58,6 +65,50 @@ def board_text(lang: str, board: Board, *, week: bool, everywhere: bool) -> str:
     for rank, standing in enumerate(board.standings, start=1):
         name = discord.utils.escape_markdown(standing.display_name)
         lines.append(t(lang, "daily.board_line", rank=rank, name=name, score=f"{standing.score:+d}", count=standing.played))
+    return "\n".join(lines)
+
+
+def league_text(lang: str, league: League, division: int | None, user_id: int) -> str:
+    """One division of the server's league of the month (the person's own unless ``division``, 1 = the first)
+    as lines of text, with where each place goes at the month's end (▲ up, ▼ down)."""
+    if not league.divisions:
+        return t(lang, "daily.league_empty", month=league.month)
+    mine = next(
+        ((d, place) for d, rows in enumerate(league.divisions) for place in rows if place.member.user_id == user_id),
+        None,
+    )
+    shown = division - 1 if division is not None else (mine[0] if mine else 0)
+    if not 0 <= shown < len(league.divisions):
+        raise UserError("error.daily_no_division", division=division, divisions=len(league.divisions))
+    title = t(lang, "daily.league_title", month=league.month, division=shown + 1, divisions=len(league.divisions))
+    lines = [f"**{title}**"]
+    if not league.settled:
+        lines.append(t(lang, "daily.league_unsettled"))
+    for place in league.divisions[shown]:
+        mark = " ▲" if place.move > 0 else " ▼" if place.move < 0 else ""
+        name = discord.utils.escape_markdown(place.member.display_name)
+        lines.append(
+            t(lang, "daily.league_line", rank=place.rank, name=name, score=f"{place.score:+d}", count=place.days) + mark
+        )
+    if mine is not None:
+        lines.append(t(lang, "daily.league_you", division=mine[0] + 1, rank=mine[1].rank))
+    lines.append(t(lang, "daily.league_rules", moves=MOVES))
+    return "\n".join(lines)
+
+
+def league_final_text(lang: str, league: League) -> str:
+    """A month's final league standings, as posted to a server's daily channel: each division's winner, who
+    goes up and who goes down (names only, never a card)."""
+    lines = [f"**{t(lang, 'daily.league_final', month=league.month)}**"]
+    for number, division in enumerate(league.divisions, start=1):
+        names = {move: ", ".join(discord.utils.escape_markdown(p.member.display_name) for p in division if p.move == move) for move in (1, -1)}
+        winner = discord.utils.escape_markdown(division[0].member.display_name)
+        line = t(lang, "daily.league_final_line", division=number, name=winner, score=f"{division[0].score:+d}")
+        if names[1]:
+            line += f" · ▲ {names[1]}"
+        if names[-1]:
+            line += f" · ▼ {names[-1]}"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -102,31 +153,58 @@ class DailyCommands(app_commands.Group):
         await report_error(interaction, error)
 
     @app_commands.command(name="play", description=_("Play today's deals alone with three AI players"))
+    @app_commands.describe(where=_("In your direct messages, or in this channel where only you see it"))
+    @app_commands.choices(where=PLACE_CHOICES)
     @app_commands.guild_only()
-    async def play(self, interaction: Interaction) -> None:
+    async def play(self, interaction: Interaction, where: str | None = None) -> None:
+        """Start today's attempt where the person asks (else where they keep their hand, ``/schnapsen prefs``);
+        in the DM unless their DMs are closed, then in the channel. Asked again while an attempt played in a
+        channel is open, it shows that attempt again (its message follows clicks only while their token lasts)."""
+        from .components import show_hand  # here: components -> shellbuttons -> this module
+
         lang = language_of(interaction)
+        if where is not None and where not in HAND_PLACES:  # typed by hand: untrusted
+            raise UserError("error.daily_bad_place")
         await thinking(interaction)
         assert interaction.guild_id is not None
-        service = self.bot.service
-        if await service.daily.attempt_today(interaction.user.id) is not None:
-            raise UserError("error.daily_played")
-        service.check_may_host(interaction.user.id)
-        try:  # the attempt is played in the DM: told first, so closed DMs refuse before anything is made
-            intro = await interaction.user.send(t(lang, "daily.intro", count=DAILY_DEALS))
-        except discord.Forbidden as err:
-            if err.code == FORBIDDEN_DM:
-                raise UserError("error.daily_needs_dm") from None
-            raise
+        service, user_id = self.bot.service, interaction.user.id
+        attempt = await service.daily.attempt_today(user_id)
+        if attempt is not None:
+            table = None if attempt.finished else service.snapshot(attempt.table_id)
+            if table is None or attempt.place != "channel" or table.guild_id != interaction.guild_id:
+                raise UserError("error.daily_played")
+            await answer(interaction, t(lang, "reply.daily_shown_again"))
+            await show_hand(interaction, table, lang)
+            return
+        service.check_may_host(user_id)
+        place = where or (await service.prefs.player_prefs(user_id)).hand_place
+        intro, note = t(lang, "daily.intro", count=DAILY_DEALS), ""
+        if place == "dm":
+            try:  # told first, so that closed DMs are known before anything is made
+                dm = (await interaction.user.send(intro)).channel
+            except discord.Forbidden as err:
+                if err.code != FORBIDDEN_DM:
+                    raise
+                place, note = "channel", t(lang, "reply.daily_dms_closed") + " "
+        if place == "channel":
+            # The table is keyed by the person's DM channel all the same (opening it works with DMs closed):
+            # a key of theirs alone, to which nothing of this attempt is posted.
+            dm = await interaction.user.create_dm()
         defaults = await service.guilds.guild_settings(interaction.guild_id)
-        await service.daily.start(
+        table = await service.daily.start(
             guild_id=interaction.guild_id,
-            dm_channel_id=intro.channel.id,
-            user_id=interaction.user.id,
+            dm_channel_id=dm.id,
+            user_id=user_id,
             name=interaction.user.display_name,
             deck=defaults.deck,
             language=lang,
+            in_channel=place == "channel",
         )
-        await answer(interaction, t(lang, "reply.daily_started"))
+        if place == "dm":
+            await answer(interaction, t(lang, "reply.daily_started"))
+            return
+        await answer(interaction, f"{note}{intro}\n{t(lang, 'reply.daily_started_here')}")
+        await show_hand(interaction, table, lang)
 
     @app_commands.command(name="board", description=_("Today's or this week's scores against par"))
     @app_commands.describe(period=_("Today or this week"), scope=_("This server, or every server"))
@@ -148,6 +226,15 @@ class DailyCommands(app_commands.Group):
             text += "\n" + t(lang, "daily.streak", count=streak)
         await answer(interaction, text[:2000])
 
+    @app_commands.command(name="league", description=_("This month's league of the daily deal in this server"))
+    @app_commands.describe(division=_("Which division (yours, if not given)"))
+    @app_commands.guild_only()
+    async def league(self, interaction: Interaction, division: app_commands.Range[int, 1, 1000] | None = None) -> None:
+        lang = language_of(interaction)
+        await thinking(interaction)
+        assert interaction.guild_id is not None
+        league = await self.bot.service.daily.league(interaction.guild_id)
+        await answer(interaction, league_text(lang, league, division, interaction.user.id)[:2000])
 
     @app_commands.command(name="show", description=_("A deal you played today beside the AI's play of the same cards"))
     @app_commands.describe(deal=_("Which of today's deals"))
@@ -185,6 +272,7 @@ class DailyCog(commands.Cog):
         settings = bot.settings
         self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=settings.ai_budget_ms, hard_cap_ms=settings.ai_hard_cap_ms)
         self._par_lock = asyncio.Lock()
+        self._closing: dict[int, asyncio.Task[None]] = {}  # table id -> the job closing its abandoned attempt
         parent = bot.tree.get_command("schnapsen")
         assert isinstance(parent, app_commands.Group), "the /schnapsen group is added first"
         parent.add_command(self.commands)
@@ -197,6 +285,8 @@ class DailyCog(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.par_loop.cancel()
+        for job in list(self._closing.values()):
+            job.cancel()
 
     @commands.Cog.listener()
     async def on_table_changed(self, before: object, after: TableSnapshot, events: tuple[TableEvent, ...]) -> None:
@@ -204,13 +294,29 @@ class DailyCog(commands.Cog):
         they played, rather than the AI playing the rest for them."""
         if after.status == "closed" or not self.bot.service.daily.known_attempt(after.id):
             return
-        if any(isinstance(event, TakenOver) for event in events):
+        if any(isinstance(event, TakenOver) for event in events) and after.id not in self._closing:
+            table_id = after.id
+            job = asyncio.get_running_loop().create_task(self.close_idle(table_id))
+            self._closing[table_id] = job
+            job.add_done_callback(lambda _: self._closing.pop(table_id, None))
+
+    async def close_idle(self, table_id: int) -> None:
+        """Close the abandoned attempt, retried with backoff until it is closed (a failure is logged at ERROR):
+        until then the AI would play the person's seat on, and the attempt would score moves not theirs."""
+        delay, tries = RETRY_FIRST, 1
+        while True:
             try:
-                await self.bot.service.close(after.id, reason_key="notice.closed_daily_idle")
+                await self.bot.service.close(table_id, reason_key="notice.closed_daily_idle")
+                return
             except UserError:  # closed meanwhile
-                pass
+                return
             except Exception:
-                log.error("closing the idle daily attempt at table %s failed", after.id, exc_info=True)
+                log.error(
+                    "closing the idle daily attempt at table %s failed (try %d); retrying in %.0f s",
+                    table_id, tries, delay, exc_info=True,
+                )  # fmt: skip
+            await asyncio.sleep(delay)
+            delay, tries = min(delay * 2, RETRY_MAX), tries + 1
 
     async def ensure_par(self) -> int:
         """Today's and tomorrow's par, where not stored yet (tomorrow's is ready before its day starts);
@@ -239,10 +345,33 @@ class DailyCog(commands.Cog):
                 await daily.post_failed(results)
         return posted
 
+    async def post_league_finals(self) -> int:
+        """Post last month's final league standings to each server's daily channel, once this month's divisions
+        are seeded from them; how many were posted. A failed post is logged and tried again at the next look."""
+        posted = 0
+        daily = self.bot.service.daily
+        for final in await daily.league_finals_to_post():
+            try:
+                lang = await self._channel_language(final.guild_id)
+                channel = self.bot.get_partial_messageable(final.channel_id)
+                text = league_final_text(lang, final.league)
+                await channel.send(text[:2000], allowed_mentions=discord.AllowedMentions.none())
+                posted += 1
+            except Exception:
+                log.error(
+                    "posting the daily league's final standings of %s to channel %s failed; tried again in %s s",
+                    final.league.month, final.channel_id, self.bot.settings.daily_interval, exc_info=True,
+                )  # fmt: skip
+                await daily.league_final_failed(final)
+        return posted
+
+    async def _channel_language(self, guild_id: int) -> str:
+        defaults = await self.bot.service.guilds.guild_settings(guild_id)
+        guild = self.bot.get_guild(guild_id)
+        return defaults.language or language_for_locale(guild.preferred_locale if guild else None)
+
     async def _post(self, results: DayResults) -> None:
-        defaults = await self.bot.service.guilds.guild_settings(results.guild_id)
-        guild = self.bot.get_guild(results.guild_id)
-        lang = defaults.language or language_for_locale(guild.preferred_locale if guild else None)
+        lang = await self._channel_language(results.guild_id)
         board = Board((results.day,), results.standings, par_ready=True)
         text = board_text(lang, board, week=False, everywhere=False)
         text += "\n" + t(lang, "daily.seed_published", day=results.day, seed=results.secret)
@@ -256,7 +385,7 @@ class DailyCog(commands.Cog):
 
     @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load)
     async def par_loop(self) -> None:
-        """Par ahead, then yesterday's results where they are due."""
+        """Par ahead, then yesterday's results and last month's league standings where they are due."""
         interval = self.bot.settings.daily_interval
         try:
             await self.ensure_par()
@@ -266,6 +395,10 @@ class DailyCog(commands.Cog):
             await self.post_results()
         except Exception:
             log.exception("looking for daily results to post failed; tried again in %s s", interval)
+        try:
+            await self.post_league_finals()
+        except Exception:
+            log.exception("looking for daily league standings to post failed; tried again in %s s", interval)
 
     @par_loop.before_loop
     async def _after_an_interval(self) -> None:

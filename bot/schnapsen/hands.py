@@ -66,6 +66,9 @@ class Hands:
         self.latest_dm_click = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
         # Hand DMs sent as follow-ups: a bot-token edit Discord refuses once the token expired sends it afresh.
         self.followup_dms = Lru[int, None](REMEMBERED_DM_CLICKS)
+        # Daily attempt played in a channel -> its player's latest ephemeral hand (outlives the table's memory, for
+        # the last deal's result and the closing notice, delivered once the table is closed).
+        self.private_hands = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
 
     # --- whose hand, where, in which language ----------------------------------------------------------
 
@@ -77,8 +80,11 @@ class Hands:
         self.user_langs[user_id] = lang
 
     def where(self, table: TableSnapshot) -> str:
-        """The table's place as a hand's title names it: server · #channel."""
+        """The table's place as a hand's title names it: server · #channel (a daily attempt: the server alone,
+        its channel being the person's DM)."""
         guild = self.bot.get_guild(table.guild_id)
+        if self.service.daily.known_attempt(table.id):
+            return guild.name if guild else str(table.guild_id)
         channel = guild.get_channel_or_thread(table.channel_id) if guild else None
         return f"{guild.name if guild else table.guild_id} · #{channel.name if channel else table.channel_id}"
 
@@ -105,9 +111,9 @@ class Hands:
 
     def hand_in_channel(self, occupant: SeatRow) -> bool:
         """Whether the person's hand is shown ephemerally in the channel: by choice, or their DMs are closed. A
-        daily attempt's table is in the DM itself: its hand is there."""
+        daily attempt's hand is where its player chose to play it: their DM, or a server channel."""
         if self.service.daily.known_attempt(occupant.table_id):
-            return False
+            return self.service.daily.in_channel(occupant.table_id)
         if occupant.dms_closed:
             return True
         prefs = None if occupant.user_id is None else self.service.prefs.cached_prefs(occupant.user_id)
@@ -299,8 +305,11 @@ class Hands:
             for occupant in now.humans():
                 if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
                     continue
-                in_channel = (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel"
-                if in_channel and not self.service.daily.known_attempt(now.id):  # an attempt's hand is in the DM
+                if self.service.daily.known_attempt(now.id):  # an attempt's hand is where it is played
+                    in_channel = self.service.daily.in_channel(now.id)
+                else:
+                    in_channel = (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel"
+                if in_channel:
                     continue
                 try:
                     await self._send(now, occupant.seat)
@@ -417,6 +426,8 @@ class Hands:
         memory = self.messages.memory(table.id)
         loop_time = asyncio.get_running_loop().time()
         memory.channel_hands[user_id] = ChannelHand(table.id, interaction, message_id, loop_time)
+        if self.service.daily.in_channel(table.id):  # its results and last notice come through this token too
+            self.private_hands[table.id] = memory.channel_hands[user_id]
         seat = table.seat_of(user_id)
         if shows_now and seat is not None:
             memory.channel_shown[user_id] = self.model(table, seat, user_id)
@@ -462,7 +473,8 @@ class Hands:
             if memory.channel_hands.get(user_id) is hand:
                 memory.channel_hands.pop(user_id, None)
             deal = now.deal
-            if deal is not None and deal.to_act == seat and not there.ai_takeover:
+            # An attempt played in a channel says nothing there: `/schnapsen daily play` shows it again.
+            if deal is not None and deal.to_act == seat and not there.ai_takeover and not self.service.daily.in_channel(now.id):
                 await self._turn_notice(now, user_id)
 
         self.edits.request(("channel hand", table.id, user_id), edit, urgent=self.turn_of(table, seat))

@@ -105,6 +105,8 @@ class Messages:
         """Show the table as it stands now (posting the table message when it has none or it was deleted, and
         in place of one too old to edit, ``repost.py``). ``posted``: its message, posted already, whose id could
         not be stored: stored here, not posted again."""
+        if self.service.daily.keeps_private(table.channel_id):
+            return  # a daily attempt played in a channel has no table message: its ephemeral hand shows the table
         if posted is not None:
             self._posted_as_it_closed.setdefault(table.id, posted)
 
@@ -237,6 +239,10 @@ class Messages:
             await threads.archive_thread(self.bot, thread_id)
 
     async def _deliver_message(self, entry: Owed) -> None:
+        owed = entry.announcement
+        if isinstance(owed, DealResult | Notice | SetAside) and await self.service.daily.played_in_channel(entry.table_id):
+            await self._deliver_privately(entry)
+            return
         match entry.announcement:
             case DealResult() as result:
                 table = await self._deal_end(entry.table_id, result.deal_no)
@@ -295,6 +301,26 @@ class Messages:
                     nonce=f"s{entry.table_id}",
                     allowed_mentions=NO_MENTIONS,
                 )
+
+    async def _deliver_privately(self, entry: Owed) -> None:
+        """A daily attempt played in a channel: its deal results and notices go to its player alone, as ephemeral
+        follow-ups of their latest click while its token lasts (else they are not shown: the boards and
+        `/schnapsen daily show` have them)."""
+        hand = self.hands.private_hands.get(entry.table_id)
+        if hand is None or not hand.fresh(asyncio.get_running_loop().time()):
+            log.info("table %s: %s not shown (the daily attempt's ephemeral token expired)", entry.table_id, entry.kind)
+            return
+        match entry.announcement:
+            case DealResult() as result:
+                table = await self._deal_end(entry.table_id, result.deal_no)
+                assert table.deal is not None
+                review = (await self.service.guilds.guild_settings(table.guild_id)).deal_review
+                message = await payloads.result_payload(
+                    table, result.lang, table.deal, table.last_bummerl, result.tally, result.rating_changes(), review=review
+                )
+                await hand.interaction.followup.send(ephemeral=True, **message.send_kwargs())
+            case Notice() as notice:
+                await hand.interaction.followup.send(t(notice.lang, notice.key, **dict(notice.values)), ephemeral=True)
 
     async def _deal_end(self, table_id: int, deal_no: int) -> TableSnapshot:
         """The table as it stood when the deal ended: remembered from the action, else rebuilt from storage."""

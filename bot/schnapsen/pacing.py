@@ -13,7 +13,8 @@ A request made by an urgent job (coalesce.py: one that shows a person their turn
 goes before the others waiting here, so that a burst of cosmetic edits (table messages, a deal's last word) does
 not hold a person's next buttons back.
 
-One process only: several processes on one token share Discord's 50 but not this window (docs/deploy.md).
+Several processes on one token share Discord's 50: with them, ``tokenshare.TokenShare`` keeps each process's
+pacer at its share (``per_second`` changes while it runs).
 """
 
 from __future__ import annotations
@@ -60,8 +61,10 @@ class GlobalPacer:
         self._turn = asyncio.Lock()  # first come, first served
         self.waited = 0  # requests that had to wait (a figure for the benches)
         self._urgent_waiting = 0
+        self.asked = 0  # requests that asked for a turn: the demand tokenshare.py shares the budget by
 
     async def wait_turn(self, urgent: bool = False) -> None:
+        self.asked += 1
         asked = self.clock()
         if urgent:
             self._urgent_waiting += 1

@@ -124,8 +124,9 @@ async def leaderboard_page(
 class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P<deal>[0-9]{1,9})"):
     """ "Show the deal" on a result message, ``bsdeal:<table>:<deal>``: the four hands as dealt and every trick,
     ephemerally. The service refuses (showing nothing) a deal that is not finished, another guild's table, and
-    a guild that turned deal review off; it reads the stored record, so old results and restarts are fine. In a
-    DM it shows only the clicking person's own daily attempt, with the AI's play of the same cards beside."""
+    a guild that turned deal review off; it reads the stored record, so old results and restarts are fine. A
+    daily attempt's deal it shows only to its player (from their DM or their ephemeral results in a channel),
+    with the AI's play of the same cards beside."""
 
     def __init__(self, table_id: int, deal_no: int, label: str = "·") -> None:
         super().__init__(discord.ui.Button(label=label[:80], custom_id=f"bsdeal:{table_id}:{deal_no}"))
@@ -144,7 +145,7 @@ class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P
         table = await service.queries.finished_deal(interaction.guild_id, self.table_id, self.deal_no, viewer=viewer)
         payload = await answers.deal_review_payload(table, self.lang)
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
-        if interaction.guild_id is None:  # and the AI's play of the same cards beside theirs, once par is in
+        if await service.daily.is_attempt(self.table_id):  # and the AI's play of the same cards beside, once par is in
             with contextlib.suppress(UserError):
                 beside = await service.daily.beside_par(viewer, self.deal_no, table_id=self.table_id)
                 await interaction.followup.send(ephemeral=True, content=beside_text(self.lang, beside)[:2000])

@@ -13,7 +13,6 @@ of a round picks up where it stopped. A failed drive is logged at ERROR and retr
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -23,17 +22,26 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-import engine
 from bot.db.tournaments import MatchRow, TeamRow, TournamentRow
 from bot.game.errors import UserError
 from bot.game.events import BummerlEnded, TableClosed
 from bot.game.table import TableSnapshot
+from bot.game.tournament_controls import parse_start
 from bot.game.tournaments import Advanced, Place, TournamentService
 from bot.i18n import language_for_locale, t
 from bot.tournament import Standing
 
 from . import threads
 from .replies import answer, language_of, report_error, thinking
+from .tournament_controls import (
+    MESSAGE_LIMIT,
+    SIGNUP_EDIT_GAP,
+    RunnerControls,
+    organiser_commands,
+    signup_text,
+    when_text,
+)
+from .tournament_images import Picture, may_attach, picture_messages, pictures_for, standings_lines
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -43,7 +51,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_MENTIONS = discord.AllowedMentions.none()
-MESSAGE_LIMIT = 2000  # Discord's limit for a message's text
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 FORMAT_CHOICES = [
     app_commands.Choice(name=_("Swiss", key="command.choice.swiss"), value="swiss"),
@@ -70,20 +77,6 @@ def chunks(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
             candidate = line
         current = candidate
     return [*pieces, current] if current else pieces
-
-
-def format_text(lang: str, tournament: TournamentRow) -> str:
-    best_of = (
-        t(lang, "tournament.best_of_three")
-        if tournament.bummerl_per_match == 3
-        else t(lang, "tournament.one_bummerl")
-    )
-    target = engine.ruleset_from_json(json.loads(tournament.rules_json)).target
-    if tournament.format == "swiss":
-        kind = t(lang, "tournament.swiss", rounds=tournament.swiss_rounds)
-    else:
-        kind = t(lang, "tournament.elimination")
-    return t(lang, "tournament.format", kind=kind, best_of=best_of, target=target)
 
 
 def pairing_lines(
@@ -115,20 +108,7 @@ def standings_text(
     """The standings, one line per team: rank, team and its number, points, Buchholz, game points."""
     if not table:
         return t(lang, "tournament.no_results", name=tournament.name)
-    rows = [
-        t(
-            lang,
-            "tournament.standings_row",
-            rank=standing.rank,
-            seed=team.seed,
-            team=team.name,
-            points=standing.points,
-            buchholz=standing.buchholz,
-            game_points=standing.game_points,
-        )
-        for standing, team in table
-    ]
-    return title + "\n" + "\n".join(rows)
+    return title + "\n" + "\n".join(standings_lines(lang, table))
 
 
 class TournamentCommands(app_commands.Group):
@@ -144,6 +124,8 @@ class TournamentCommands(app_commands.Group):
             guild_only=True,
         )
         self.runner = runner
+        for command in organiser_commands(runner):
+            self.add_command(command)
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         interaction.client.throttle.check(interaction)
@@ -158,7 +140,8 @@ class TournamentCommands(app_commands.Group):
         """Acknowledge, then the channel's tournament if the user is its organiser (or manages the server)."""
         await thinking(interaction)
         tournament = await self.runner.here(interaction)
-        self.runner.tournaments.check_organiser(tournament, interaction.user.id, manages_server(interaction))
+        may = await self.runner.may_organise(interaction)
+        self.runner.tournaments.check_organiser(tournament, interaction.user.id, may)
         return tournament
 
     @app_commands.command(
@@ -178,6 +161,14 @@ class TournamentCommands(app_commands.Group):
             "Minutes after which a team the AI plays for entirely loses by forfeit (0: never; 5 by default)",
             key="command.option.no_show_minutes",
         ),
+        start=_(
+            "When it starts itself: 2026-12-05 18:00 (UTC), 18:00, or minutes from now (90, 2h)",
+            key="command.option.start",
+        ),
+        ai_stand_in=_(
+            "May the AI stand in for one absent partner (else the team forfeits); yes by default",
+            key="command.option.ai_stand_in",
+        ),
     )
     async def create(
         self,
@@ -190,9 +181,12 @@ class TournamentCommands(app_commands.Group):
         target: app_commands.Range[int, 6, 99] | None = None,
         turn_time: app_commands.Range[int, 15, 3600] | None = None,
         no_show_minutes: app_commands.Range[int, 0, 60] = 5,
+        start: app_commands.Range[str, 1, 40] | None = None,
+        ai_stand_in: bool = True,
     ) -> None:
-        if not manages_server(interaction):
+        if not await self.runner.may_organise(interaction):
             raise UserError("tournament.error.manager_only")
+        starts_at = None if start is None else parse_start(start, self.runner.tournaments.now())
         channel = interaction.channel
         if not threads.opens_threads_in(channel):
             raise UserError("tournament.error.needs_text_channel")
@@ -215,15 +209,17 @@ class TournamentCommands(app_commands.Group):
             rule_changes={**defaults.rule_changes, **({"target": target} if target is not None else {})},
             turn_seconds=turn_time or defaults.turn_seconds,
             no_show_seconds=no_show_minutes * 60,
+            ai_stand_in=ai_stand_in,
+            starts_at=starts_at,
         )
         lang = await self.runner.channel_language(tournament)
-        text = t(lang, "tournament.signup", name=tournament.name, format=format_text(lang, tournament),
-                 organiser=f"<@{tournament.organiser_id}>")  # fmt: skip
-        sent = await channel.send(text, allowed_mentions=NO_MENTIONS)
+        sent = await channel.send(signup_text(lang, tournament, []), allowed_mentions=NO_MENTIONS)
         await bot.db.tournaments.set_signup_message(tournament.id, sent.id)
-        await answer(
-            interaction, t(language_of(interaction), "reply.tournament_created", name=tournament.name)
-        )
+        reply = t(language_of(interaction), "reply.tournament_created", name=tournament.name)
+        if starts_at is not None:
+            reply += " " + when_text(language_of(interaction), starts_at)
+            self.runner.watch_start(tournament.id)
+        await answer(interaction, reply)
 
     @app_commands.command(
         name="join",
@@ -243,11 +239,13 @@ class TournamentCommands(app_commands.Group):
             tournament, interaction.user.id, interaction.user.display_name, partner.id if partner else None
         )
         if partner is None:
+            self.runner.signup_changed(tournament.id)
             await answer(interaction, t(lang, "reply.tournament_joined", name=tournament.name))
             return
         signed = {s.user_id: s for s in await interaction.client.db.tournaments.signups(tournament.id)}
         if partner.id not in signed:  # signed up with them: the team has both names from the start
             await runner.sign_up(tournament, partner.id, partner.display_name, interaction.user.id)
+        self.runner.signup_changed(tournament.id)
         await answer(
             interaction,
             t(lang, "reply.tournament_joined_with", name=tournament.name, partner=partner.display_name),
@@ -261,6 +259,7 @@ class TournamentCommands(app_commands.Group):
         await thinking(interaction)
         tournament = await self.runner.here(interaction)
         await self.runner.tournaments.withdraw(tournament, interaction.user.id)
+        self.runner.signup_changed(tournament.id)
         await answer(
             interaction, t(language_of(interaction), "reply.tournament_withdrawn", name=tournament.name)
         )
@@ -271,27 +270,11 @@ class TournamentCommands(app_commands.Group):
     )
     async def start(self, interaction: Interaction) -> None:
         tournament = await self.organised(interaction)
-        teams, left, matches = await self.runner.tournaments.begin(tournament)
-        lang = await self.runner.channel_language(tournament)
-        by_id = {team.id: team for team in teams}
-        text = (
-            t(lang, "tournament.round_paired", name=tournament.name, round=1)
-            + "\n"
-            + pairing_lines(lang, matches, by_id)
-        )
-        if left:
-            names = {
-                s.user_id: s.display_name
-                for s in await interaction.client.db.tournaments.signups(tournament.id)
-            }
-            text += "\n" + t(
-                lang, "tournament.left_out", names=", ".join(names.get(user, "?") for user in left)
-            )
-        await self.runner.post(tournament, text, nonce=f"tr{tournament.id}.1")
+        async with self.runner.lock(tournament.id):  # not at the same time as its scheduled start
+            await self.runner.begin(tournament)
         await answer(
             interaction, t(language_of(interaction), "reply.tournament_started", name=tournament.name)
         )
-        self.runner.schedule(tournament.id)
 
     @app_commands.command(
         name="standings",
@@ -305,6 +288,12 @@ class TournamentCommands(app_commands.Group):
         rounds = await interaction.client.db.tournaments.rounds(tournament.id)
         ended = max((number for number, _, ended_at in rounds if ended_at is not None), default=0)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=ended)
+        if interaction.app_permissions.attach_files:  # the images, their text as their descriptions
+            pictures = await pictures_for(interaction.client.db, lang, tournament, table, ended)
+            if pictures:
+                for number, message in enumerate(picture_messages(pictures)):
+                    await answer(interaction, None if number else title, files=[p.file() for p in message])
+                return
         for piece in chunks(standings_text(lang, tournament, table, title)):  # a large field needs several
             await answer(interaction, piece)
 
@@ -335,7 +324,8 @@ class TournamentCommands(app_commands.Group):
         await runner.set_result(
             tournament, match, winner, actor_id=interaction.user.id, reason=reason, forfeit=forfeit
         )
-        if tournament.status == "paused":
+        # A result lifts the pause the tournament made itself for want of pairings, not the organiser's.
+        if tournament.status == "paused" and not tournament.paused_by_organiser:
             await interaction.client.db.tournaments.set_status(tournament.id, "running", runner.now())
         await answer(interaction, t(language_of(interaction), "reply.tournament_result"))
         self.runner.schedule(tournament.id)
@@ -353,6 +343,7 @@ class TournamentCommands(app_commands.Group):
         )
         lang = await self.runner.channel_language(tournament)
         await self.runner.post(tournament, t(lang, "tournament.cancelled", name=tournament.name))
+        self.runner.signup_changed(tournament.id)
         await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
 
     @app_commands.command(
@@ -387,12 +378,7 @@ class TournamentCommands(app_commands.Group):
         await runner.forbid(tournament, first, second, actor_id=interaction.user.id)
         await answer(interaction, t(language_of(interaction), "reply.tournament_done"))
 
-
-def manages_server(interaction: Interaction) -> bool:
-    return bool(interaction.permissions and interaction.permissions.manage_guild)
-
-
-class TournamentRunner(commands.Cog):
+class TournamentRunner(RunnerControls, commands.Cog):
     """Drives each running tournament from its stored state, one drive per tournament at a time."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
@@ -402,14 +388,25 @@ class TournamentRunner(commands.Cog):
         self._locks: dict[int, asyncio.Lock] = {}
         self._jobs: set[asyncio.Task[None]] = set()
         self._watched: set[int] = set()  # matches with a no-show timer in this process
+        self._start_timers: set[int] = set()  # tournaments waiting for their scheduled start in this process
+        self._signup_dirty: set[int] = set()  # sign-up messages to edit
+        self._signup_editing: set[int] = set()  # sign-up messages with an editor running
+        self.signup_edit_gap = SIGNUP_EDIT_GAP
+        # The timers' clock (a test gives the fake's) and the event that wakes them to look at it again.
+        self.clock = time.time
+        self._clock_moved = asyncio.Event()
 
     async def cog_load(self) -> None:
         parent = self.bot.tree.get_command("schnapsen")
         assert isinstance(parent, app_commands.Group), "load bot.schnapsen.cog first"
         parent.add_command(self.group, override=True)
         for tournament in await self.bot.db.tournaments.open_tournaments():
-            if tournament.status == "running" and self.bot.service.directory.owns_guild(tournament.guild_id):
+            if not self.bot.service.directory.owns_guild(tournament.guild_id):
+                continue
+            if tournament.status == "running":
                 self.schedule(tournament.id)
+            elif tournament.status == "signup" and tournament.starts_at is not None:
+                self.watch_start(tournament.id)  # a start time already past starts it at once
 
     async def cog_unload(self) -> None:
         parent = self.bot.tree.get_command("schnapsen")
@@ -428,7 +425,8 @@ class TournamentRunner(commands.Cog):
     async def _drive_table(self, table_id: int) -> None:
         # Retried like the drive itself: a failed read here would leave the round waiting until a restart.
         match = await self._retried(
-            f"table {table_id}: its tournament match", lambda: self.bot.db.tournaments.match_at_table(table_id)
+            f"table {table_id}: its tournament match",
+            lambda: self.bot.db.tournaments.match_at_table(table_id),
         )
         if match is not None:
             await self.drive(match.tournament_id)
@@ -444,7 +442,7 @@ class TournamentRunner(commands.Cog):
     async def drive(self, tournament_id: int) -> None:
         """Drive the tournament on, retried with backoff until it succeeds; then post each ended round's
         standings (and the final result)."""
-        async with self._lock(tournament_id):
+        async with self.lock(tournament_id):
             await self.bot.wait_until_ready()
             reports = await self._retried(
                 f"tournament {tournament_id}: drive",
@@ -464,39 +462,30 @@ class TournamentRunner(commands.Cog):
             if tournament is not None and tournament.status == "running":
                 await self._watch(tournament)
 
-    def _lock(self, tournament_id: int) -> asyncio.Lock:
+    def lock(self, tournament_id: int) -> asyncio.Lock:
         return self._locks.setdefault(tournament_id, asyncio.Lock())
 
-    async def _watch(self, tournament: TournamentRow) -> None:
-        """A timer per match being played, to its no-show deadline (once per match in this process)."""
-        for match in await self.bot.db.tournaments.matches(tournament.id):
-            deadline = self.tournaments.no_show_deadline(self.bot.service, tournament, match)
-            if deadline is not None and match.id not in self._watched:
-                self._watched.add(match.id)
-                self._start(self._no_show_at(tournament.id, match.id, deadline))
-
-    async def _no_show_at(self, tournament_id: int, match_id: int, deadline: float) -> None:
-        """At the deadline a team both of whose players the AI plays loses by forfeit; the channel is told
-        and the tournament driven on."""
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-        async with self._lock(tournament_id):
-            absent = await self._retried(
-                f"tournament {tournament_id}: no-show check of match {match_id}",
-                lambda: self.tournaments.forfeit_no_shows(self.bot.service, tournament_id, match_id),
-            )
-        if not absent:
-            return
-        tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
-        teams = {team.id: team.name for team in await self.bot.db.tournaments.teams(tournament_id)}
+    async def begin(self, tournament: TournamentRow) -> None:
+        """Close the sign-up and start round 1: post the pairings, update the sign-up message, drive it."""
+        teams, left, matches = await self.tournaments.begin(tournament)
         lang = await self.channel_language(tournament)
-        names = ", ".join(teams[team] for team in absent)
-        await self._retried(
-            f"tournament {tournament_id}: no-show notice",
-            lambda: self.post(
-                tournament, t(lang, "tournament.no_show", name=tournament.name, number=match_id, teams=names)
-            ),
+        by_id = {team.id: team for team in teams}
+        text = (
+            t(lang, "tournament.round_paired", name=tournament.name, round=1)
+            + "\n"
+            + pairing_lines(lang, matches, by_id)
         )
-        await self.drive(tournament_id)
+        if left:
+            names = {s.user_id: s.display_name for s in await self.bot.db.tournaments.signups(tournament.id)}
+            text += "\n" + t(
+                lang, "tournament.left_out", names=", ".join(names.get(user, "?") for user in left)
+            )
+        self.signup_changed(tournament.id)
+        self.schedule(tournament.id)
+        await self._retried(
+            f"tournament {tournament.id}: round 1's pairings",
+            lambda: self.post(tournament, text, nonce=f"tr{tournament.id}.1"),
+        )
 
     async def _retried(self, what: str, work: Any) -> Any:
         delay = RETRY_FIRST
@@ -527,12 +516,18 @@ class TournamentRunner(commands.Cog):
     async def _channel(self, channel_id: int) -> Any:
         return self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
 
-    async def post(self, tournament: TournamentRow, text: str, *, nonce: str | None = None) -> None:
+    async def post(
+        self, tournament: TournamentRow, text: str, *, nonce: str | None = None, pictures: list[Picture] | None = None
+    ) -> None:
         channel = await self._channel(tournament.channel_id)
-        for number, piece in enumerate(chunks(text)):
+        messages = picture_messages(pictures or [])  # the first goes with the text, the others after it
+        pieces: list[str | None] = [*chunks(text), *([None] * (len(messages) - 1))]
+        for number, piece in enumerate(pieces):
             options: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
             if nonce is not None:  # a post repeated after a lost answer shows once
                 options["nonce"] = f"{nonce}.{number}"
+            if messages and (number == 0 or piece is None):
+                options["files"] = [picture.file() for picture in messages.pop(0)]
             await channel.send(piece, **options)
 
     async def open_place(self, tournament: TournamentRow, match: MatchRow, language: str) -> Place:
@@ -560,12 +555,16 @@ class TournamentRunner(commands.Cog):
         return Place(thread.id, channel.id, lang)
 
     async def announce(self, tournament_id: int, report: Advanced) -> None:
-        """After a round: its standings; then the next round's pairings, or the winners."""
+        """After a round: its standings (as images where they can be drawn and attached, else as text); then
+        the next round's pairings, or the winners."""
         tournament = await self.bot.db.tournaments.get_tournament(tournament_id)
         lang = await self.channel_language(tournament)
         table = await self.tournaments.standings(tournament_id)
         title = t(lang, "tournament.standings_title", name=tournament.name, round=report.ended_round)
-        text = standings_text(lang, tournament, table, title)
+        pictures: list[Picture] = []
+        if may_attach(await self._channel(tournament.channel_id)):
+            pictures = await pictures_for(self.bot.db, lang, tournament, table, report.ended_round)
+        text = title if pictures else standings_text(lang, tournament, table, title)
         if report.finished and report.winner is not None:
             text += "\n" + t(lang, "tournament.finished", name=tournament.name, team=report.winner.name)
         elif report.matches:
@@ -574,7 +573,21 @@ class TournamentRunner(commands.Cog):
                 lang, "tournament.round_paired", name=tournament.name, round=report.ended_round + 1
             )
             text += "\n" + pairing_lines(lang, report.matches, teams)
-        await self.post(tournament, text, nonce=f"tr{tournament_id}.{report.ended_round + 1}")
+        # A post repeated after a lost answer shows once; its nonce names what it announces. A round that
+        # could not be paired is announced again when the organiser lets it go on: the pause gets its own,
+        # told apart by the pause's time (a round's pairing keeps "tr<id>.<round>" for the restart case).
+        nonce = f"tr{tournament_id}.{report.ended_round + 1}"
+        if not (report.matches or report.finished):
+            nonce = f"tp{tournament_id}.{tournament.updated_at:x}"
+        try:
+            await self.post(tournament, text, nonce=nonce, pictures=pictures)
+        except discord.Forbidden:
+            if not pictures:
+                raise
+            # Attach Files taken away since the check: the standings as text rather than retried for ever.
+            log.warning("tournament %s: its images were refused; the standings go out as text", tournament_id)
+            text = standings_text(lang, tournament, table, title) + text.removeprefix(title)
+            await self.post(tournament, text, nonce=nonce)
 
 
 async def setup(bot: SchnapsenBot) -> None:

@@ -886,16 +886,19 @@ class FakeDiscord:
             self.requests.append(record)
         limit_headers: dict[str, str] = {}
         try:
-            refusal = None
-            if self.limits.enforce:
-                refusal, limit_headers = self.limiter.admit(
-                    request.method, template, self._limited_resource(request), self._token_of(request, template),
-                    self._edited_message_created(request, template))
-            if refusal is not None:
-                response = refusal_response(refusal)
-            else:
-                response, after = self._injected_fault(record)
-                if response is None or after:
+            response, after = self._injected_fault(record)
+            # An injected failure that does not take effect stands for Discord's own refusal (a 429, a 5xx):
+            # Discord served nothing, so it takes no slot of the rate-limit buckets. One that takes effect
+            # (``applied``) was served, and counts like any request.
+            if response is None or after:
+                refusal = None
+                if self.limits.enforce:
+                    refusal, limit_headers = self.limiter.admit(
+                        request.method, template, self._limited_resource(request),
+                        self._token_of(request, template), self._edited_message_created(request, template))
+                if refusal is not None:
+                    response = refusal_response(refusal)
+                else:
                     self._check_auth(request, template)
                     answer = await handler(request)
                     response = response if after else answer

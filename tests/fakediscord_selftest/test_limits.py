@@ -136,6 +136,23 @@ async def test_a_route_bucket_answers_like_discord_per_channel(fake_discord: Fak
     assert (await call("POST", f"/channels/{other.id}/messages", {"content": "x"})).status == 200
 
 
+async def test_an_injected_refusal_takes_no_slot_of_the_buckets_but_an_applied_fault_does(
+        fake_discord: FakeDiscord, call: Caller) -> None:
+    channel = fake_discord.add_guild().add_text_channel("tables")
+    bucket = RouteBucket("message create", ("POST /channels/{channel_id}/messages",), limit=2, per=60.0)
+    fake_discord.enforce_limits(route_buckets=(bucket,), global_limit=5, global_per=60.0)
+    fake_discord.fail_next("POST", f"/channels/{channel.id}/messages", status=429, times=3)
+    statuses = [(await call("POST", f"/channels/{channel.id}/messages", {"content": "x"})).status for _ in range(6)]
+    # Three stand for Discord's own 429s (nothing served, no slot taken); then the bucket's two, then its 429.
+    assert statuses == [429, 429, 429, 200, 200, 429]
+    assert len(channel.messages) == 2 and fake_discord.limiter.stats.refused == {"route": 1}
+    assert fake_discord.limiter.stats.invalid == 1, "the injected ones are shared-scope 429s: not invalid"
+    # The global bucket holds the three served (the route's 429 too, as it was counted before its bucket):
+    # a fault whose request took effect first was served, so it takes the fourth; one more, then 429.
+    fake_discord.fail_next("GET", f"/channels/{channel.id}", status=500, applied=True)
+    assert [(await call("GET", f"/channels/{channel.id}")).status for _ in range(3)] == [500, 200, 429]
+
+
 async def test_shared_scope_429s_are_not_invalid_requests_but_user_scope_ones_are(
         fake_discord: FakeDiscord, call: Caller) -> None:
     channel = fake_discord.add_guild().add_text_channel("tables")

@@ -1,6 +1,8 @@
 """Deal accounting: a finished deal's result and statistics, and a finished Bummerl's record, tally and
 ratings, written in the transaction of the deal's last action. A practice table counts for none of it but the
-deal's result."""
+deal's result, and neither does a daily attempt (bot/game/daily.py): its deals are the day's fixed cards, scored
+on the daily boards against par, and a person playing every day with three AI seats would otherwise fill their
+statistics with the same solo deals everyone else played."""
 
 from __future__ import annotations
 
@@ -47,6 +49,8 @@ class DealAccounting:
             )
         )
         if table.row.practice:  # a practice deal counts for no statistic, tally or rating
+            return
+        if await self.db.daily.attempt_of_table(table.id) is not None:  # a daily deal counts on the daily boards
             return
         declared = deal.contract is not engine.Contract.NORMAL
         players = [

@@ -81,6 +81,30 @@ async def test_a_round_stores_its_matches_a_bye_decided_at_once(db: Database) ->
         await db.tournaments.start_round(tournament.id, 1, [(a, b)], now=302)
 
 
+async def test_a_table_opened_for_a_decided_match_is_recorded_but_plays_nothing(
+    db: Database, make_table: MakeTable
+) -> None:
+    """The organiser decided the match while its table opened: the table is on record (the drive closes it),
+    the result stands. A second table for a match that has one is refused and not recorded."""
+    tournament = await new_tournament(db)
+    a, b, c, d = await four_teams(db, tournament)
+    first, second = await db.tournaments.start_round(tournament.id, 1, [(a, b), (c, d)], now=200)
+    await db.tournaments.set_result_by_hand(
+        tournament.id, first.id, a, actor_id=ORGANISER, reason="x", now=210
+    )
+    late = await make_table(channel_id=901)
+    assert not await db.tournaments.set_match_table(first.id, late.id)
+    decided = await db.tournaments.match_at_table(late.id)
+    assert decided is not None and (decided.id, decided.status, decided.winner_team) == (first.id, "done", a)
+
+    table, other = await make_table(channel_id=902), await make_table(channel_id=903)
+    assert await db.tournaments.set_match_table(second.id, table.id)
+    assert not await db.tournaments.set_match_table(second.id, other.id)
+    assert await db.tournaments.match_at_table(other.id) is None
+    playing = await db.tournaments.match_at_table(table.id)
+    assert playing is not None and (playing.id, playing.status) == (second.id, "playing")
+
+
 async def test_a_match_counts_its_bummerl_and_is_decided_once(db: Database, make_table: MakeTable) -> None:
     tournament = await new_tournament(db, bummerl_per_match=3)
     a, b, c, d = await four_teams(db, tournament)

@@ -5,6 +5,7 @@ nobody sees a deal of a day not yet over."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -290,3 +291,105 @@ async def test_a_days_seed_is_published_only_once_the_day_is_over(service: Table
     with pytest.raises(UserError) as unknown:
         await service.daily.published_secret("2001-01-01")
     assert unknown.value.key == "error.daily_no_such_day"
+
+
+async def played(db: Database, day: str, user: int, points: int, *, guild: int = GUILD, finished: bool = True) -> None:
+    """``user`` played ``day`` (par 0 on every deal) and scored ``points`` over its first deal."""
+    await db.daily.day_secret(day, 7, 0)
+    for deal_no in range(daily.DAILY_DEALS):
+        await db.daily.store_par(day, DailyPar(deal_no, 0, ()), 0)
+    table_id = hash((day, user)) % 10**9
+    at = int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.UTC).timestamp()) + user  # first played in user order
+    await db.daily.start_attempt(day=day, user_id=user, guild_id=guild, table_id=table_id, display_name=f"p{user}", now=at)
+    await db.daily.record_deal(table_id, 0, points)
+    if finished:
+        await db.daily.finish_attempt(table_id, at)
+
+
+def at_noon(day: str) -> float:
+    return dt.datetime.fromisoformat(day).replace(hour=12, tzinfo=dt.UTC).timestamp()
+
+
+async def test_a_months_league_is_seeded_from_the_month_before_and_stored_once_it_is_over(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    # October: twelve people play once (the later one first played, the better), one more in another server.
+    for user in range(1, 13):
+        await played(db, "2026-10-05", user, points=user)
+    await played(db, "2026-10-06", 99, points=50, guild=OTHER_GUILD)
+    clock.now = at_noon("2026-10-20")
+    october = await service.daily.league(GUILD)
+    assert october.month == "2026-10" and october.settled  # nobody played in September: nothing to wait for
+    assert [[p.member.user_id for p in d] for d in october.divisions] == [[10, 9, 8, 7, 6, 5, 4, 3, 2, 1], [12, 11]]
+    assert [p.move for p in october.divisions[0]] == [0] * 8 + [-1, -1]
+    assert [p.move for p in october.divisions[1]] == [1, 1]
+
+    # November: the ladder is October's finish with the moves made; one October attempt is still open at first.
+    await played(db, "2026-10-31", 13, points=0, finished=False)
+    clock.now = at_noon("2026-11-01")
+    early = await service.daily.league(GUILD)
+    assert not early.settled and await db.daily.league_ladder(GUILD, "2026-11") is None
+    await db.daily.finish_attempt(hash(("2026-10-31", 13)) % 10**9, 0)
+    november = await service.daily.league(GUILD)
+    assert november.settled
+    seeded = [user for user, _ in await db.daily.league_ladder(GUILD, "2026-11") or []]
+    assert seeded == [10, 9, 8, 7, 6, 5, 4, 3, 12, 11, 2, 1, 13]
+    assert [[p.member.user_id for p in d] for d in november.divisions] == [seeded[:10], seeded[10:]]
+    assert all(p.score == 0 and p.days == 0 for d in november.divisions for p in d)  # nobody played November yet
+
+    # January: nobody played November, so December started empty (built on the way); its two players meet.
+    await played(db, "2026-12-02", 1, points=-3)
+    await played(db, "2026-12-03", 14, points=4)
+    clock.now = at_noon("2027-01-10")
+    january = await service.daily.league(GUILD)
+    assert [[p.member.user_id for p in d] for d in january.divisions] == [[14, 1]]
+    assert await db.daily.league_ladder(GUILD, "2026-12") == []
+
+    # Forgotten on request: the place stays, the name and id go.
+    await db.privacy.forget_person(1, -2_000_000)
+    assert (await db.daily.league_ladder(GUILD, "2027-01") or [])[1] == (-2_000_000, "(removed)")
+    ladder = await db.daily.league_ladder(GUILD, "2026-11") or []
+    assert 1 not in [user for user, _ in ladder] and (-2_000_000, "(removed)") in ladder
+    assert (await service.daily.league(OTHER_GUILD)).divisions == ()  # its one October player played no December
+
+
+async def test_last_months_final_standings_are_due_once_per_server_with_a_channel_once_settled(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    for user in range(1, 4):
+        await played(db, "2026-10-05", user, points=user)
+    await played(db, "2026-10-31", 4, points=9, finished=False)
+    await played(db, "2026-10-07", 99, points=1, guild=OTHER_GUILD)  # a server without a results channel
+    await service.daily.set_channel(GUILD, 555)
+    clock.now = at_noon("2026-11-01")
+    assert await service.daily.league_finals_to_post() == []  # an October attempt still runs
+    await db.daily.finish_attempt(hash(("2026-10-31", 4)) % 10**9, 0)
+    [final] = await service.daily.league_finals_to_post()
+    assert (final.guild_id, final.channel_id, final.league.month, final.seeds) == (GUILD, 555, "2026-10", "2026-11")
+    assert [p.member.user_id for p in final.league.divisions[0]] == [4, 3, 2, 1]
+    assert await service.daily.league_finals_to_post() == []  # claimed: posted once
+    await service.daily.league_final_failed(final)  # the post failed: the next look tries again
+    assert [f.league.month for f in await service.daily.league_finals_to_post()] == ["2026-10"]
+    clock.now = at_noon("2026-12-01")
+    assert await service.daily.league_finals_to_post() == []  # nobody played November
+
+
+async def test_where_an_attempt_is_played_is_stored_and_known_after_a_restart(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    table = await service.daily.start(
+        guild_id=GUILD, dm_channel_id=900 + ALICE, user_id=ALICE, name="alice", deck="french", language="en",
+        in_channel=True,
+    )  # fmt: skip
+    assert service.daily.in_channel(table.id) and service.daily.keeps_private(900 + ALICE)
+    attempt = await db.daily.attempt(daily.day_of(clock()), ALICE)
+    assert attempt is not None and attempt.place == "channel"
+    restarted = TableService(db, clock=clock)
+    assert not restarted.daily.in_channel(table.id)  # not known until asked or remembered
+    assert await restarted.daily.played_in_channel(table.id)
+    other = TableService(db, clock=clock)
+    await other.daily.remember_open_attempts()
+    assert other.daily.in_channel(table.id) and other.daily.keeps_private(900 + ALICE)
+    await play_out(service, table)
+    bob = await start(service, BOB)
+    assert not service.daily.in_channel(bob.id) and not await restarted.daily.played_in_channel(bob.id)

@@ -4,8 +4,11 @@ winner, ratings moved; and a restart in the middle of a round that picks every m
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sqlite3
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,6 +163,43 @@ async def test_a_three_round_swiss_runs_to_its_winner_with_a_forfeit_and_a_resta
     assert sum(standing.points for standing, _ in table) == 6
     rated = await db.ratings.get_ratings(GUILD, PEOPLE)
     assert sorted(rated) == sorted(PEOPLE), "tournament Bummerl are rated like any other"
+
+
+async def test_two_processes_driving_one_tournament_start_it_and_pair_each_round_once(
+    db: Database,
+    clock: Clock,
+    service: TableService,
+    database_engine: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Each tournament is driven by its guild's process alone; should two ever drive it at once (a shard range
+    moved while the old process still ran), the stored state decides: one start, one pairing per round."""
+    # A second process's connection to the same storage (the same file, or the same server).
+    target = request.getfixturevalue("pg_url") if database_engine == "postgresql" else tmp_path / "bot.db"
+    other_process = await Database.open(target)
+    try:
+        await begin_and_advance_from_two_processes(db, other_process, clock, service)
+    finally:
+        await other_process.close()
+
+
+async def begin_and_advance_from_two_processes(
+    db: Database, other_process: Database, clock: Clock, service: TableService
+) -> None:
+    here, there = TournamentService(db, clock), TournamentService(other_process, clock)
+    tournament = await signed_up(here)
+    started = await asyncio.gather(here.begin(tournament), there.begin(tournament), return_exceptions=True)
+    assert sorted(type(outcome).__name__ for outcome in started) == ["UserError", "tuple"]
+    await here.drive(service, tournament.id, Places())
+    for match in await db.tournaments.matches(tournament.id, 1):
+        await db.tournaments.set_result_by_hand(
+            tournament.id, match.id, match.first_team, actor_id=ORGANISER, reason="agreed", now=int(clock())
+        )
+    advanced = await asyncio.gather(here.advance(tournament.id), there.advance(tournament.id))
+    assert sorted((a.ended_round, len(a.matches)) for a in advanced) == [(0, 0), (1, 2)]
+    assert [number for number, _, _ in await db.tournaments.rounds(tournament.id)] == [1, 2]
+    assert len(await db.tournaments.matches(tournament.id, 2)) == 2
 
 
 async def test_best_of_three_plays_on_at_the_same_table_until_a_team_has_two(
@@ -349,6 +389,66 @@ async def test_a_match_opens_with_whichever_first_team_player_is_free_and_forfei
         "22 hosts; the AI plays 21"
     )
     assert (second.decided_by, second.winner_team, second.table_id) == ("forfeit", second.second_team, None)
+
+
+async def test_the_bots_no_show_forfeit_never_overrules_the_organisers_result_set_meanwhile(
+    db: Database, clock: Clock, service: TableService
+) -> None:
+    """Match 2's first team sits at a casual table as its match opens, and the organiser decides the match
+    just then (while the bot reads its seats): the organiser's result stands, no forfeit is logged over it."""
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    await service.open_table(
+        guild_id=GUILD, channel_id=2, host_id=25, host_name=PEOPLE[25], preset="standard", deck="french",
+        turn_seconds=60, language="en",
+    )  # fmt: skip
+    lobby = service.table_of_user(25)
+    assert lobby is not None
+    await service.take_seat(lobby.id, 26, PEOPLE[26], None)
+    _, second = await db.tournaments.matches(tournament.id, 1)
+    seat_plan = runner.seat_plan
+
+    async def organiser_decides_meanwhile(tournament: TournamentRow, match: MatchRow) -> Any:
+        if match.id == second.id:
+            await db.tournaments.set_result_by_hand(
+                tournament.id, match.id, match.first_team, actor_id=ORGANISER, reason="agreed", now=int(clock())
+            )
+        return await seat_plan(tournament, match)
+
+    runner.seat_plan = organiser_decides_meanwhile  # type: ignore[method-assign]
+    await runner.drive(service, tournament.id, Places())
+    decided = (await db.tournaments.matches(tournament.id, 1))[1]
+    assert (decided.decided_by, decided.winner_team, decided.table_id) == ("organiser", second.first_team, None)
+    assert [(e.actor_id, e.match_id) for e in await db.tournaments.log(tournament.id)] == [(ORGANISER, second.id)]
+
+
+async def test_a_table_whose_match_could_not_be_stored_is_closed_and_the_next_drive_opens_another(
+    db: Database, clock: Clock, service: TableService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Storage fails as the first match's table is put on record: that table is closed at once (no drive
+    would know it, its host would stay seated), and the drive, retried, opens the match with its host."""
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)
+    await runner.begin(tournament)
+    set_match_table = db.tournaments.set_match_table
+    failures = [sqlite3.OperationalError("disk I/O error")]
+
+    async def failing_once(match_id: int, table_id: int) -> bool:
+        if failures:
+            raise failures.pop()
+        return await set_match_table(match_id, table_id)
+
+    monkeypatch.setattr(db.tournaments, "set_match_table", failing_once)
+    with pytest.raises(sqlite3.OperationalError):
+        await runner.drive(service, tournament.id, Places())
+    assert service.open_tables() == [], "the table off the record is closed"
+    await runner.drive(service, tournament.id, Places())
+    for match in await db.tournaments.matches(tournament.id, 1):
+        table = service.snapshot(match.table_id or 0)
+        assert table is not None and table.status == "playing"
+        assert None not in [seat.user_id for seat in table.seats if seat is not None], "everyone seated"
+    assert len(service.open_tables()) == 2
 
 
 async def test_a_person_withdraws_before_the_start_and_whoever_named_them_is_alone_again(

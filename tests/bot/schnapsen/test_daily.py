@@ -5,18 +5,28 @@ not played sees a card of the day."""
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+import sqlite3
+from typing import Any
+
+import pytest
 
 import engine
 from bot.client import SchnapsenBot
 from bot.db import Database
+from bot.db.daily import DailyPar
 from bot.game.daily import DAILY_DEALS, day_of, deal_seed, dealer_of
+from bot.game.dailyleague import month_of, previous_month
 from bot.render import ALL_CARDS, card_name
+from bot.schnapsen import daily as daily_shell
 from bot.schnapsen.components import GameActionButton
 from bot.schnapsen.daily import DailyCog
 from bot.schnapsen.ids import ButtonId
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from engine import deal_hands
+from tests.bot.game.test_daily import played
 from tests.bot.schnapsen.harness import Table as World
 from tests.bot.schnapsen.harness import (
     current_button,
@@ -42,10 +52,15 @@ async def daily_table_of(world: World, user: FakeUser) -> int:
     return attempt.table_id
 
 
-async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_deal: int | None = None) -> None:
-    """Click the first enabled button of the current position on any of ``user``'s DMs until the attempt's
-    table closes (or deal ``stop_at_deal`` is dealt)."""
+async def play_attempt(
+    world: World, user: FakeUser, table_id: int, *, stop_at_deal: int | None = None, in_channel: bool = False
+) -> None:
+    """Click the first enabled button of the current position on any of ``user``'s DMs (``in_channel``: the
+    ephemeral messages only they see) until the attempt's table closes (or deal ``stop_at_deal`` is dealt)."""
     fake = world.fake
+
+    def messages() -> list[FakeMessage]:
+        return fake.ephemeral_messages(user) if in_channel else fake.dm_messages(user)
 
     def next_step() -> tuple[str, FakeMessage | None, str]:
         table = running(world).service.snapshot(table_id)
@@ -53,7 +68,7 @@ async def play_attempt(world: World, user: FakeUser, table_id: int, *, stop_at_d
             return ("closed", None, "")
         if stop_at_deal is not None and table.deal_no >= stop_at_deal:
             return ("stop", None, "")
-        for message in reversed(fake.dm_messages(user)):
+        for message in reversed(messages()):
             button = current_button(message, table.version)
             if button is not None:
                 return ("click", message, button["custom_id"])
@@ -91,6 +106,14 @@ def dealt_cards_seen(world: World, user: FakeUser) -> list[frozenset[str]]:
     return deals
 
 
+async def todays_par(bot: SchnapsenBot) -> list[DailyPar]:
+    """Today's par, computed now (the background job's first look is an interval away)."""
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    await cog.ensure_par()
+    return await bot.db.daily.par(day_of(bot.service.now()))
+
+
 def names_a_card(text: str) -> bool:
     return any(card_name(card, deck, "en") in text for card in ALL_CARDS for deck in ("doppeldeutsch", "french"))
 
@@ -111,19 +134,18 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     await world.no_ai_delay()
     await world.command(world.admin, "settings", daily_channel=world.channel)  # the day's results go there
     await (await fake_discord.slash(owner2, channel2, "schnapsen", "settings", ai_delay_ms=0)).wait_response()
-    cog = bot.get_cog("DailyCog")
-    assert isinstance(cog, DailyCog)
-    await cog.ensure_par()
+    par = await todays_par(bot)
     today = day_of(bot.service.now())
-    par = await bot.db.daily.par(today)
     assert [p.deal_no for p in par] == list(range(DAILY_DEALS))
 
     # alice plays all of today's deals in her DM, though she keeps her hand in the channel at other tables:
-    # an attempt's table is in the DM (a channel holds one table, and nobody else may see it).
+    # she asks for the DM (without asking, an attempt is played where she keeps her hand).
     await world.command(alice, "prefs", hand="channel")
-    assert "direct messages" in await daily(world, alice, world.channel, "play")
+    assert "direct messages" in await daily(world, alice, world.channel, "play", where="dm")
     alice_table = await daily_table_of(world, alice)
     await play_attempt(world, alice, alice_table)
+    # Her daily deals count on the daily boards, not in her statistics (bot/game/subscribers/accounting.py).
+    assert await bot.db.stats.get_player_stats(world.guild.id, alice.id) is None
 
     # bob, in another server, plays two deals, the bot restarts, and he plays on where he was.
     await daily(world, bob, channel2, "play")
@@ -170,6 +192,11 @@ async def test_two_people_in_two_servers_play_the_same_day_against_par(fake_disc
     carols_board = await reply_to(await fake_discord.slash(carol, world.channel, "schnapsen", "daily", "board", scope="all"))
     everywhere = carols_board.content
     assert f"alice: {scores['alice']:+d}" in everywhere and f"bob: {scores['bob']:+d}" in everywhere
+    # This month's league of each server: its one player, in its one division; nobody else's server.
+    league = await daily(world, alice, world.channel, "league")
+    assert "division 1 of 1" in league and f"1. alice: {scores['alice']:+d} (1 day)" in league and "bob" not in league
+    assert "You are in division 1, place 1." in league
+    assert "no division 2" in await daily(world, alice, world.channel, "league", division=2)
 
     # "Show the deal": alice's first deal beside the AI's play of the same cards.
     alice_points = await bot.db.daily.deals_of(alice_table)
@@ -258,10 +285,24 @@ async def test_nothing_shows_a_card_of_the_day_to_someone_who_has_not_played_it(
             assert not names_a_card(text), f"{text!r} names a card of today's deals"
 
 
-async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(world: World) -> None:
+async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(
+    world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Also when storage fails at the first try to close it: the close is retried (logged at ERROR)."""
+    monkeypatch.setattr(daily_shell, "RETRY_FIRST", 0.0)
     alice = world.add_player("alice")
     bot = await world.start_bot()
     await world.no_ai_delay()
+    closes: list[int] = []
+    close = bot.service.close
+
+    async def failing_once(table_id: int, **kwargs: Any) -> Any:
+        closes.append(table_id)
+        if len(closes) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return await close(table_id, **kwargs)
+
+    monkeypatch.setattr(bot.service, "close", failing_once)
     await daily(world, alice, world.channel, "play")
     table_id = await daily_table_of(world, alice)
     await play_attempt(world, alice, table_id, stop_at_deal=1)
@@ -284,6 +325,10 @@ async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(wo
         what="the notice in her DM",
     )
     assert "/schnapsen daily board" in notice.visible_text
+    assert closes == [table_id, table_id]
+    assert any(
+        r.levelno == logging.ERROR and "closing the idle daily attempt" in r.getMessage() for r in caplog.records
+    )
 
 
 async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(world: World) -> None:
@@ -292,10 +337,7 @@ async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(w
     dora = world.add_player("dora")
     bot = await world.start_bot()
     await world.no_ai_delay()
-    cog = bot.get_cog("DailyCog")
-    assert isinstance(cog, DailyCog)
-    await cog.ensure_par()
-    par = await bot.db.daily.par(day_of(bot.service.now()))
+    par = await todays_par(bot)
     await daily(world, dora, world.channel, "play")
     table_id = await daily_table_of(world, dora)
 
@@ -339,3 +381,100 @@ async def test_who_plays_pars_line_meets_the_same_ai_answers_and_scores_nought(w
     assert points == {p.deal_no: p.points for p in par}
     board = await daily(world, dora, world.channel, "board")
     assert "dora: +0 (6 deals)" in board
+
+
+def cards_named_to(world: World, user: FakeUser) -> list[str]:
+    """Every text ``user`` was ever shown (public channel messages, their DMs and their ephemeral messages,
+    every version, with the images' alt texts) that names a card."""
+    fake = world.fake
+    seen = [*world.channel.messages, *fake.dm_messages(user), *fake.ephemeral_messages(user)]
+    named = []
+    for message in seen:
+        texts = [message.visible_text]
+        for version in message.history:
+            texts += [version.content, json.dumps(version.embeds), *(a.description or "" for a in version.attachments)]
+        named.extend(text for text in texts if names_a_card(text))
+    return named
+
+
+async def test_an_attempt_played_in_the_channel_is_seen_by_its_player_alone_and_resumes_after_a_restart(
+    fake_discord: FakeDiscord, world: World
+) -> None:
+    alice, carol = world.add_player("alice"), world.add_player("carol")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    par = await todays_par(bot)
+
+    started = await daily(world, alice, world.channel, "play", where="channel")
+    assert "You play here, in a message only you see" in started
+    table_id = await daily_table_of(world, alice)
+    hand = await fake_discord.wait_for(
+        lambda: next((m for m in fake_discord.ephemeral_messages(alice) if is_hand_message(m)), None),
+        what="alice's ephemeral table",
+    )
+    assert hand.attachments and "Your hand:" in (hand.attachments[0].description or "")
+    await play_attempt(world, alice, table_id, stop_at_deal=2, in_channel=True)
+
+    # A restart: her message no longer follows her clicks; asked again, it shows the attempt where it was.
+    await world.stop_bot()
+    bot = await world.start_bot()
+    assert bot.service.snapshot(table_id) is not None
+    assert "where you left it" in await daily(world, alice, world.channel, "play")
+    await play_attempt(world, alice, table_id, in_channel=True)
+
+    attempt = await bot.db.daily.attempt(day_of(bot.service.now()), alice.id)
+    assert attempt is not None and attempt.finished and attempt.place == "channel"
+    points = await bot.db.daily.deals_of(table_id)
+    assert sorted(points) == list(range(DAILY_DEALS))
+    score = sum(points.values()) - sum(p.points for p in par)
+    assert f"1. alice: {score:+d} (6 deals)" in await daily(world, alice, world.channel, "board")
+    assert "already" in await daily(world, alice, world.channel, "play")
+
+    # Nobody else saw a card: nothing public names one or shows an image, nothing went to alice's DM (where
+    # the table is kept), and carol, in the same channel, was shown nothing with a card; alice saw her hands.
+    assert not fake_discord.dm_messages(alice)
+    for message in world.channel.messages:
+        assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
+    assert cards_named_to(world, carol) == []
+    assert not fake_discord.ephemeral_messages(carol) and not fake_discord.dm_messages(carol)
+    assert cards_named_to(world, alice)
+    # Her deals' results came to her alone, beside her table.
+    results = [m for m in fake_discord.ephemeral_messages(alice) if "result.png" in m.filenames]
+    assert results and all(m.interaction is not None and m.interaction.user is alice for m in results)
+    # Her results' buttons work for her there: the deal beside the AI's play, and the coach's review.
+    click = await fake_discord.click(alice, results[0], label="Show the deal")
+    await click.wait_followups(2)
+    image, beside = click.followups
+    assert image.ephemeral and image.filenames == ["deal.png"] and "Your table" in beside.content
+    reviewed = await reply_to(await fake_discord.click(alice, results[0], label="Review my play"))
+    assert reviewed.ephemeral and reviewed.embeds and "wrong" not in reviewed.visible_text.lower()
+
+
+async def test_a_person_whose_dms_are_closed_plays_in_the_channel(fake_discord: FakeDiscord, world: World) -> None:
+    bob = world.add_player("bob")
+    fake_discord.close_dms(bob)
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    started = await daily(world, bob, world.channel, "play", where="dm")
+    assert "closed, so you play here instead" in started
+    table_id = await daily_table_of(world, bob)
+    await play_attempt(world, bob, table_id, stop_at_deal=1, in_channel=True)
+    assert sorted(await bot.db.daily.deals_of(table_id)) == [0]
+    assert not fake_discord.dm_messages(bob)
+    for message in world.channel.messages:
+        assert not message.attachments and not names_a_card(message.visible_text), message.visible_text
+
+
+async def test_last_months_league_standings_are_posted_once_to_the_daily_channel(world: World) -> None:
+    bot = await world.start_bot()
+    await world.command(world.admin, "settings", daily_channel=world.channel)
+    last_month = previous_month(month_of(day_of(bot.service.now())))
+    for user, points in ((1, 2), (2, -1)):
+        await played(bot.db, f"{last_month}-03", user, points=points, guild=world.guild.id)
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    assert await cog.post_league_finals() == 1
+    post = world.channel.messages[-1]
+    assert f"Daily league, {last_month}: final standings" in post.content
+    assert "Division 1: won by p1 (+2)" in post.content and not names_a_card(post.content)
+    assert await cog.post_league_finals() == 0  # once

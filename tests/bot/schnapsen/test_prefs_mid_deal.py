@@ -97,7 +97,7 @@ async def test_a_dm_left_for_the_channel_mid_deal_still_says_so_when_the_deal_en
     await bot.runtime.messages.edits.drain(timeout=10)
 
     assert MOVED in dm.visible_text, dm.visible_text
-    assert "Your next hand comes in a new message" not in dm.visible_text
+    assert "This deal is over" not in dm.visible_text
     assert not dm.attachments and not dm.buttons
     assert fake_discord.dm_messages(anna) == [dm], "no new DM: her hands are in the channel now"
 

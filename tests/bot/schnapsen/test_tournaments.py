@@ -6,6 +6,7 @@ tournament's Bummerl moved the ratings."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import sqlite3
@@ -15,11 +16,13 @@ from typing import Any
 import discord
 import pytest
 
-from bot.db.tournaments import MatchRow
+from bot.db.tournaments import MatchRow, TournamentRow
+from bot.game.table import TableSnapshot
 from bot.game.tournaments import results_by_round
-from bot.schnapsen.tournaments import chunks, standings_text
+from bot.schnapsen.tournament_images import standings_lines
+from bot.schnapsen.tournaments import chunks
 from bot.tournament import standings
-from devtools.fakediscord import FakeChannel, FakeDiscord, FakeUser
+from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import Table
 
 CREATE = discord.Permissions(create_public_threads=True).value
@@ -47,8 +50,19 @@ def posted(world: Table, text: str) -> list[str]:
     return [m.visible_text for m in world.home.messages if text in m.visible_text]
 
 
-async def matches_of_round(world: Table, tournament_id: int, round_no: int) -> list[MatchRow]:
-    """The round's matches once both are being played: each in a thread of the channel, its table started."""
+def next_message(world: Table, message: FakeMessage) -> FakeMessage | None:
+    messages = world.home.messages
+    index = messages.index(message) + 1
+    return messages[index] if index < len(messages) else None
+
+
+def standings_message(world: Table, text: str) -> FakeMessage | None:
+    """The channel's first message with ``text`` that carries images."""
+    return next((m for m in world.home.messages if text in m.visible_text and m.attachments), None)
+
+
+async def matches_of_round(world: Table, tournament_id: int, round_no: int, tables: int = 2) -> list[MatchRow]:
+    """The round's matches once all are being played: each in a thread of the channel, its table started."""
 
     def started() -> bool:
         assert world.bot is not None
@@ -59,12 +73,35 @@ async def matches_of_round(world: Table, tournament_id: int, round_no: int) -> l
                 for t in world.bot.service.open_tables()
                 if t.thread_parent_id == home.id and t.status == "playing"
             )
-            == 2
+            == tables
         )
 
     await world.fake.wait_for(started, timeout=10, what=f"round {round_no}'s two tables")
     assert world.bot is not None
     return await world.bot.db.tournaments.matches(tournament_id, round_no)
+
+
+async def knockout_signed_up(world: Table, people: list[FakeUser]) -> TournamentRow:
+    """The organiser creates a single elimination "Knockout" in the channel; eight people sign up as four
+    teams of neighbours in ``people``."""
+    await command(world, world.admin, "create", name="Knockout", format="elimination")
+    assert world.bot is not None
+    tournament = await world.bot.db.tournaments.latest_tournament(world.guild.id, world.home.id)  # type: ignore[attr-defined]
+    assert tournament is not None
+    for n in range(0, 8, 2):
+        await command(world, people[n], "join", partner=people[n + 1])
+    return tournament
+
+
+async def knockout_started(world: Table) -> TournamentRow:
+    """The bot starts, eight people sign up for a "Knockout" as four teams, and the organiser starts it."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    people = [world.add_player(f"p{n}") for n in range(1, 9)]
+    await world.start_bot()
+    tournament = await knockout_signed_up(world, people)
+    await command(world, world.admin, "start")
+    return tournament
 
 
 async def play_match(world: Table, match: MatchRow, players: dict[int, FakeUser]) -> None:
@@ -114,13 +151,12 @@ async def test_eight_people_play_a_three_round_swiss_to_its_winners(
         (people[i].id, people[i + 1].id) for i in (2, 4, 6)
     ]
 
-    def standings_posted(round_no: int) -> str | None:
-        found = posted(world, f"standings after round {round_no}")
-        return found[0] if found else None
-
     async def check_standings(round_no: int) -> str:
-        text = await fake_discord.wait_for(
-            lambda: standings_posted(round_no), timeout=10, what=f"round {round_no}'s standings"
+        """The round's post: its title, the standings image, whose description is the standings as text."""
+        message = await fake_discord.wait_for(
+            lambda: standings_message(world, f"standings after round {round_no}"),
+            timeout=10,
+            what=f"round {round_no}'s standings",
         )
         assert world.bot is not None
         matches = await world.bot.db.tournaments.matches(tournament.id)
@@ -128,10 +164,12 @@ async def test_eight_people_play_a_three_round_swiss_to_its_winners(
         expected = standings([t.id for t in teams], [r for rr in results_by_round(done) for r in rr])
         by_id = {team.id: team for team in teams}
         title = f"**Saturday Cup**: standings after round {round_no}"
-        assert text.startswith(
-            standings_text("en", tournament, [(s, by_id[s.team]) for s in expected], title)
-        )
-        return text
+        assert message.visible_text.startswith(title)
+        [picture] = message.attachments
+        assert picture.filename == "standings-1.png" and picture.data.startswith(b"\x89PNG")
+        lines = standings_lines("en", [(s, by_id[s.team]) for s in expected])
+        assert (picture.description or "").endswith("\n" + "\n".join(lines)), "the image's text is its alt"
+        return str(message.visible_text)
 
     for match in round_1:
         await play_match(world, match, players)
@@ -168,8 +206,11 @@ async def test_eight_people_play_a_three_round_swiss_to_its_winners(
     ratings = await db.ratings.get_ratings(world.guild.id, players)
     assert sorted(ratings) == sorted(players), "every player's tournament Bummerl were rated"
 
-    shown = await command(world, people[5], "standings")
-    assert shown.startswith("**Saturday Cup**: standings after round 3")
+    interaction = await world.fake.slash(people[5], world.home, "schnapsen", "tournament", "standings")
+    assert (await interaction.wait_response()).type == 5
+    (shown,) = await interaction.wait_followups(1)
+    assert shown.content.startswith("**Saturday Cup**: standings after round 3")
+    assert [picture.filename for picture in shown.attachments] == ["standings-1.png"]
 
 
 async def test_a_team_that_does_not_show_loses_by_forfeit_at_the_deadline(
@@ -214,6 +255,132 @@ async def test_a_team_that_does_not_show_loses_by_forfeit_at_the_deadline(
     (match,) = await db.tournaments.matches(tournament.id)
     assert (match.decided_by, match.winner_team) == ("forfeit", match.first_team)
     assert world.bot.service.table_of_user(p1.id) is None, "the match's table is closed"
+
+
+async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then_the_winners(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """Four teams in a single elimination: the organiser decides round 1 by hand (no cards needed), and the
+    round's post carries the standings and the bracket, each described in text; then the final, the same."""
+    tournament = await knockout_started(world)
+    assert world.bot is not None
+    db = world.bot.db
+
+    round_1 = await matches_of_round(world, tournament.id, 1)  # decided once their tables play
+    teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
+    for match in round_1:
+        assert match.second_team is not None
+        await command(world, world.admin, "result", match=match.id, winner=teams[match.first_team].seed,
+                      reason="by hand", forfeit=True)  # fmt: skip
+    after_1 = await fake_discord.wait_for(
+        lambda: standings_message(world, "standings after round 1"), timeout=10, what="round 1's standings"
+    )
+    assert [picture.filename for picture in after_1.attachments] == ["standings-1.png"]
+    following = await fake_discord.wait_for(lambda: next_message(world, after_1), what="the bracket")
+    assert [picture.filename for picture in following.attachments] == ["bracket-1.png"], "its own message"
+    bracket_alt = following.attachments[0].description or ""
+    first, second = (teams[m.first_team].name for m in round_1)
+    assert bracket_alt.startswith("Knockout · bracket. Semi-finals: ")
+    assert f"Final: {first} against {second}." in bracket_alt
+
+    (final,) = await matches_of_round(world, tournament.id, 2, tables=1)
+    await command(world, world.admin, "result", match=final.id, winner=teams[final.first_team].seed, reason="x")
+    over = await fake_discord.wait_for(
+        lambda: standings_message(world, "is over"), timeout=10, what="the final post"
+    )
+    assert f"The winners: **{first}**!" in over.visible_text
+    final_bracket = await fake_discord.wait_for(lambda: next_message(world, over), what="the final bracket")
+    assert f"Winners: {first}." in (final_bracket.attachments[0].description or "")
+    assert "final standings" in (over.attachments[0].description or "")
+    interaction = await world.fake.slash(world.admin, world.home, "schnapsen", "tournament", "standings")
+    assert (await interaction.wait_response()).type == 5
+    answers = await interaction.wait_followups(2)
+    assert [[p.filename for p in answer.attachments] for answer in answers] == [["standings-1.png"], ["bracket-1.png"]]
+
+
+async def test_a_match_decided_by_hand_before_its_table_opened_frees_its_players_for_the_next_round(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """The organiser decides both matches of round 1 while the bot is still making the first one's thread:
+    the second match's table never opens; the first one's, opened meanwhile, is closed at once. So the
+    winners sit down at the final's table themselves instead of forfeiting it as seated elsewhere."""
+    grant_bot(world, CREATE | SEND_IN_THREADS | MANAGE_THREADS)
+    world.home = world.channel  # type: ignore[attr-defined]
+    people = [world.add_player(f"p{n}") for n in range(1, 9)]
+    await world.start_bot()
+    assert world.bot is not None
+    runner = world.bot.get_cog("TournamentRunner")
+    making_thread, thread_made = asyncio.Event(), asyncio.Event()
+    open_place = runner.open_place
+
+    async def slow_open_place(*args: Any) -> Any:
+        place = await open_place(*args)
+        if not making_thread.is_set():  # only the first match's thread waits for the organiser
+            making_thread.set()
+            await thread_made.wait()
+        return place
+
+    runner.open_place = slow_open_place
+    tournament = await knockout_signed_up(world, people)
+    db = world.bot.db
+    await command(world, world.admin, "start")
+    await asyncio.wait_for(making_thread.wait(), 10)
+    round_1 = await db.tournaments.matches(tournament.id, 1)
+    teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
+    for match in round_1:
+        await command(world, world.admin, "result", match=match.id, winner=teams[match.first_team].seed,
+                      reason="agreed")  # fmt: skip
+    thread_made.set()
+
+    def final_table() -> TableSnapshot | None:
+        assert world.bot is not None
+        threads = {t.id for t in world.home.threads if " · 2 · " in t.name}  # type: ignore[attr-defined]
+        return next(
+            (t for t in world.bot.service.open_tables() if t.channel_id in threads and t.status == "playing"),
+            None,
+        )
+
+    table = await fake_discord.wait_for(final_table, timeout=10, what="the final's table")
+    (final,) = await db.tournaments.matches(tournament.id, 2)
+    assert (final.table_id, final.status, final.decided_by) == (table.id, "playing", None), "not forfeited"
+    winners = {user for match in round_1 for user in teams[match.first_team].members}
+    assert {seat.user_id for seat in table.seats if seat is not None and not seat.ai_takeover} == winners
+    assert [t.id for t in world.bot.service.open_tables()] == [table.id], "round 1's tables are closed"
+    round_1 = await db.tournaments.matches(tournament.id, 1)
+    assert [m.decided_by for m in round_1] == ["organiser", "organiser"]
+    assert round_1[0].table_id is not None, "the first match's table, opened as it was decided, is on record"
+    assert round_1[1].table_id is None, "the second match, decided before its turn, opened no table"
+    assert len([t for t in world.home.threads if " · 1 · " in t.name]) == 1  # type: ignore[attr-defined]
+
+
+async def test_a_bracket_match_both_teams_lost_pauses_it_with_every_way_on_named(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """Both teams of a semi-final lose (the organiser's result without a winner): no final can be paired, so
+    the tournament pauses itself and its post names the organiser's ways on (a result; a team removed and
+    resume). A winner set by hand then lets it go on: the final is paired."""
+    tournament = await knockout_started(world)
+    assert world.bot is not None
+    db = world.bot.db
+    first, second = await db.tournaments.matches(tournament.id, 1)
+    teams = {team.id: team for team in await db.tournaments.teams(tournament.id)}
+    await command(world, world.admin, "result", match=first.id, reason="both late")
+    await command(world, world.admin, "result", match=second.id, winner=teams[second.first_team].seed,
+                  reason="agreed")  # fmt: skip
+
+    paused = await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "cannot be paired")), None), timeout=10, what="the pause notice"
+    )
+    for way in ("/schnapsen tournament result", "/schnapsen tournament remove", "/schnapsen tournament resume"):
+        assert way in paused
+    assert (await db.tournaments.get_tournament(tournament.id)).status == "paused"
+    await command(world, world.admin, "result", match=first.id, winner=teams[first.first_team].seed,
+                  reason="found the score sheet")  # fmt: skip
+    await fake_discord.wait_for(
+        lambda: next(iter(posted(world, "round 2:")), None), timeout=10, what="the final's pairing"
+    )
+    (final,) = await db.tournaments.matches(tournament.id, 2)
+    assert {final.first_team, final.second_team} == {first.first_team, second.first_team}
 
 
 def test_a_long_post_is_cut_into_messages_at_line_ends() -> None:

@@ -194,6 +194,10 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
         accepted.append(stored_text(people.index(person), custom_id))
 
     assert crashed and len(accepted) > 5
+    # The two shared the token's budget (tokenshare.py), shard 0's process through the other's crash.
+    shard_0_log = (processes.logs / "bot-0-1.log").read_text()
+    assert "the bot token's budget is shared by 2 process(es)" in shard_0_log
+    assert "cannot share the bot token's budget" not in shard_0_log
 
     # The range moves by configuration: both stop, one process starts holding shards 0-1 and goes on with the
     # table from the database; a DM click is now applied where it arrives.
