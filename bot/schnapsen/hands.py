@@ -340,15 +340,23 @@ class Hands:
         # nonce), showing that attempt's older position: then it is edited to the present, not trusted.
         repeated = attempt in memory.sends_tried
         memory.sends_tried.add(attempt)
+        earlier = memory.hand_sends.get((deal_no, seat, user_id))
+        message: discord.Message | None
         try:
-            # A repeated attempt goes with the bot token: only its nonce can find a message sent before.
-            message = None if repeated else await self._send_through_click(table.id, user_id, payload)
+            if earlier is not None:  # sent already: that message, edited to the present
+                message, repeated = earlier, True
+            else:
+                # A repeated attempt goes with the bot token: only its nonce can find a message sent before.
+                message = None if repeated else await self._send_through_click(table.id, user_id, payload)
             if message is None:
                 channel = await self._dm_channel_of(occupant)
                 # The nonce makes a send repeated after a crash or a lost answer show one message, not two.
                 message = await channel.send(
                     nonce=f"h{table.id}.{deal_no}.{seat}", allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
                 )
+            if earlier is None:
+                memory.hand_sends = {k: m for k, m in memory.hand_sends.items() if k[0] >= deal_no}
+                memory.hand_sends[(deal_no, seat, user_id)] = message
         except discord.NotFound:
             self.dm_channels.pop(user_id)  # a channel remembered wrongly: the retry opens it afresh
             raise

@@ -77,6 +77,9 @@ class TableMemory:
     # (deal, seat) of hand sends that failed or may have arrived before a restart: a send repeated gets back
     # that message (same nonce), showing an older position, so it is edited rather than trusted.
     sends_tried: set[tuple[int, int]] = field(default_factory=set)
+    # Hand DMs sent, by (deal, seat, user): a send repeated in this process (the watchdog found no stored message)
+    # takes this message again, as the nonce would, which a follow-up of a click has not.
+    hand_sends: dict[tuple[int, int, int], discord.Message] = field(default_factory=dict)
     # Hand DMs re-posted (repost.py) whose new message is not stored yet, old id -> new id: a retry stores
     # that one instead of sending another.
     reposted: dict[int, int] = field(default_factory=dict)
