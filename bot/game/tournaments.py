@@ -341,11 +341,17 @@ class TournamentService:
         reason: str,
         forfeit: bool,
     ) -> MatchRow:
-        """The organiser decides a match by hand (`winner_seed` None: both lose), with a reason for the log."""
+        """The organiser decides a match by hand (`winner_seed` None: both lose), with a reason for the log.
+
+        A match of an ended Swiss round may be corrected (the standings follow; the rounds paired since stand);
+        in an elimination bracket the round after it already pairs its winner, so it is refused."""
         reason = checked_reason(reason)
-        match = next((m for m in await self.db.tournaments.matches(tournament.id) if m.id == match_id), None)
+        matches = await self.db.tournaments.matches(tournament.id)
+        match = next((m for m in matches if m.id == match_id), None)
         if match is None or match.second_team is None:
             raise UserError("tournament.error.no_such_match")
+        if tournament.format == "elimination" and match.round < max(m.round for m in matches):
+            raise UserError("tournament.error.bracket_moved_on")
         teams = {team.seed: team.id for team in await self.db.tournaments.teams(tournament.id)}
         winner = None if winner_seed is None else teams.get(winner_seed)
         if winner_seed is not None and winner not in (match.first_team, match.second_team):

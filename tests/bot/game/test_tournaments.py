@@ -462,3 +462,40 @@ async def test_a_person_withdraws_before_the_start_and_whoever_named_them_is_alo
     assert [(s.user_id, s.partner_id) for s in await db.tournaments.signups(tournament.id)] == [(21, None)]
     with pytest.raises(UserError, match=re.escape("tournament.error.not_signed_up")):
         await runner.withdraw(tournament, 22)
+
+
+@pytest.mark.parametrize("format", ["swiss", "elimination"])
+async def test_a_result_of_an_ended_round_is_a_correction_in_swiss_and_refused_once_a_bracket_moved_on(
+    db: Database, clock: Clock, service: TableService, format: str
+) -> None:
+    """Swiss: the organiser corrects a round-1 result while round 2 plays; the standings follow it and round
+    2's pairings stand. Elimination: round 1's winners already play the final, so its results stay."""
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner, format=format)
+    teams, _, _ = await runner.begin(tournament)
+    places = Places()
+    await runner.drive(service, tournament.id, places)
+    await play_round(service, db, tournament)
+    await runner.drive(service, tournament.id, places)
+    first, _ = await db.tournaments.matches(tournament.id, 1)
+    loser = first.second_team if first.winner_team == first.first_team else first.first_team
+    seeds = {team.id: team.seed for team in teams}
+    paired = await db.tournaments.matches(tournament.id, 2)
+    running = await db.tournaments.get_tournament(tournament.id)
+
+    if format == "elimination":
+        with pytest.raises(UserError, match=re.escape("tournament.error.bracket_moved_on")):
+            await runner.set_result(running, first.id, seeds[loser], actor_id=ORGANISER, reason="x", forfeit=False)
+        assert (await db.tournaments.matches(tournament.id, 1))[0] == first
+        assert await db.tournaments.log(tournament.id) == []
+        return
+    corrected = await runner.set_result(
+        running, first.id, seeds[loser], actor_id=ORGANISER, reason="scores swapped", forfeit=False
+    )
+    assert (corrected.winner_team, corrected.decided_by) == (loser, "organiser")
+    assert await db.tournaments.matches(tournament.id, 2) == paired, "round 2's pairings stand"
+    by_team = {standing.team: standing for standing, _ in await runner.standings(tournament.id)}
+    assert by_team[loser].points == 1
+    assert [(e.action, e.reason, e.match_id) for e in await db.tournaments.log(tournament.id)] == [
+        ("result", "scores swapped", first.id)
+    ]
