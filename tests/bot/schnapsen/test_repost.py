@@ -122,8 +122,8 @@ def dms_from(fake_discord: FakeDiscord, user: FakeUser, first: FakeMessage) -> l
 
 
 def plays_early_in_a_normal_game(world: Table, alice: FakeUser, table: TableSnapshot) -> bool:
-    """alice is to play a card of the first two tricks of a normal game: a card that cannot end the deal (a
-    Bettler, say, ends at the first trick its declarer takes)."""
+    """alice is to play a card of the first two tricks of a normal game: a card after which the deal seldom
+    ends before her next turn (a Bettler, say, ends at the first trick its declarer takes)."""
     deal = table.deal
     return (
         deal is not None
