@@ -349,6 +349,14 @@ class Table:
             await self.fake.wait_for(lambda: table.status == "playing", what="the game to start")
         return table
 
+    async def rematch(self, host: FakeUser) -> None:
+        """The host deals a rematch with the finished table's Rematch button, and it plays."""
+        table = CurrentTable(self, self.live.id)
+        ended = await self.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons))
+        click = await self.fake.click(host, ended, label="Rematch")
+        await click.wait_response()
+        await self.fake.wait_for(lambda: table.status == "playing", what="the rematch to start")
+
     # --- playing -----------------------------------------------------------------------------------------
 
     def hand_message(self, user: FakeUser) -> FakeMessage | None:

@@ -173,10 +173,7 @@ async def test_a_whole_deal_played_from_the_dm_alone(
         if played_in is not None:
             break
         assert table.status == "finished", table.status
-        ended = await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons))
-        rematch = await fake_discord.click(anna, ended, label="Rematch")
-        await rematch.wait_response()
-        await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
+        await world.rematch(anna)
         channel_interactions = len([i for i in fake_discord.interactions if i.channel is world.channel])
 
     now = table.snapshot()

@@ -145,10 +145,7 @@ async def play_to_an_early_card_of_a_normal_game(
         if table.status == "playing":
             return
         assert table.status == "finished", table.status
-        ended = await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons))
-        rematch = await world.fake.click(alice, ended, label="Rematch")
-        await rematch.wait_response()
-        await world.fake.wait_for(lambda: table.status == "playing", what="the rematch to start")
+        await world.rematch(alice)
 
 
 def alices_turn_after_repost(world: Table, alice: FakeUser, old: FakeMessage) -> Any:
