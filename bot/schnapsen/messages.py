@@ -129,11 +129,12 @@ class Messages:
                     self._shown(now)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
-                    pass
-            # A re-post repeated after a lost answer gets back the message it made (same nonce).
-            nonce: dict[str, Any] = {} if replaced is None else {"nonce": f"m{replaced}"}
+                    replaced = message_id
+            # A post repeated after a lost answer (by discord.py after a 500, or by this job after a 503) gets
+            # back the message it made: the nonce names the message it replaces, or the table for its first.
+            nonce = f"m{replaced}" if replaced is not None else f"l{now.id}"
             sent = await self.channel(now.channel_id).send(
-                allowed_mentions=NO_MENTIONS, **nonce, **payload.send_kwargs()
+                nonce=nonce, allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
             self._shown(now)
             await self._store_table_message(now, sent.id)
