@@ -9,6 +9,7 @@ cluster (the machine's initdb and pg_ctl, as the tests make it). Run from the re
     python bench/chaos.py --json                            # also one JSON line with every figure
     python bench/chaos.py --database postgresql             # the bot on PostgreSQL
     python bench/chaos.py --discord-limits                  # and the fake enforces Discord's rate limits
+    python bench/chaos.py --discord-limits --global-limit 5 # with a token budget a few tables fill (CI's run)
 
 People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
 newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
@@ -74,7 +75,9 @@ Figures and how they are measured:
   misses its target would otherwise pass for a fault survived.
 - With --discord-limits the fake Discord also enforces Discord's rate limits (devtools/fakediscord/limits.py,
   the settings bench/bot_bench.py --discord-limits uses, printed in the summary), on top of the injected
-  faults. Either way the summary shows the REST calls per accepted click from the first click to the end of
+  faults. --global-limit makes the token's budget smaller than Discord's 50 a second (the bot's pacer then
+  keeps to 45/50 of it, as it does of 50): a few tables of instant clickers then come close to the budget,
+  as many at human pace do to the real one. Either way the summary shows the REST calls per accepted click from the first click to the end of
   the settling (bot token, bound by the global limit, and interaction tokens, by route), the 429s the fake's
   buckets answered (global, route, 30046) and the 429s discord.py met, injected ones included: waited out and
   retried (its "rate limited" warnings in the log) and raised to the bot (chaos_child logs each one).
@@ -111,8 +114,11 @@ from bench.bot_bench import rest_calls, rest_figures, rest_line
 from bench.bot_bench_child import is_429_retry
 from bench.chaos_child import SURFACED_429_TEXT
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from devtools.fakediscord.limits import DiscordLimits
 
 CHILD = Path(__file__).with_name("chaos_child.py")
+DISCORD_GLOBAL_LIMIT = DiscordLimits.global_limit  # the bot token's requests a second
+BOT_PACE = 45  # what the bot's pacer keeps to of them (bot/schnapsen/pacing.py)
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
 BUTTON_ID = re.compile(r"bs:(\d+):(\d+):([a-z]+):(\w*)")
 RESULT_VERBS = {"review"}  # the buttons of a deal's result message
@@ -495,7 +501,7 @@ class Chaos:
         self.stderr_path = folder / "bot-stderr.log"
         self.fake = FakeDiscord(record_requests=False, keep_history=False)
         if args.discord_limits:
-            self.fake.enforce_limits()
+            self.fake.enforce_limits(global_limit=args.global_limit)
         self.rest_counts: list[tuple[float, dict[str, Any]]] = []  # (when, rest_calls): play starts, settled
         self.rng = random.Random(args.seed)
         self.stats = Stats()
@@ -543,6 +549,9 @@ class Chaos:
         ]
         if self.args.edit_interval is not None:
             command += ["--edit-interval", str(self.args.edit_interval)]
+        if self.args.discord_limits and self.args.global_limit != DISCORD_GLOBAL_LIMIT:
+            # The bot keeps to 45 of Discord's 50 a second: to the same share of a smaller budget.
+            command += ["--token-pace", str(max(1, self.args.global_limit * BOT_PACE // DISCORD_GLOBAL_LIMIT))]
         if self.args.target:
             command += ["--target", str(self.args.target)]
         if self.args.sabotage:
@@ -1237,6 +1246,13 @@ def main() -> int:
         action="store_true",
         help="the fake Discord also enforces Discord's rate limits (as bench/bot_bench.py --discord-limits), "
         "on top of the injected faults",
+    )
+    parser.add_argument(
+        "--global-limit",
+        type=int,
+        default=DISCORD_GLOBAL_LIMIT,
+        help="with --discord-limits: the bot token's requests a second the fake allows (Discord's 50); a smaller "
+        "budget puts a few tables where many are at capacity, and the bot's pacer keeps to the same share of it",
     )
     parser.add_argument(
         "--sabotage",

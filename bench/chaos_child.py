@@ -291,6 +291,8 @@ async def serve(args: argparse.Namespace) -> None:
         edit_interval=args.edit_interval,
         log_level="INFO",
     )
+    if args.token_pace is not None:  # a smaller budget of the token's calls than Discord's (bench/chaos.py)
+        bot.pacer.per_second = args.token_pace
     the_bot = bot
     rng = random.Random(args.seed)
     loop = asyncio.get_running_loop()
@@ -316,6 +318,7 @@ def main() -> int:
     parser.add_argument("--log", required=True, help="the bot's log (appended to: one file per bench run)")
     parser.add_argument("--edit-interval", type=float, default=Settings(token="x").edit_interval)
     parser.add_argument("--target", type=int, help="game points to win a Bummerl (default: the rules')")
+    parser.add_argument("--token-pace", type=int, help="the bot token's requests a second the bot keeps to")
     parser.add_argument("--storage-fault-seconds", type=float, default=2.0)
     parser.add_argument("--overrun-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)

@@ -1,6 +1,8 @@
 """The short chaos run of CI: bench/chaos.py with a few tables, a short Bummerl and a few kill -9 restarts,
-faults of every kind injected; every figure that must be 0 is 0 and every Bummerl finishes (tables play on with
-a Rematch until the restarts are over, so there may be more than one Bummerl per table)."""
+faults of every kind injected, and Discord's rate limits enforced with a budget of 3 bot-token calls a second
+(the bot keeps to 2 of them, and three tables of instant clickers come close to that); every figure that must be
+0 is 0 and every Bummerl finishes (tables play on with a Rematch until the restarts are over, so there may be more than one
+Bummerl per table)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,9 @@ SHORT_RUN = [
     "0.04",
     "--seed",
     "7",
+    "--discord-limits",
+    "--global-limit",
+    "3",
     "--json",
 ]
 
@@ -66,5 +71,8 @@ def test_short_chaos_run_loses_nothing_and_never_stalls() -> None:
     # The injected 429s reach discord.py, which waits them out: counted from its warnings in the bot's log.
     assert figures["http_429_retried"] > 0 and figures["http_429_surfaced"] == 0, report
     assert figures["rest"]["global_calls"] > 0, report
+    # Discord's buckets were enforced, and the bot's pacer kept to the small budget: no global 429 from them.
+    assert figures["discord_limits"].startswith("Discord's rate limits enforced: global 3 per 1 s"), report
+    assert figures["rest"]["rate_limited"].get("global", 0) == 0, report
     assert figures["bummerl_finished"] == figures["bummerl_started"] >= 3, report
     assert run.returncode == 0, report
