@@ -9,7 +9,7 @@ cluster (the machine's initdb and pg_ctl, as the tests make it). Run from the re
     python bench/chaos.py --json                            # also one JSON line with every figure
     python bench/chaos.py --database postgresql             # the bot on PostgreSQL
     python bench/chaos.py --discord-limits                  # and the fake enforces Discord's rate limits
-    python bench/chaos.py --discord-limits --global-limit 5 # with a token budget a few tables fill (CI's run)
+    python bench/chaos.py --discord-limits --global-limit 3 # a token budget a few tables come close to (CI)
 
 People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
 newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
@@ -77,8 +77,8 @@ Figures and how they are measured:
   the settings bench/bot_bench.py --discord-limits uses, printed in the summary), on top of the injected
   faults. --global-limit makes the token's budget smaller than Discord's 50 a second (the bot's pacer then
   keeps to 45/50 of it, as it does of 50): a few tables of instant clickers then come close to the budget,
-  as many at human pace do to the real one. Either way the summary shows the REST calls per accepted click from the first click to the end of
-  the settling (bot token, bound by the global limit, and interaction tokens, by route), the 429s the fake's
+  as many at human pace do to the real one. Either way the summary shows the REST calls per accepted click
+  from the first click to the end of the settling (bot token, bound by the global limit, and interaction tokens, by route), the 429s the fake's
   buckets answered (global, route, 30046) and the 429s discord.py met, injected ones included: waited out and
   retried (its "rate limited" warnings in the log) and raised to the bot (chaos_child logs each one).
 - Restarts survived: kill -9 restarts after which the bot was READY again. A restart that did not come up,
@@ -1251,8 +1251,8 @@ def main() -> int:
         "--global-limit",
         type=int,
         default=DISCORD_GLOBAL_LIMIT,
-        help="with --discord-limits: the bot token's requests a second the fake allows (Discord's 50); a smaller "
-        "budget puts a few tables where many are at capacity, and the bot's pacer keeps to the same share of it",
+        help="with --discord-limits: the bot token's requests a second the fake allows (Discord's 50); the bot's "
+        "pacer keeps to the same share of a smaller one, which a few tables then come close to",
     )
     parser.add_argument(
         "--sabotage",

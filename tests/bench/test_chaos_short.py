@@ -1,8 +1,8 @@
 """The short chaos run of CI: bench/chaos.py with a few tables, a short Bummerl and a few kill -9 restarts,
 faults of every kind injected, and Discord's rate limits enforced with a budget of 3 bot-token calls a second
-(the bot keeps to 2 of them, and three tables of instant clickers come close to that); every figure that must be
-0 is 0 and every Bummerl finishes (tables play on with a Rematch until the restarts are over, so there may be more than one
-Bummerl per table)."""
+(the bot keeps to 2 of them, and three tables of instant clickers come close to that); every figure that must
+be 0 is 0 and every Bummerl finishes (tables play on with a Rematch until the restarts are over, so there may
+be more than one Bummerl per table)."""
 
 from __future__ import annotations
 
