@@ -357,6 +357,12 @@ class Table:
         await click.wait_response()
         await self.fake.wait_for(lambda: table.status == "playing", what="the rematch to start")
 
+    def table_messages(self) -> list[FakeMessage]:
+        """Every table message in the channel, replaced ones too (they keep the table's title)."""
+        return [
+            m for m in self.channel.messages if m.embeds and "Bauernschnapsen · table" in str(m.embeds[0].get("title"))
+        ]
+
     # --- playing -----------------------------------------------------------------------------------------
 
     def hand_message(self, user: FakeUser) -> FakeMessage | None:

@@ -176,9 +176,7 @@ async def test_a_tables_first_message_whose_post_took_effect_but_failed_is_shown
     assert world.bot is not None
     await settled(world.bot)
     assert [rule.fired for rule in lost] == [1, 1], "both answers were lost"
-    titles = [(m.id, str(m.embeds[0].get("title"))) for m in world.channel.messages if m.embeds]
-    lobbies = [message_id for message_id, title in titles if title.startswith("Bauernschnapsen · table")]
-    assert lobbies == [table.table_message_id], "one table message, the one stored"
+    assert [m.id for m in world.table_messages()] == [table.table_message_id], "one table message, the one stored"
 
 
 async def test_an_ai_move_whose_write_fails_is_retried_and_the_table_resumes(
@@ -306,11 +304,7 @@ async def test_a_finished_bummerl_stored_as_playing_is_marked_finished_on_start(
     bot = await world.start_bot()
     restored = bot.service.snapshot(table.id)
     assert restored is not None and restored.status == "finished"
-    rematch = await fake_discord.click(
-        alice, await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)), label="Rematch"
-    )
-    await rematch.wait_response()
-    await fake_discord.wait_for(lambda: world.live.status == "playing", what="the rematch")
+    await world.rematch(alice)
 
 
 async def test_a_table_that_no_longer_replays_is_set_aside_and_the_others_are_served(
@@ -431,12 +425,7 @@ async def test_dms_closed_mid_deal_keep_working_through_the_click_token_into_the
         "his DM was edited through his click's token only"
     )
     if table.status == "finished":  # the Bummerl ended with that deal: the rematch brings the next one
-        rematch = await fake_discord.click(
-            alice, await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)),
-            label="Rematch",
-        )
-        await rematch.wait_response()
-        await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch")
+        await world.rematch(alice)
 
     # The next deal's DM goes as a follow-up of his latest click, which Discord takes too: nothing refused yet.
     next_dm = await fake_discord.wait_for(

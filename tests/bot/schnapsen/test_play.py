@@ -89,13 +89,7 @@ async def test_closed_dms_play_through_the_my_hand_message(fake_discord: FakeDis
     assert table.status == "finished"
 
     # One more deal at least (a doubled contract can end a short Bummerl in one deal): still said once.
-    rematch = await fake_discord.click(
-        hidden,
-        await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)),
-        label="Rematch",
-    )
-    await rematch.wait_response()
-    await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
+    await world.rematch(hidden)
     deals = table.deal_no
     await world.play(
         [hidden],
@@ -156,13 +150,7 @@ async def test_leaderboard_after_two_bummerl(fake_discord: FakeDiscord, world: T
     await world.no_ai_delay()
     table = await world.open_table(alice, [bob, None, None], target=3)  # alice North, bob East: opponents
     await world.play([alice, bob], timeout=30)
-    rematch = await fake_discord.click(
-        bob,
-        await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons)),
-        label="Rematch",
-    )
-    await rematch.wait_response()
-    await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch to start")
+    await world.rematch(bob)
     await world.play([alice, bob], timeout=30)
     assert table.status == "finished" and len(table.match.bummerls) == 2
 

@@ -60,11 +60,6 @@ def points_to(old: FakeMessage, new: FakeMessage) -> bool:
     return MOVED in old.visible_text and f"/{new.id})" in old.visible_text and not old.buttons and not old.attachments
 
 
-def table_messages(world: Table) -> list[FakeMessage]:
-    """Every table message in the channel, replaced ones too (they keep the table's title)."""
-    return [m for m in world.channel.messages if m.embeds and "Bauernschnapsen · table" in str(m.embeds[0].get("title"))]
-
-
 async def test_an_old_table_message_is_reposted_and_only_the_new_one_acts_also_after_a_restart(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
@@ -100,7 +95,7 @@ async def test_an_old_table_message_is_reposted_and_only_the_new_one_acts_also_a
     await click.wait_response()
     await fake_discord.wait_for(lambda: "dora" in new.visible_text, what="the new message shows dora")
     assert new.edit_count > edits
-    assert [m.id for m in table_messages(world)] == [old.id, new.id]
+    assert [m.id for m in world.table_messages()] == [old.id, new.id]
     late = await fake_discord.click(alice, as_shown(old, shown_before), label="Start")
     assert OUT_OF_DATE in await ephemeral_reply(late), "a restart still knows the old message is replaced"
     assert table.status == "lobby"
@@ -259,8 +254,8 @@ async def test_a_failure_between_posting_the_new_message_and_storing_it_leaves_o
     )
     await settled(bot)
     assert sorted(failed) == ["set_dm", "set_table_message"]
-    new_table, new_dm = table_messages(world)[-1], fake_discord.dm_messages(alice)[-1]
-    assert [m.id for m in table_messages(world)] == [old_table.id, new_table.id], "one new table message"
+    new_table, new_dm = world.table_messages()[-1], fake_discord.dm_messages(alice)[-1]
+    assert [m.id for m in world.table_messages()] == [old_table.id, new_table.id], "one new table message"
     assert [m.id for m in fake_discord.dm_messages(alice)] == [old_dm.id, new_dm.id], "one new DM"
     assert table.table_message_id == new_table.id and table.seats[0].dm_message_id == new_dm.id
     # The old DM is pointed on by the retried job that stored the new one: it may still be on its way.
@@ -289,7 +284,7 @@ async def test_a_long_game_never_meets_the_old_message_limit(fake_discord: FakeD
     assert fake_discord.limiter.stats.refused["old message"] == 0
     # Every third advance (an hour) makes the table message due, and the play after it re-posts it.
     assert advances == 9, "a Bummerl to 1000 lasts longer"
-    assert len(table_messages(world)) >= 1 + (advances - 1) // 3, "the table message was replaced every hour"
+    assert len(world.table_messages()) >= 1 + (advances - 1) // 3, "the table message was replaced every hour"
 
 
 async def test_an_old_table_message_in_a_thread_is_reposted_there_and_the_close_shows_on_the_new_one(
