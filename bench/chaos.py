@@ -78,8 +78,8 @@ Figures and how they are measured:
   faults. --global-limit makes the token's budget smaller than Discord's 50 a second (the bot's pacer then
   keeps to 45/50 of it, as it does of 50): a few tables of instant clickers then come close to the budget,
   as many at human pace do to the real one. Either way the summary shows the REST calls per accepted click
-  from the first click to the end of the settling (bot token, bound by the global limit, and interaction tokens, by route), the 429s the fake's
-  buckets answered (global, route, 30046) and the 429s discord.py met, injected ones included: waited out and
+  from the first click to the end of the settling (bot token, bound by the global limit, and interaction
+  tokens, by route), the 429s the fake's buckets answered (global, route, 30046) and the 429s discord.py met, injected ones included: waited out and
   retried (its "rate limited" warnings in the log) and raised to the bot (chaos_child logs each one).
 - Restarts survived: kill -9 restarts after which the bot was READY again. A restart that did not come up,
   or a bot process that exited on its own, is counted and fails the run.
@@ -113,12 +113,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bot_bench import rest_calls, rest_figures, rest_line
 from bench.bot_bench_child import is_429_retry
 from bench.chaos_child import SURFACED_429_TEXT
+from bot.schnapsen.pacing import TOKEN_PACE
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
 from devtools.fakediscord.limits import DiscordLimits
 
 CHILD = Path(__file__).with_name("chaos_child.py")
 DISCORD_GLOBAL_LIMIT = DiscordLimits.global_limit  # the bot token's requests a second
-BOT_PACE = 45  # what the bot's pacer keeps to of them (bot/schnapsen/pacing.py)
 GAME_VERBS = ("trump", "auf", "bid", "pass", "dbl", "play", "mar")
 BUTTON_ID = re.compile(r"bs:(\d+):(\d+):([a-z]+):(\w*)")
 RESULT_VERBS = {"review"}  # the buttons of a deal's result message
@@ -551,7 +551,7 @@ class Chaos:
             command += ["--edit-interval", str(self.args.edit_interval)]
         if self.args.discord_limits and self.args.global_limit != DISCORD_GLOBAL_LIMIT:
             # The bot keeps to 45 of Discord's 50 a second: to the same share of a smaller budget.
-            command += ["--token-pace", str(max(1, self.args.global_limit * BOT_PACE // DISCORD_GLOBAL_LIMIT))]
+            command += ["--token-pace", str(max(1, self.args.global_limit * TOKEN_PACE // DISCORD_GLOBAL_LIMIT))]
         if self.args.target:
             command += ["--target", str(self.args.target)]
         if self.args.sabotage:
