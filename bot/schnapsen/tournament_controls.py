@@ -55,7 +55,7 @@ def format_text(lang: str, tournament: TournamentRow) -> str:
     )
     target = engine.ruleset_from_json(json.loads(tournament.rules_json)).target
     if tournament.format == "swiss":
-        kind = t(lang, "tournament.swiss", rounds=tournament.swiss_rounds)
+        kind = t(lang, "tournament.swiss", count=tournament.swiss_rounds)
     else:
         kind = t(lang, "tournament.elimination")
     return t(lang, "tournament.format", kind=kind, best_of=best_of, target=target)

@@ -75,7 +75,7 @@ def standings_lines(lang: str, table: Table) -> list[str]:
 
 def kind_of(lang: str, tournament: TournamentRow) -> str:
     if tournament.format == "swiss":
-        return t(lang, "tournament.swiss", rounds=tournament.swiss_rounds)
+        return t(lang, "tournament.swiss", count=tournament.swiss_rounds)
     return t(lang, "tournament.elimination")
 
 
