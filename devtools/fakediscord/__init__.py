@@ -33,6 +33,13 @@ token (interaction routes exempt), the per-channel and per-webhook route buckets
 messages older than an hour and the invalid-request ban, each answering 429 with Discord's headers and body;
 off by default. ``fake.advance_clock(seconds)`` moves the fake's clock (messages age, windows and bans pass);
 ``fake.limiter.stats`` counts the 429s by kind and route.
+
+Latency (``latency.py``): ``FakeDiscord(latency=0.08)`` or ``fake.latency = 0.08`` puts 80 ms each way between
+the bot and the fake: a REST call takes effect 80 ms after it was sent (``RecordedRequest.effective_at``) and
+its answer comes 80 ms later; a gateway dispatch (a click's INTERACTION_CREATE) reaches the bot 80 ms after
+it was emitted (``FakeInteraction.created_at``, the moment of the click). Off by default. Every message keeps
+when each of its versions took effect (``FakeMessage.changed_at``, monotonic), history or not; every
+interaction how it was answered (``response.type``, ``response.at``).
 """
 
 from devtools.fakediscord.components import describe_buttons, find_button, iter_components

@@ -28,6 +28,7 @@ from aiohttp import WSMsgType, web
 
 from devtools.fakediscord import clients
 from devtools.fakediscord.components import find_component
+from devtools.fakediscord.latency import DelayedDelivery
 from devtools.fakediscord.limits import DiscordLimits, FakeClock, Limiter, Refusal, uses_interaction_token
 from devtools.fakediscord.state import (
     ADMINISTRATOR,
@@ -101,7 +102,9 @@ class RecordedRequest:
     status: int | None = None
     payload: Any = None
     files: list[Upload] = field(default_factory=list)
-    at: float = field(default_factory=time.monotonic)
+    at: float = field(default_factory=time.monotonic)  # when the bot sent it (it reached the fake's door)
+    # When it took effect in the fake: ``at`` plus the latency on the way in (latency.py).
+    effective_at: float = field(default_factory=time.monotonic)
 
     def matches(self, method: str, pattern: str) -> bool:
         return method_matches(method, self.method) and path_matches(pattern, self.path, self.template)
@@ -256,6 +259,9 @@ class GatewaySession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # [shard_id, shard_count] from IDENTIFY; an unsharded client's session is shard 0 of 1.
     shard: tuple[int, int] = (0, 1)
+    # With latency (latency.py): the frames on their way, and the newest sequence sent on the current socket.
+    delivery: DelayedDelivery | None = None
+    sent_sequence: int = 0
 
     @property
     def connected(self) -> bool:
@@ -285,7 +291,7 @@ class FakeDiscord:
     def __init__(self, *, bot_name: str = "Schnapsbot", interaction_deadline: float = 3.0,
                  guild_ready_timeout: float = 0.1, record_requests: bool = True,
                  keep_history: bool = True, limits: DiscordLimits | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, latency: float = 0.0) -> None:
         # Unix seconds for snowflakes, message times and the rate limits; a test moves a FakeClock on
         # (``advance_clock``) instead of sleeping. Interaction deadlines run on real elapsed time.
         self.clock: Callable[[], float] = clock if clock is not None else FakeClock()
@@ -301,6 +307,9 @@ class FakeDiscord:
         self.bot_permissions = DEFAULT_BOT_PERMISSIONS
         # Discord refuses callbacks that arrive later than this after the interaction was created.
         self.interaction_deadline = interaction_deadline
+        # Seconds each way between the bot and the fake, for REST calls and gateway dispatches (latency.py);
+        # set it before the bot connects.
+        self.latency = latency
         # An interaction's token works for follow-ups and edits of its messages this long (Discord: 15 min);
         # after that its webhook answers 401 Invalid Webhook Token (50027).
         self.interaction_token_lifetime = 15 * 60.0
@@ -375,6 +384,9 @@ class FakeDiscord:
 
     async def stop(self) -> None:
         await self.stop_all_clients()
+        for session in self.sessions:
+            if session.delivery is not None:
+                await session.delivery.stop()
         for ws in list(self._sockets):
             await ws.close(code=1001)
         if self._runner is not None:
@@ -881,6 +893,9 @@ class FakeDiscord:
         path = request.path.removeprefix(API_PREFIX)
         record = RecordedRequest(request.method, path, template, dict(request.query))
         request[RECORD_KEY] = record
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)  # on its way from the bot: it takes effect when it arrives
+            record.effective_at = time.monotonic()
         self.hits[f"{request.method} {template}"] += 1
         if self.record_requests:
             self.requests.append(record)
@@ -917,6 +932,8 @@ class FakeDiscord:
             response.headers.update(limit_headers)
             self.limiter.answered(response.status, response.headers.get("X-RateLimit-Scope"))
         await self.changed()
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)  # the answer on its way back to the bot
         return response
 
     @staticmethod
@@ -1469,7 +1486,12 @@ class FakeDiscord:
             session.sequence += 1
             frame = json.dumps({"op": 0, "t": event, "s": session.sequence, "d": data})
             session.backlog.append((session.sequence, frame))
-            if session.connected:
+            if self.latency > 0 or (session.delivery is not None and session.delivery.pending):
+                # On its way to the bot (latency.py); frames in flight keep their order if latency drops to 0.
+                if session.delivery is None:
+                    session.delivery = DelayedDelivery(session)
+                session.delivery.emit(session.sequence, frame, self.latency)
+            elif session.connected:
                 assert session.ws is not None
                 # A socket that is going away loses the frame here; the client gets it again on RESUME.
                 with contextlib.suppress(ConnectionError, RuntimeError):
@@ -1557,9 +1579,13 @@ class FakeDiscord:
         last_seen = data.get("seq") or 0
         async with session.lock:
             session.ws = ws
+            session.sent_sequence = last_seen
+            # Frames still on their way (latency.py) are left to their delivery, which sends them on this socket.
+            in_flight = session.delivery.first_pending() if session.delivery is not None else None
             for sequence, frame in list(session.backlog):
-                if sequence > last_seen:
+                if sequence > last_seen and (in_flight is None or sequence < in_flight):
                     await ws.send_str(frame)
+                    session.sent_sequence = sequence
         await self._send_event(session, "RESUMED", {})
         self.resumes += 1
         return session

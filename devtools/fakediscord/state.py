@@ -486,6 +486,9 @@ class FakeMessage:
         self.edited_timestamp: str | None = None
         self.deleted = False
         self.history: list[MessageSnapshot] = []
+        # When each version took effect (its creation first, then every edit), on the monotonic clock; kept
+        # even when the fake keeps no history (benchmarks), where ``history`` holds the newest version only.
+        self.changed_at: list[float] = []
         # The ``nonce`` the bot sent when creating the message (a string, as discord.py sends it), or None.
         self.nonce: str | None = None
 
@@ -539,9 +542,10 @@ class FakeMessage:
         if not self.fake.keep_history:
             # Benchmarks keep only the current version so the fake does not hoard every rendered image.
             self.history.clear()
+        now = time.monotonic()
+        self.changed_at.append(now)
         self.history.append(MessageSnapshot(
-            self.content, list(self.embeds), list(self.components), tuple(self.attachments), self.flags,
-            time.monotonic(),
+            self.content, list(self.embeds), list(self.components), tuple(self.attachments), self.flags, now,
         ))
 
     def payload(self) -> dict[str, Any]:
@@ -615,6 +619,9 @@ class FakeInteraction:
         self.locale = locale
         self.data = data
         self.token = f"interaction-token-{next(_interaction_counter)}-{interaction_id}"
+        # When the person clicked or typed it: the fake emitted the event (monotonic; with ``fake.latency`` the
+        # bot gets it that much later). ``response`` says how it was answered: the callback's type and when it
+        # took effect in the fake.
         self.created_at = time.monotonic()
         self.response: InteractionResponse | None = None
         self.original: FakeMessage | None = None
