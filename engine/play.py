@@ -121,7 +121,7 @@ def apply_play(state: DealState, seat: int, action: PlayCard) -> tuple[DealState
     trick_no = len(state.tricks) + 1
     if action.marriage:
         team = team_of(seat)
-        marriage = Marriage(seat, card[0], action.marriage, trick_no)
+        marriage = Marriage(seat, card[0], action.marriage, trick_no, card)
         state = state._replace(marriages=(*state.marriages, marriage))
         events.append(MarriageAnnounced(seat, card[0], action.marriage, state.team_tricks[team] > 0))
         ended = _after_marriage(state, seat, action.marriage)

@@ -245,6 +245,7 @@ def describe_deal(state: DealState) -> dict[str, Any]:
             {
                 "seat": SEAT_NAMES[m.seat],
                 "suit": m.suit,
+                "card": m.card,
                 "value": m.value,
                 "trick": m.trick_no,
                 "counted": state.team_tricks[m.seat & 1] > 0,

@@ -33,6 +33,7 @@ class Marriage(NamedTuple):
     suit: str
     value: int
     trick_no: int  # 1-based number of the trick it was announced on
+    card: str  # the King or Ober led with the announcement
 
 
 class DealResult(NamedTuple):
@@ -81,6 +82,14 @@ class DealState(NamedTuple):
     def trick_no(self) -> int:
         """1-based number of the trick being played (or about to be led)."""
         return len(self.tricks) + 1
+
+    @property
+    def final_lead(self) -> Marriage | None:
+        """The announcement that ended the deal at once, if one did: its card was led, but the trick it opened
+        was never played (RULES.md 6.1: the card is not played, and stays in ``hands``)."""
+        if self.phase != FINISHED or not self.marriages or self.marriages[-1].trick_no != len(self.tricks) + 1:
+            return None
+        return self.marriages[-1]
 
     def declaring_team(self) -> int | None:
         return None if self.declarer is None else team_of(self.declarer)

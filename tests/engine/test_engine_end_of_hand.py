@@ -96,6 +96,7 @@ def test_normal_game_marriage_reaching_66_ends_the_hand_and_the_card_is_not_play
     assert (state.result.winner, state.result.base) == (NS, 2)
     assert "SK" in state.hands[seat("N")] and state.trick == ()
     assert MarriageAnnounced(seat("N"), "S", 20, True) in events
+    assert state.final_lead == Marriage(seat("N"), "S", 20, 3, "SK"), "the lead that ended it, card and all"
 
 
 def test_normal_game_marriage_below_66_adds_and_play_continues_with_the_card() -> None:
@@ -104,6 +105,7 @@ def test_normal_game_marriage_below_66_adds_and_play_continues_with_the_card() -
     assert state.phase != FINISHED
     assert state.total(NS) == 50
     assert state.trick == ((seat("N"), "SK"),)
+    assert state.final_lead is None, "the deal goes on"
 
 
 def test_normal_game_marriage_is_pending_until_the_team_wins_a_trick() -> None:
@@ -124,7 +126,7 @@ def test_normal_game_marriage_is_pending_until_the_team_wins_a_trick() -> None:
 
 
 def test_normal_game_pending_marriage_of_a_team_without_tricks_never_counts() -> None:
-    marriages = (Marriage(seat("N"), "S", 20, 1),)
+    marriages = (Marriage(seat("N"), "S", 20, 1, "SK"),)
     state = late(
         C.NORMAL, "H", "N:DJ E:DA S:DQ", "DK", team_cards=(0, 50), tricks_won_by="EWE", marriages=marriages
     )
@@ -232,6 +234,7 @@ def test_schnapser_40_claim_at_trick_2_loses_below_26_from_trick_1() -> None:
     state = play(state, "N play HQ 40")
     assert state.phase == FINISHED
     assert (state.result.winner, state.result.made) == (EW, False)
+    assert state.final_lead == Marriage(seat("N"), "H", 40, 2, "HQ"), "a failed claim ends on its lead too"
 
 
 def test_schnapser_no_40_at_trick_3() -> None:

@@ -254,6 +254,11 @@ def play_checked_deal(seed: int, dealer: int, rules_index: int, stacked: bool, t
     assert result.game_points == base * state.multiplier
     assert result.made == (winner == state.declarer % 2)
     assert len(state.tricks) == tricks_played
+    last = parse_action(texts[-1])  # the lead that ended the deal, if an announcement did: its card and all
+    if isinstance(last[1], PlayCard) and last[1].marriage:
+        assert state.final_lead is not None and (state.final_lead.seat, state.final_lead.card) == (last[0], last[1].card)
+    else:
+        assert state.final_lead is None
     return state
 
 
