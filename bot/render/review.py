@@ -51,7 +51,7 @@ Play = tuple[int, str]  # (seat, card)
 @dataclass(frozen=True, slots=True)
 class ReviewTrick:
     plays: tuple[Play, ...]  # in playing order, the leader first
-    winner: int  # seat
+    winner: int | None  # seat; None for a lead that ended the deal at once (announcing a marriage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +79,12 @@ class DealReviewScene:
         dealt = [check_card(card) for hand in self.hands for card in hand]
         if len(set(dealt)) != len(dealt):
             raise ValueError(f"a card is dealt once: {self.hands!r}")
-        for trick in self.tricks:
+        for number, trick in enumerate(self.tricks, start=1):
             seats = [seat for seat, _ in trick.plays]
-            if len(set(seats)) != len(seats) or trick.winner not in seats:
+            if trick.winner is None:
+                if number != len(self.tricks) or not self._announced_on(number, trick):
+                    raise ValueError(f"only the last trick is unfinished, a lead announcing a marriage: {trick!r}")
+            elif len(set(seats)) != len(seats) or trick.winner not in seats:
                 raise ValueError(f"a trick has each seat at most once and its winner in it: {trick!r}")
             for seat, card in trick.plays:
                 if seat not in SEATS or card not in self.hands[seat]:
@@ -98,7 +101,15 @@ class DealReviewScene:
         check_deck(self.deck)
         check_lang(self.lang)
 
+    def _announced_on(self, number: int, lead: ReviewTrick) -> bool:
+        """Whether ``lead`` is one card whose seat announced a marriage of its suit on trick ``number``."""
+        if len(lead.plays) != 1:
+            return False
+        seat, card = lead.plays[0]
+        return card[1] in "KQ" and any(m[:2] == (seat, card[0]) and m[3] == number for m in self.marriages)
+
     def played(self) -> frozenset[str]:
+        """Every card led or played, a final lead included (it was shown to the table)."""
         return frozenset(card for trick in self.tricks for _, card in trick.plays)
 
     def never_played(self, seat: int) -> tuple[str, ...]:
@@ -194,7 +205,8 @@ def _compose_review(scene: DealReviewScene) -> Image.Image:
             note = f"{fonts.fit(names[seat], SMALL, 96, 'regular')} {value}"  # the name gives way, not the 40
             _text(canvas, (mx - icon.width - 4, cy + 15), note, SMALL, GOLD, weight="regular", anchor="rm")
             mx -= icon.width + 4 + round(fonts.length(note, SMALL, "regular")) + 10
-        title = f"{label('review_trick', lang, n=number)} · {names[trick.winner]}"
+        taken = label("review_deal_over", lang) if trick.winner is None else names[trick.winner]
+        title = f"{label('review_trick', lang, n=number)} · {taken}"
         _text(canvas, (x + 12, cy + 15), title, BODY, TEXT, anchor="lm", max_width=mx - x - 12)
         # Each play in its own column, its player's name centred under the card.
         column = (_CELL_W - 16) // 4
@@ -289,9 +301,12 @@ def _trick_sentences(scene: DealReviewScene, detail: int) -> list[str]:
     deck, lang, names = scene.deck, scene.lang, scene.seat_names
     sentences = []
     for number, trick in enumerate(scene.tricks, start=1):
-        winner = names[trick.winner]
-        if detail == WINNERS_ONLY:
-            sentences.append(label("alt_review_won", lang, n=number, name=winner))
+        if trick.winner is None:  # the lead that ended the deal (its marriage is said next), at every detail
+            (seat, card), *_ = trick.plays
+            said = card_name(card, deck, lang)
+            sentences.append(label("alt_review_final_lead", lang, n=number, name=names[seat], card=said))
+        elif detail == WINNERS_ONLY:
+            sentences.append(label("alt_review_won", lang, n=number, name=names[trick.winner]))
         else:
             if detail == CARDS_ONLY:
                 plays = _cards(scene, [card for _, card in trick.plays])
@@ -301,7 +316,7 @@ def _trick_sentences(scene: DealReviewScene, detail: int) -> list[str]:
                     for seat, card in trick.plays
                 ]
                 plays = join_names(played, lang)
-            sentences.append(label("alt_review_trick", lang, n=number, plays=plays, name=winner))
+            sentences.append(label("alt_review_trick", lang, n=number, plays=plays, name=names[trick.winner]))
         for seat, suit, value, trick_no in scene.marriages:
             if trick_no == number:
                 suit_said = suit_name(suit, deck, lang)

@@ -66,15 +66,19 @@ def add_rules_field(embed: discord.Embed, rules: engine.Ruleset, lang: str) -> N
 
 
 def deal_review_scene(table: TableSnapshot, lang: str) -> render.DealReviewScene:
-    """The finished deal of ``table`` (as it stood when the deal ended) as the review image shows it."""
+    """The finished deal of ``table`` (as it stood when the deal ended) as the review image shows it: every
+    trick, and a lead that ended the deal by announcing a marriage as the last, unfinished one."""
     deal = table.deal
     assert deal is not None and deal.result is not None
     has_trumps = deal.contract is None or deal.contract in engine.contracts.TRUMP_CONTRACTS
     hands = tuple(tuple(hand) for hand in deal.dealt)
+    tricks = [render.ReviewTrick(tuple(trick.plays), trick.winner) for trick in deal.tricks]
+    if (lead := deal.final_lead) is not None:  # an announcement ended the deal: its lead is the last trick
+        tricks.append(render.ReviewTrick(((lead.seat, lead.card),), None))
     return render.DealReviewScene(
         seat_names=tuple(seat_name(table, s) for s in range(4)),  # type: ignore[arg-type]
         hands=(hands[0], hands[1], hands[2], hands[3]),
-        tricks=tuple(render.ReviewTrick(tuple(trick.plays), trick.winner) for trick in deal.tricks),
+        tricks=tuple(tricks),
         winner_team=deal.result.winner,
         game_points=deal.result.game_points,
         contract_label=None if deal.contract is None else contract_name(lang, deal.contract),

@@ -236,8 +236,7 @@ def why_text(table: TableSnapshot, lang: str, deal: engine.DealState) -> str:
     trick_no = len(deal.tricks)
     last = deal.tricks[-1] if deal.tricks else None
     team = team_names(table, result.winner)
-    # An announcement that ends the deal leaves its card unplayed: the marriage belongs to the next trick.
-    claim = deal.marriages[-1] if deal.marriages and deal.marriages[-1].trick_no == trick_no + 1 else None
+    claim = deal.final_lead  # an announcement that ended the deal at once, its card led but never played
     if contract in contracts.IMMEDIATE_CONTRACTS:
         return t(lang, "result.why.at_once")
     if claim is not None:

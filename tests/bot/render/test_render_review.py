@@ -49,6 +49,10 @@ WHOLE_DEAL = DealReviewScene(
     marriages=((0, "H", 40, 2),),
 )
 ENDED_EARLY = dataclasses.replace(WHOLE_DEAL, tricks=WHOLE_DEAL.tricks[:1], marriages=())
+# Anna's 40 ends the deal as she leads trick 2: the lead is the last trick, unfinished (no winner).
+ENDED_ON_A_LEAD = dataclasses.replace(
+    WHOLE_DEAL, tricks=(WHOLE_DEAL.tricks[0], ReviewTrick(((0, "HK"),), None)), marriages=((0, "H", 40, 2),)
+)
 
 
 @pytest.mark.parametrize("deck", DECK_STYLES)
@@ -74,7 +78,7 @@ def test_the_alt_text_tells_the_tricks_their_winners_and_what_was_never_played()
     assert len(lines) == 6 and lines[2] == "Anna announced 40 in Hearts."
 
 
-@pytest.mark.parametrize("scene", [WHOLE_DEAL, ENDED_EARLY])
+@pytest.mark.parametrize("scene", [WHOLE_DEAL, ENDED_EARLY, ENDED_ON_A_LEAD])
 def test_the_image_has_the_size_it_says(scene: DealReviewScene) -> None:
     with Image.open(io.BytesIO(render_deal_review(scene))) as image:
         assert image.size == review_size(scene)
@@ -89,3 +93,19 @@ def test_a_scene_shows_no_card_where_it_was_not() -> None:
         dataclasses.replace(WHOLE_DEAL, hands=(HANDS[0], HANDS[0], HANDS[2], HANDS[3]))
     with pytest.raises(ValueError, match="winner in it"):
         dataclasses.replace(WHOLE_DEAL, tricks=(ReviewTrick(((0, "HA"),), 1),))
+    lead = ReviewTrick(((0, "HK"),), None)
+    with pytest.raises(ValueError, match="only the last trick is unfinished"):
+        dataclasses.replace(ENDED_ON_A_LEAD, tricks=(lead, WHOLE_DEAL.tricks[0]), marriages=((0, "H", 40, 1),))
+    with pytest.raises(ValueError, match="only the last trick is unfinished"):  # a lead that announced nothing
+        dataclasses.replace(ENDED_ON_A_LEAD, marriages=())
+
+
+def test_a_lead_that_ended_the_deal_is_told_and_no_longer_never_played() -> None:
+    assert ENDED_ON_A_LEAD.never_played(0) == ("HT", "CQ", "SJ")
+    alt = deal_review_alt_text(ENDED_ON_A_LEAD)
+    assert "Trick 2: Anna led King of Hearts, and the deal was over. Anna announced 40 in Hearts." in alt
+    assert "Never played: Anna (Ten of Hearts, Ober of Acorns, Unter of Leaves); " in alt
+    assert deal_review_lines(ENDED_ON_A_LEAD)[-2:] == [
+        "Trick 2: Anna led King of Hearts, and the deal was over.",
+        "Anna announced 40 in Hearts.",
+    ]

@@ -1,12 +1,15 @@
 """"Show the deal" on result messages, through the real client and the fake Discord: the image of every hand
 and trick after the deal (also after a restart), nothing of a running deal or of another server's table, and
-the server setting that turns it off."""
+the server setting that turns it off; a deal ended by an announced 40 shows that lead."""
 
 from __future__ import annotations
 
+import engine
 from bot.render import ALL_CARDS, card_name
+from bot.schnapsen.components import GameActionButton
+from bot.schnapsen.ids import ButtonId
 from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
-from tests.bot.schnapsen.harness import Table, ephemeral_reply, reply_to, with_button
+from tests.bot.schnapsen.harness import Table, ephemeral_reply, game_buttons, reply_to, with_button
 
 SHOW_THE_DEAL = "Show the deal"
 
@@ -118,3 +121,53 @@ async def test_with_deal_review_off_the_button_is_gone_and_old_ones_are_refused(
     await world.command(world.admin, "settings", deal_review=True)
     again = await fake_discord.click(anna, first_result, label=SHOW_THE_DEAL)
     assert (await reply_to(again)).filenames == ["deal.png"]
+
+
+# Dealt from seed 0 with North dealing: East turns up the Unter of Hearts (Aufschlagen: Hearts are trump),
+# West trumps trick 1 (28 card points) and leads the King of Hearts with a 40: 68, the deal is over at once,
+# the King never played on the table (RULES.md 6.1).
+FINAL_LEAD_SEED = 0
+FINAL_LEAD_DEAL = [
+    "E aufschlagen", "E pass", "S pass", "W pass", "N pass", "S pass", "N pass",
+    "E play SQ", "S play SK", "W play HT", "N play DA",
+    "W play HK 40",
+]  # fmt: skip
+
+
+async def click_move(world: Table, user: FakeUser, action: engine.Action) -> None:
+    """``user`` clicks the button of ``action`` on their hand, once the hand shows it for the position."""
+
+    def shown() -> tuple[FakeMessage, str] | None:
+        message, version = world.hand_message(user), world.live.version
+        for button in [] if message is None else game_buttons(message):
+            parsed = ButtonId.parse(button["custom_id"])
+            if parsed is not None and parsed.version == version and GameActionButton.action_of(parsed) == action:
+                return message, button["custom_id"]
+        return None
+
+    message, custom_id = await world.fake.wait_for(shown, what=f"{user.name}'s button for {action}")
+    await world.click_and_settle(user, message, custom_id)
+
+
+async def test_a_deal_ended_by_a_40_shows_that_lead_and_its_marriage(fake_discord: FakeDiscord, world: Table) -> None:
+    players = [world.add_player(name) for name in ("anna", "bert", "cleo", "dora")]
+    bot = await world.start_bot()
+    bot.service.new_seed = lambda: FINAL_LEAD_SEED
+    await world.open_table(players[0], players[1:], first_dealer=0)
+    for text in FINAL_LEAD_DEAL:
+        seat, action = engine.parse_action(text)
+        await click_move(world, players[seat], action)
+    result = await fake_discord.wait_for(lambda: next(iter(result_messages(world)), None), what="the result")
+
+    click = await fake_discord.click(players[2], result, label=SHOW_THE_DEAL)
+    answer = await reply_to(click)
+    assert answer.filenames == ["deal.png"]
+    deck = world.live.row.deck
+    king, unter = card_name("HK", deck, "en"), card_name("HJ", deck, "en")
+    lead = f"Trick 2: dora led {king}, and the deal was over."
+    alt = answer.attachment("deal.png").description or ""
+    assert f"{lead} dora announced 40 in Hearts." in alt, alt
+    never_played = alt.split("Never played: ")[1]
+    assert king not in never_played and unter in never_played, "the King was led; East's turned-up Unter never was"
+    text = answer.embeds[0]["description"]
+    assert text.splitlines()[-2:] == [lead, "dora announced 40 in Hearts."], text
