@@ -66,7 +66,10 @@ class Settings:
     retry_first: float = 0.5
     retry_max: float = 10.0
     watchdog_interval: float = 15.0
-    daily_interval: float = 600.0  # the daily deal's par and results are looked for this long after start, and so on
+    # The daily deal's par ahead (today's, tomorrow's) is looked for at start and then every daily_interval, its
+    # results first one interval after start. daily_par_ahead False (tests): par only as attempts ask for it.
+    daily_interval: float = 600.0
+    daily_par_ahead: bool = True
     # The coach ("Review my play" and practice hints, bot/game/coach.py): a search budget per decision, the
     # time a hint and a whole review may take, and reviews per person per window.
     coach_budget_ms: int = 150

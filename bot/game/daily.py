@@ -33,6 +33,7 @@ from .errors import UserError
 
 if TYPE_CHECKING:
     from .core import TableCore
+    from .dailypar import ParComputer
     from .table import TableSnapshot
 
 DAILY_DEALS = 6
@@ -251,6 +252,9 @@ class DailyDeals:
         self._private_channels = Lru[int, bool](KNOWN_TABLES)
         rng = random.SystemRandom()
         self.new_secret = lambda: rng.getrandbits(62)
+        # Par's computer, given by the shell, which has the AI worker (bot/schnapsen/daily.py); None: par only
+        # as the shell computes it.
+        self.par: ParComputer | None = None
 
     def today(self) -> str:
         return day_of(self.core.now())
@@ -319,7 +323,8 @@ class DailyDeals:
         """Open and start the person's attempt at today's deals: a table keyed by their DM channel with the bot
         (a channel holds one table, a DM is theirs alone), the person in North, AI players in the other seats;
         played in that DM, or (``in_channel``) as an ephemeral message in a server channel, seen by them alone.
-        Refused when they have an attempt today already (finished or not)."""
+        Refused when they have an attempt today already (finished or not). The day's par is asked for at once
+        (the first attempt of the day computes it, in the background), so it is in before the last deal ends."""
         day = self.today()
         if await self.db.daily.attempt(day, user_id) is not None:
             raise UserError("error.daily_played")
@@ -352,6 +357,8 @@ class DailyDeals:
             raise UserError("error.daily_played") from None
         self._daily_tables[table.id] = True
         self._in_channel[table.id] = in_channel
+        if self.par is not None:  # the day's par, asked for now (background work: the table's moves go first)
+            self.par.request(day, self.secret)
         return await self.core.start(table.id, user_id)
 
     async def attempt_today(self, user_id: int) -> DailyAttempt | None:

@@ -1,7 +1,8 @@
 """``/schnapsen daily``: today's deals, the same for everyone (bot/game/daily.py), their boards, a deal beside
-par, a past day's seed and the choice to stay off the board of every server; and the background job that
-computes each day's par ahead (bot/game/dailypar.py) and posts a finished day's results to the channel a server
-chose (``/schnapsen settings daily_channel``).
+par, a past day's seed and the choice to stay off the board of every server; and the background jobs that
+compute each day's par (bot/game/dailypar.py: at start-up, then ahead of the day every interval; an attempt
+asks for its day's par as it starts) and post a finished day's results to the channel a server chose
+(``/schnapsen settings daily_channel``).
 
 The commands are a group of their own (``/schnapsen daily play|board|show|seed|visibility``: Discord lets a
 group not be invoked itself) attached to the ``/schnapsen`` group when this cog is added. An attempt is a table
@@ -264,14 +265,15 @@ class DailyCommands(app_commands.Group):
 
 
 class DailyCog(commands.Cog):
-    """The daily group's home, and the job that computes par ahead (in one process: the one keeping storage)."""
+    """The daily group's home, and the jobs that compute par ahead and post results (in one process: the one
+    keeping storage)."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.commands = DailyCommands(bot)
         settings = bot.settings
         self.par = ParComputer(bot.db, bot.ai.worker, budget_ms=settings.ai_budget_ms, hard_cap_ms=settings.ai_hard_cap_ms)
-        self._par_lock = asyncio.Lock()
+        bot.service.daily.par = self.par  # an attempt asks for its day's par as it starts, in any process
         self._closing: dict[int, asyncio.Task[None]] = {}  # table id -> the job closing its abandoned attempt
         parent = bot.tree.get_command("schnapsen")
         assert isinstance(parent, app_commands.Group), "the /schnapsen group is added first"
@@ -280,11 +282,18 @@ class DailyCog(commands.Cog):
     async def cog_load(self) -> None:
         shards = self.bot.settings.shards
         if shards is None or shards.keeps_storage:
-            self.par_loop.change_interval(seconds=self.bot.settings.daily_interval)
-            self.par_loop.start()
+            if self.bot.settings.daily_par_ahead:
+                self.par_loop.change_interval(seconds=self.bot.settings.daily_interval)
+                self.par_loop.start()
+            self.post_loop.change_interval(seconds=self.bot.settings.daily_interval)
+            self.post_loop.start()
 
     async def cog_unload(self) -> None:
         self.par_loop.cancel()
+        self.post_loop.cancel()
+        self.par.cancel()
+        if self.bot.service.daily.par is self.par:
+            self.bot.service.daily.par = None
         for job in list(self._closing.values()):
             job.cancel()
 
@@ -319,14 +328,17 @@ class DailyCog(commands.Cog):
             delay, tries = min(delay * 2, RETRY_MAX), tries + 1
 
     async def ensure_par(self) -> int:
-        """Today's and tomorrow's par, where not stored yet (tomorrow's is ready before its day starts);
-        how many deals were computed."""
-        async with self._par_lock:
-            now = self.bot.service.now()
-            computed = 0
-            for day in (day_of(now), day_of(now + 86_400)):
-                computed += await self.par.ensure_par(day, await self.bot.service.daily.secret(day))
-            return computed
+        """Today's and tomorrow's par where not stored yet (tomorrow's is ready before its day starts), and
+        yesterday's where that day was dealt (its last attempts may still run, its results wait for par); how
+        many deals were computed. Each day's job is asked for at once, before anything is awaited; a job
+        already running for a day (an attempt asked for it) is waited for, not repeated."""
+        daily, now = self.bot.service.daily, self.bot.service.now()
+        jobs = [self.par.request(day_of(now), daily.secret), self.par.request(day_of(now + 86_400), daily.secret)]
+        yesterday = day_of(now - 86_400)
+        if await self.bot.db.daily.known_secret(yesterday) is not None:  # never draws a secret for a day gone
+            jobs.append(self.par.request(yesterday, daily.secret))
+        await asyncio.wait(jobs)  # a failed job is logged by itself, and asked for again at the next look
+        return sum(job.result() for job in jobs if not job.cancelled() and job.exception() is None)
 
     async def post_results(self, now: float | None = None) -> int:
         """Post the results of the day just over to each server's chosen channel; how many were posted. A
@@ -383,14 +395,19 @@ class DailyCog(commands.Cog):
         channel = self.bot.get_partial_messageable(results.channel_id)
         await channel.send(text[:2000], file=file, allowed_mentions=discord.AllowedMentions.none())
 
-    @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load)
+    @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load); the first run at once
     async def par_loop(self) -> None:
-        """Par ahead, then yesterday's results and last month's league standings where they are due."""
-        interval = self.bot.settings.daily_interval
+        """Par ahead: at start-up (a restart does not leave today's attempts without it for an interval), then
+        every interval (tomorrow's is in before its day starts)."""
         try:
             await self.ensure_par()
         except Exception:
-            log.exception("computing the daily par failed; tried again in %s s", interval)
+            log.exception("computing the daily par failed; tried again in %s s", self.bot.settings.daily_interval)
+
+    @tasks.loop(seconds=600)  # every settings.daily_interval (set in cog_load)
+    async def post_loop(self) -> None:
+        """Yesterday's results and last month's league standings, where they are due."""
+        interval = self.bot.settings.daily_interval
         try:
             await self.post_results()
         except Exception:
@@ -400,7 +417,7 @@ class DailyCog(commands.Cog):
         except Exception:
             log.exception("looking for daily league standings to post failed; tried again in %s s", interval)
 
-    @par_loop.before_loop
+    @post_loop.before_loop
     async def _after_an_interval(self) -> None:
-        # Start-up (restoring tables, their AI moves) first; tests call ensure_par and post_results themselves.
+        # Start-up (restoring tables, their AI moves) first; tests call post_results themselves.
         await asyncio.sleep(self.bot.settings.daily_interval)

@@ -219,6 +219,43 @@ async def test_par_without_an_ai_worker_is_greedys(db: Database) -> None:
     assert computer.fallbacks > 0
 
 
+async def test_starting_an_attempt_asks_for_its_days_par_at_once(service: TableService, db: Database, clock: Clock) -> None:
+    computer = ParComputer(db, None)  # greedy decides: quick
+    service.daily.par = computer  # as the shell gives it (bot/schnapsen/daily.py)
+    day = daily.day_of(clock())
+    assert computer.job(day) is None
+    await start(service)
+    job = computer.job(day)
+    assert job is not None, "asked for as the attempt started, without waiting for any timer"
+    assert await job == daily.DAILY_DEALS
+    assert [par.deal_no for par in await db.daily.par(day)] == list(range(daily.DAILY_DEALS))
+    await start(service, BOB)  # a later attempt of the day: par is stored, nothing is computed again
+    second = computer.job(day)
+    assert second is not None and await second == 0
+
+    tomorrow = daily.day_of(clock() + daily.SECONDS_PER_DAY)  # one job per day at a time: every caller gets it
+    first = computer.request(tomorrow, service.daily.secret)
+    assert computer.request(tomorrow, service.daily.secret) is first and await first == daily.DAILY_DEALS
+
+
+async def test_an_attempt_finished_before_par_is_scored_once_par_is_stored(
+    service: TableService, db: Database, clock: Clock
+) -> None:
+    day = daily.day_of(clock())
+    table = await start(service)  # nobody computes par here: the attempt ends before it exists
+    await play_out(service, table)
+    assert (await db.daily.attempt(day, ALICE)).finished  # type: ignore[union-attr]
+    board = await service.daily.board(GUILD)
+    assert not board.par_ready and board.standings == (), "no score before par"
+
+    assert await ParComputer(db, None).request(day, service.daily.secret) == daily.DAILY_DEALS
+    points, par = await db.daily.deals_of(table.id), await db.daily.par(day)
+    board = await service.daily.board(GUILD)
+    score = sum(points.values()) - sum(p.points for p in par)
+    assert board.par_ready and [(s.user_id, s.score, s.played) for s in board.standings] == [(ALICE, score, 6)]
+    assert (await service.daily.beside_par(ALICE, 0)).score == points[0] - par[0].points
+
+
 async def test_the_days_secret_is_drawn_once(db: Database) -> None:
     assert await db.daily.known_secret("2026-12-05") is None
     first = await db.daily.day_secret("2026-12-05", 1, 0)

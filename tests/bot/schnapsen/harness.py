@@ -44,6 +44,7 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
         throttle_actions=1000,
         db_synchronous="NORMAL",
         identify_interval=0.0,
+        daily_par_ahead=False,  # no day's par at every start: a test's attempt asks for its day's
     )
     return dataclasses.replace(base, **changes)
 

@@ -5,6 +5,7 @@ not played sees a card of the day."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -478,3 +479,27 @@ async def test_last_months_league_standings_are_posted_once_to_the_daily_channel
     assert f"Daily league, {last_month}: final standings" in post.content
     assert "Division 1: won by p1 (+2)" in post.content and not names_a_card(post.content)
     assert await cog.post_league_finals() == 0  # once
+
+
+async def test_after_a_restart_an_attempt_has_par_at_once_not_after_a_timer(world: World) -> None:
+    """The bot looks for par ahead as it starts (not an interval later: an hour here), and an attempt asks for
+    its day's par as it starts; after a restart, an attempt begun at once has par as soon as its job is done."""
+    alice = world.add_player("alice")
+    await world.start_bot()
+    await world.stop_bot()
+    # Par ahead as in production, looked for again only an hour later; a small search budget keeps it quick.
+    world.settings = dataclasses.replace(world.settings, daily_par_ahead=True, daily_interval=3600.0, ai_budget_ms=5)
+    bot = await world.start_bot()
+    cog = bot.get_cog("DailyCog")
+    assert isinstance(cog, DailyCog)
+    today = day_of(bot.service.now())
+    at_start = cog.par.job(today)
+    assert at_start is not None, "the first look at par is made as the bot starts"
+    await world.no_ai_delay()
+    assert "direct messages" in await daily(world, alice, world.channel, "play")
+    job = cog.par.job(today)
+    assert job is not None and (job is at_start or at_start.done()), "one job for the day"
+    assert await job >= 0
+    assert [par.deal_no for par in await bot.db.daily.par(today)] == list(range(DAILY_DEALS))
+    board = await daily(world, alice, world.channel, "board")
+    assert "still being computed" not in board
