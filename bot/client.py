@@ -30,6 +30,7 @@ from bot.schnapsen.pacing import GlobalPacer, pacing_trace
 from bot.schnapsen.runtime import Runtime
 from bot.schnapsen.tokenshare import DatabaseAnnouncer, TokenShare
 from bot.settings import Settings
+from bot.web import WebServer
 from engine.ai import solver as ai_solver
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ class SchnapsenBot(commands.Bot):
         self.runtime: Runtime
         self.throttle: Throttle
         self.token_share: TokenShare | None = None  # sharded on PostgreSQL: the token's budget is shared
+        self.web: WebServer | None = None  # the web companion, when WEB_PORT and WEB_BASE_URL are set (docs/web.md)
 
     async def setup_hook(self) -> None:
         if not hasattr(self, "db"):
@@ -122,6 +124,9 @@ class SchnapsenBot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands_if_changed()
+        if settings.web is not None:
+            self.web = WebServer(self.service, settings.web)
+            await self.web.start()
         # Loading card art takes a second or two per deck: do it now, off the event loop, not on a first click.
         self._preload = asyncio.create_task(asyncio.to_thread(_preload_decks), name="preload card art")
 
@@ -179,6 +184,8 @@ class SchnapsenBot(commands.Bot):
         await asyncio.shield(self._closing)
 
     async def _close_once(self) -> None:
+        if self.web is not None:  # its live pages end first: they watch the tables that are stopping
+            await self.web.stop()
         # The extensions first (their loops stop), then the runtime's queued messages drain while the HTTP
         # session is still open; discord.py's close unloads nothing more, then closes the connection.
         for extension in tuple(self.extensions):

@@ -85,6 +85,8 @@ class Settings:
     # A process holding shards takes the clicks other processes hand it when woken (PostgreSQL's NOTIFY),
     # and looks for them this often besides (a lost notification, SQLite).
     click_inbox_poll: float = 2.0
+    # The web companion (bot/web, docs/web.md): off unless WEB_PORT and WEB_BASE_URL are both set.
+    web: WebSettings | None = None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
@@ -103,6 +105,7 @@ class Settings:
             db_synchronous=_synchronous(env),
             retention_days=_retention_days(env),
             shards=_shards(env, database),
+            web=_web(env),
         )
 
     def describe(self) -> str:
@@ -333,3 +336,38 @@ def _is_postgresql(database: str) -> bool:
 
 def _is_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """Where the web companion listens and the public address its links use (behind the admin's proxy)."""
+
+    port: int
+    base_url: str  # https://schnapsen.example.org (no trailing slash); every link the bot posts starts with it
+    host: str = "127.0.0.1"  # the reverse proxy on the same machine reaches it; 0.0.0.0 in a container
+
+
+def _web(env: dict[str, str]) -> WebSettings | None:
+    port, base_url = env.get("WEB_PORT", "").strip(), env.get("WEB_BASE_URL", "").strip()
+    host = env.get("WEB_HOST", "").strip() or "127.0.0.1"
+    if not port and not base_url:
+        return None
+    if not port or not base_url:
+        missing = "WEB_PORT" if not port else "WEB_BASE_URL"
+        raise SettingsError(
+            f"{missing} is not set: the web pages need both WEB_PORT (where the bot listens) and WEB_BASE_URL "
+            "(the public https address of your reverse proxy; docs/web.md), or neither."
+        )
+    if not _is_number(port) or len(port) > 5 or not 1 <= int(port) <= 65535:
+        raise SettingsError(f"WEB_PORT must be a port number from 1 to 65535, not {shown(port)!r}.")
+    scheme, separator, rest = base_url.partition("://")
+    if scheme not in ("https", "http") or not separator or not rest.strip("/") or any(c.isspace() for c in base_url):
+        raise SettingsError(
+            f"WEB_BASE_URL must be the pages' public address, like https://schnapsen.example.org, not "
+            f"{shown(base_url)!r}."
+        )
+    if "?" in base_url or "#" in base_url:
+        raise SettingsError(f"WEB_BASE_URL must have no query or fragment, not {shown(base_url)!r}.")
+    if any(c.isspace() for c in host) or not host:
+        raise SettingsError(f"WEB_HOST must be an address to listen on (127.0.0.1, 0.0.0.0), not {shown(host)!r}.")
+    return WebSettings(int(port), base_url.rstrip("/"), host)

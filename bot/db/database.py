@@ -28,6 +28,7 @@ from .stats import StatsRepo
 from .tables import TablesRepo
 from .tournament_controls import TournamentControlsRepo
 from .tournaments import TournamentsRepo
+from .web import WebRepo
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,7 @@ class Database:
         self.daily = DailyRepo(core)
         self.tournaments = TournamentsRepo(core)  # server tournaments (issue 30)
         self.tournament_controls = TournamentControlsRepo(core)  # their organiser's controls
+        self.web = WebRepo(core)  # what only the web pages ask (docs/web.md)
 
     @classmethod
     async def open(

@@ -37,6 +37,8 @@ class GuildSettings:
     rated_min_people: int = DEFAULT_RATED_MIN_PEOPLE  # a Bummerl is rated when this many people played it
     table_threads: bool = False  # `/schnapsen new` opens a thread of its own for each table
     deal_review: bool = True  # "Show the deal" on result messages
+    web_pages: bool = False  # the server's web pages (docs/web.md) are served
+    web_token: str | None = None  # their URLs' unguessable part; made when first turned on, then kept
     # The rule settings new tables change from the preset, in the record's JSON form ({"target": 12}); kept
     # when the preset changes (bot/game/rulesettings.py checks them).
     rule_changes: dict[str, Any] = field(default_factory=dict)

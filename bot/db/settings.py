@@ -13,7 +13,7 @@ class GuildSettingsRepo(Repository):
         """The guild's settings, or the defaults when it never saved any."""
         row = await self._core.fetch_one(
             "SELECT guild_id, language, preset, deck, turn_seconds, ai_strength, ai_delay_ms, rated_min_people,"
-            " table_threads, deal_review, rule_changes_json FROM guild_settings WHERE guild_id = ?",
+            " table_threads, deal_review, web_pages, web_token, rule_changes_json FROM guild_settings WHERE guild_id = ?",
             (guild_id,),
         )
         if row is None:
@@ -21,6 +21,7 @@ class GuildSettingsRepo(Repository):
         values = dict(row)
         values["table_threads"] = bool(values["table_threads"])
         values["deal_review"] = bool(values["deal_review"])
+        values["web_pages"] = bool(values["web_pages"])
         values["rule_changes"] = json.loads(values.pop("rule_changes_json"))
         return GuildSettings(**values)
 
@@ -30,13 +31,14 @@ class GuildSettingsRepo(Repository):
                 """
                 INSERT INTO guild_settings (guild_id, language, preset, deck, turn_seconds, ai_strength,
                                             ai_delay_ms, rated_min_people, table_threads, deal_review,
-                                            rule_changes_json)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                            web_pages, web_token, rule_changes_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (guild_id) DO UPDATE SET
                     language = excluded.language, preset = excluded.preset, deck = excluded.deck,
                     turn_seconds = excluded.turn_seconds, ai_strength = excluded.ai_strength,
                     ai_delay_ms = excluded.ai_delay_ms, rated_min_people = excluded.rated_min_people,
                     table_threads = excluded.table_threads, deal_review = excluded.deal_review,
+                    web_pages = excluded.web_pages, web_token = excluded.web_token,
                     rule_changes_json = excluded.rule_changes_json
                 """,
                 (
@@ -50,6 +52,15 @@ class GuildSettingsRepo(Repository):
                     settings.rated_min_people,
                     int(settings.table_threads),
                     int(settings.deal_review),
+                    int(settings.web_pages),
+                    settings.web_token,
                     json.dumps(settings.rule_changes, sort_keys=True),
                 ),
             )
+
+    async def guild_of_web_token(self, token: str) -> int | None:
+        """The guild whose web pages are on and carry ``token`` in their URLs; None for any other token."""
+        row = await self._core.fetch_one(
+            "SELECT guild_id FROM guild_settings WHERE web_token = ? AND web_pages = 1", (token,)
+        )
+        return None if row is None else int(row["guild_id"])

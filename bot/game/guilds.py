@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -35,8 +36,10 @@ class GuildDefaults:
         rated_min_people: int | None = None,
         table_threads: bool | None = None,
         deal_review: bool | None = None,
+        web_pages: bool | None = None,
     ) -> GuildSettings:
-        """Change the server defaults that are given (None keeps one); an unknown value changes nothing."""
+        """Change the server defaults that are given (None keeps one); an unknown value changes nothing.
+        The web pages turned on for the first time get their URLs' unguessable token (kept from then on)."""
         current = await self.db.settings.get_guild_settings(guild_id)
         if turn_seconds is not None:
             check_turn_seconds(turn_seconds)
@@ -55,6 +58,8 @@ class GuildDefaults:
             rated_min_people=current.rated_min_people if rated_min_people is None else rated_min_people,
             table_threads=current.table_threads if table_threads is None else table_threads,
             deal_review=current.deal_review if deal_review is None else deal_review,
+            web_pages=current.web_pages if web_pages is None else web_pages,
+            web_token=current.web_token or (new_web_token() if web_pages else None),
             rule_changes=current.rule_changes,  # changed by update_guild_rules only
         )
         await self.db.settings.save_guild_settings(updated)
@@ -79,3 +84,8 @@ class GuildDefaults:
         updated = replace(current, preset=rules.preset, rule_changes=rulesettings.changes_from_preset(rules))
         await self.db.settings.save_guild_settings(updated)
         return updated
+
+
+def new_web_token() -> str:
+    """A server's web pages' token: 128 random bits, URL-safe (22 characters), never derived from an id."""
+    return secrets.token_urlsafe(16)

@@ -21,6 +21,7 @@ from bot.game.profile import PlayerProfile
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import LeaderboardSort
+from bot.web import links as web_links
 from engine.ai.analysis import Judged
 
 from .content import Payload, rendered
@@ -110,6 +111,14 @@ async def deal_review_payload(table: TableSnapshot, lang: str) -> Payload:
     embed.set_image(url="attachment://deal.png")
     png = await rendered(_deal_review_png, scene)
     return Payload([embed], {"deal.png": png}, {"deal.png": render.deal_review_alt_text(scene)})
+
+
+async def replay_link(guild_id: int, table_id: int, deal_no: int, lang: str) -> discord.ui.Button[discord.ui.View] | None:
+    """A "Replay" link button to the deal's page, where the bot serves web pages and the server shows this
+    deal there (docs/web.md); None otherwise."""
+    links = web_links.active()
+    url = None if links is None else await links.replay_url(guild_id, table_id, deal_no)
+    return None if url is None else discord.ui.Button(label=t(lang, "button.replay"), url=url)
 
 
 def review_embed(subject: ReviewSubject, lang: str, decisions: list[Judged]) -> discord.Embed:

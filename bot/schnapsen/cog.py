@@ -24,6 +24,7 @@ from bot.game.service import TableService
 from bot.game.table import TableSnapshot
 from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
+from bot.web import links as web_links
 
 from . import answers, payloads, ruletexts, threads
 from .checks import may_manage, require_manager
@@ -40,6 +41,16 @@ if TYPE_CHECKING:
     Interaction = discord.Interaction[SchnapsenBot]
 
 log = logging.getLogger(__name__)
+
+
+async def web_pages_line(guild_id: int, on: bool, lang: str) -> str:
+    """What ``/schnapsen settings`` says of the server's web pages: off, on with their address, or on while
+    this bot serves none (docs/web.md)."""
+    if not on:
+        return t(lang, "settings.web_off")
+    links = web_links.active()
+    url = None if links is None else await links.server_url(guild_id)
+    return t(lang, "settings.web_on", url=url) if url else t(lang, "settings.web_on_no_app")
 
 
 def named_choices(*values: str) -> list[app_commands.Choice[str]]:
@@ -358,7 +369,11 @@ class SchnapsenCog(
         await thinking(interaction)
         record = await self.service.queries.export_record(table.id, include_unfinished=False)
         file = answers.record_file(table.id, record)
-        await answer(interaction, t(lang, "reply.export", count=len(record.deals)), file=file)
+        text = t(lang, "reply.export", count=len(record.deals))
+        links = web_links.active()
+        if links is not None and (url := await links.table_url(table.guild_id, table.id)) is not None:
+            text += "\n" + t(lang, "reply.web_replays", url=url)  # the same deals step by step (docs/web.md)
+        await answer(interaction, text, file=file)
 
     @app_commands.command(
         name="prefs", description=_("Your own choices: where your cards are shown and in which order")
@@ -414,6 +429,7 @@ class SchnapsenCog(
         table_threads=_("Open each new table in a thread of its own"),
         deal_review=_("Result messages offer “Show the deal” (every hand and trick)"),
         daily_channel=_("Channel where each day's daily deal results are posted"),
+        web_pages=_("Web pages for this server: replays, live tables, players and boards"),
     )
     async def settings(
         self,
@@ -428,6 +444,7 @@ class SchnapsenCog(
         table_threads: bool | None = None,
         deal_review: bool | None = None,
         daily_channel: discord.TextChannel | None = None,
+        web_pages: bool | None = None,
     ) -> None:
         lang = language_of(interaction)
         require_manager(interaction)
@@ -444,12 +461,15 @@ class SchnapsenCog(
             rated_min_people=rated_min_people,
             table_threads=table_threads,
             deal_review=deal_review,
+            web_pages=web_pages,
         )
         threads_line = t(lang, "settings.table_threads_on" if updated.table_threads else "settings.table_threads_off")
         review = t(lang, "settings.deal_review_on" if updated.deal_review else "settings.deal_review_off")
         if daily_channel is not None:  # the daily deal's results go there (bot/schnapsen/daily.py)
             await self.service.daily.set_channel(interaction.guild_id, daily_channel.id)
             review += " " + t(lang, "settings.daily_channel", channel=daily_channel.id)
+        if web_pages is not None or updated.web_pages:
+            review += " " + await web_pages_line(updated.guild_id, updated.web_pages, lang)
         await answer(
             interaction,
             t(

@@ -18,7 +18,7 @@ from bot.i18n import t
 from bot.vocabulary import HandOrder
 from engine import PlayerView
 
-from .answers import add_rules_field, add_tally_field
+from .answers import add_rules_field, add_tally_field, replay_link
 from .components import CoachButton, GameActionButton, HandButton, HostButton, SeatButton
 from .content import Payload, rendered
 from .handmodel import HandModel, hand_model
@@ -327,6 +327,8 @@ async def result_payload(
     if review:
         payload.view.add_item(DealReviewButton(table.id, table.deal_no, t(lang, "button.show_deal")))
     payload.view.add_item(review_button(table, lang))
+    if (replay := await replay_link(table.guild_id, table.id, table.deal_no, lang)) is not None:
+        payload.view.add_item(replay)  # the deal on the web, step by step (docs/web.md)
     return payload
 
 

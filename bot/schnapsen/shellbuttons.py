@@ -144,6 +144,9 @@ class DealReviewButton(ShellButton, template=r"bsdeal:(?P<table>[0-9]{1,18}):(?P
         service, viewer = interaction.client.service, interaction.user.id
         table = await service.queries.finished_deal(interaction.guild_id, self.table_id, self.deal_no, viewer=viewer)
         payload = await answers.deal_review_payload(table, self.lang)
+        if (replay := await answers.replay_link(table.guild_id, table.id, table.deal_no, self.lang)) is not None:
+            payload.view = discord.ui.View(timeout=None)
+            payload.view.add_item(replay)  # the same deal step by step on the web (docs/web.md)
         await interaction.followup.send(ephemeral=True, **payload.send_kwargs())
         if await service.daily.is_attempt(self.table_id):  # and the AI's play of the same cards beside, once par is in
             with contextlib.suppress(UserError):

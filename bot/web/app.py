@@ -1,0 +1,407 @@
+"""The web companion's application: its routes, pages and the server-sent events of a live table.
+
+Every page of a server lives under ``/s/<token>/``; a token that names no server with its pages on, an id of
+another server's table, a malformed number or an unknown query parameter are all the same 404 page
+(``security.py``). Nothing here changes anything: the pages only read storage and the tables this process
+holds."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import jinja2
+from aiohttp import web
+
+from bot.db import RATING_MIN_GAMES, Database, TableRow, shown_rating
+from bot.db.tournaments import TournamentNotFound
+from bot.game.daily import day_over
+from bot.game.service import TableService
+from bot.game.table import rules_of
+from bot.game.tournaments import TournamentService
+from bot.vocabulary import DECK_STYLES, LEADERBOARD_SORTS, LeaderboardSort
+
+from . import links
+from .cards import CARD_FILE
+from .graph import rating_graph
+from .live import LiveHub, public_state
+from .replay import ReplayDeal, replay_data
+from .security import SECURITY_HEADERS, NotFound, RateLimiter, client_of, guard
+from .words import SEATS, contract_name
+
+log = logging.getLogger(__name__)
+
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+NUMBER = re.compile(r"^[0-9]{1,18}$")  # ids are 64-bit; 18 digits never overflow
+PAGE_SIZE = 20
+MAX_PAGE = 500
+MIN_GAMES_FOR_WINRATE = 3  # as the leaderboard command (bot/schnapsen/answers.py)
+RECENT_GAMES = 15
+RATING_POINTS = 200  # the player's graph: their last this many rated Bummerl
+STREAMS_PER_CLIENT = 6
+STATIC_FILES = {
+    "site.css": "text/css; charset=utf-8",
+    "replay.js": "text/javascript; charset=utf-8",
+    "live.js": "text/javascript; charset=utf-8",
+}
+STATIC_MAX_AGE = 3600
+CARD_MAX_AGE = 7 * 86400
+
+
+@dataclass(slots=True)
+class WebContext:
+    """What the pages read: storage, the tables this process holds, the card art and the live hub."""
+
+    db: Database
+    service: TableService
+    cards: Mapping[tuple[str, str], bytes]
+    hub: LiveHub
+    prefix: str = ""  # the path of WEB_BASE_URL ("" at a domain's root)
+    clock: Callable[[], float] = time.time
+    limiter: RateLimiter = field(default_factory=RateLimiter)
+    streams: dict[str, int] = field(default_factory=dict)
+    static: dict[str, bytes] = field(default_factory=dict)
+    version: str = "1"  # in static files' addresses: a new bot version is a new address, never a stale copy
+
+
+def make_app(context: WebContext) -> web.Application:
+    templates = jinja2.Environment(
+        loader=jinja2.PackageLoader("bot.web", "templates"),
+        autoescape=True,  # every value is text, never markup: a name like <script> shows as written
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    for name in STATIC_FILES:
+        context.static[name] = resources.files("bot.web").joinpath("static", name).read_bytes()
+    context.version = _digest(context.static)
+    templates.globals.update(
+        prefix=context.prefix,
+        static=lambda file: f"{context.prefix}/static/{file}?v={context.version}",
+        card_url=lambda deck, card: f"{context.prefix}/cards/{deck}/{card}.webp",
+        seats=SEATS,
+    )
+    pages = Pages(context, templates)
+    app = web.Application(middlewares=[guard(context.limiter, pages.not_found_page)], client_max_size=1024)
+    p = context.prefix
+    app.router.add_get(p + "/s/{token}/", pages.server)
+    app.router.add_get(p + "/s/{token}/table/{table}", pages.table)
+    app.router.add_get(p + "/s/{token}/table/{table}/events", pages.events)
+    app.router.add_get(p + "/s/{token}/table/{table}/deal/{deal}", pages.replay)
+    app.router.add_get(p + "/s/{token}/player/{user}", pages.player)
+    app.router.add_get(p + "/s/{token}/tournament/{tournament}", pages.tournament)
+    app.router.add_get(p + "/static/{name}", pages.static_file)
+    app.router.add_get(p + "/cards/{deck}/{name}", pages.card)
+    app.on_shutdown.append(lambda _: _close_hub(context.hub))
+    return app
+
+
+async def _close_hub(hub: LiveHub) -> None:
+    hub.close()
+
+
+def _digest(files: Mapping[str, bytes]) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(files[name])
+    return digest.hexdigest()[:10]
+
+
+def number(text: str) -> int:
+    if not NUMBER.match(text):
+        raise NotFound
+    return int(text)
+
+
+def only_query(request: web.Request, *allowed: str) -> None:
+    """A query with any other parameter, or one given twice, is malformed."""
+    keys = [key for key, _ in request.query.items()]
+    if any(key not in allowed for key in keys) or len(keys) != len(set(keys)):
+        raise NotFound
+
+
+def when(stamp: int | None) -> str:
+    if stamp is None:
+        return ""
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+class Pages:
+    def __init__(self, context: WebContext, templates: jinja2.Environment) -> None:
+        self.context = context
+        self.db = context.db
+        self.service = context.service
+        self.templates = templates
+        self.tournaments = TournamentService(context.db, context.clock)
+
+    # --- helpers --------------------------------------------------------------------------------------
+
+    def render(self, template: str, status: int = 200, **values: Any) -> web.Response:
+        values.setdefault("token", None)
+        html = self.templates.get_template(f"{template}.html").render(**values)
+        response = web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def not_found_page(self, request: web.Request) -> web.Response:
+        return self.render("notfound", status=404)
+
+    async def guild_of(self, request: web.Request) -> tuple[int, str]:
+        token = request.match_info["token"]
+        if not TOKEN.match(token):
+            raise NotFound
+        guild_id = await self.db.settings.guild_of_web_token(token)
+        if guild_id is None:
+            raise NotFound
+        return guild_id, token
+
+    async def shown_table(self, request: web.Request) -> tuple[int, str, TableRow]:
+        """The table of the address, only if it is this server's and not a daily attempt whose day runs."""
+        guild_id, token = await self.guild_of(request)
+        table_id = number(request.match_info["table"])
+        row = await self.db.tables.get_table(table_id)
+        if row is None or row.guild_id != guild_id:
+            raise NotFound
+        attempt = await self.db.daily.attempt_of_table(table_id)
+        if attempt is not None and not day_over(attempt.day, self.context.clock()):
+            raise NotFound  # everybody plays today's daily deals: not one card of them before the day is over
+        return guild_id, token, row
+
+    # --- the server ------------------------------------------------------------------------------------
+
+    async def server(self, request: web.Request) -> web.Response:
+        only_query(request, "sort", "page")
+        guild_id, token = await self.guild_of(request)
+        sort_text = request.query.get("sort")
+        if sort_text is None:
+            sort: LeaderboardSort = await self.service.queries.default_leaderboard_sort(guild_id)
+        elif sort_text in LEADERBOARD_SORTS:
+            sort = next(s for s in LEADERBOARD_SORTS if s == sort_text)
+        else:
+            raise NotFound
+        page = number(request.query.get("page", "1"))
+        if not 1 <= page <= MAX_PAGE:
+            raise NotFound
+        min_games = RATING_MIN_GAMES if sort == "rating" else MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
+        board = await self.service.queries.leaderboard(guild_id, sort, min_games, (page - 1) * PAGE_SIZE, PAGE_SIZE)
+        pages = max(1, -(-board.total // PAGE_SIZE))
+        today = await self.service.daily.board(guild_id)
+        week = await self.service.daily.board(guild_id, week=True)
+        league = await self.service.daily.league(guild_id)
+        tournaments = []
+        for tournament_id in await self.db.web.tournament_ids(guild_id, 10):
+            try:
+                tournaments.append(await self.db.tournaments.get_tournament(tournament_id))
+            except TournamentNotFound:
+                continue
+        open_tables = [
+            row for row in await self.db.web.open_tables_of_guild(guild_id) if not await self._daily_running(row.id)
+        ]
+        recent = await self.db.web.recent_bummerl_of_guild(guild_id, 10)
+        return self.render(
+            "server",
+            token=token,
+            sort=sort,
+            sorts=LEADERBOARD_SORTS,
+            page=page,
+            pages=pages,
+            board=board,
+            min_games=min_games,
+            today=today,
+            week=week,
+            league=league,
+            tournaments=tournaments,
+            open_tables=open_tables,
+            recent=recent,
+            when=when,
+            table_names={row.id: await self._names(row.id) for row in open_tables},
+        )
+
+    async def _daily_running(self, table_id: int) -> bool:
+        attempt = await self.db.daily.attempt_of_table(table_id)
+        return attempt is not None and not day_over(attempt.day, self.context.clock())
+
+    async def _names(self, table_id: int) -> list[str]:
+        seats = await self.db.seats.seats_of(table_id)
+        by_seat = {seat.seat: seat.display_name for seat in seats}
+        return [by_seat.get(seat, "—") for seat in range(4)]
+
+    # --- a table: live, and its deals --------------------------------------------------------------------
+
+    async def table(self, request: web.Request) -> web.Response:
+        only_query(request)
+        guild_id, token, row = await self.shown_table(request)
+        table = await self.context.hub.current(row.id)
+        if table is None:
+            raise NotFound
+        state = public_state(table)
+        settings = await self.db.settings.get_guild_settings(guild_id)
+        results = await self.db.records.deal_results(row.id) if settings.deal_review else []
+        return self.render(
+            "table",
+            token=token,
+            state=state,
+            results=results,
+            replays=settings.deal_review,
+            contract_name=contract_name,
+            when=when,
+            events_url=f"{self.context.prefix}{links.table_path(token, row.id)}/events",
+            replay_base=f"{self.context.prefix}{links.table_path(token, row.id)}/deal/",
+        )
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """The live table's states as server-sent events: the table as it stands at once, then each change."""
+        only_query(request)
+        _, _, row = await self.shown_table(request)
+        hub = self.context.hub
+        table = await hub.current(row.id)
+        if table is None:
+            raise NotFound
+        client = client_of(request)
+        if hub.full() or self.context.streams.get(client, 0) >= STREAMS_PER_CLIENT:
+            response = web.Response(status=429, text="Too many live pages open; close some and reload.\n")
+            response.headers["Retry-After"] = "30"
+            return response
+        self.context.streams[client] = self.context.streams.get(client, 0) + 1
+        stream = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "Cache-Control": "no-store",
+                "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+                **SECURITY_HEADERS,
+            }
+        )
+        try:
+            await stream.prepare(request)
+            first = public_state(table)
+            await stream.write(_event(first))
+            async for state in hub.states(row.id, first):
+                await stream.write(b": still here\n\n" if state is None else _event(state))
+        except (ConnectionResetError, ConnectionError):
+            pass  # the viewer left
+        finally:
+            left = self.context.streams.get(client, 1) - 1
+            if left > 0:
+                self.context.streams[client] = left
+            else:
+                self.context.streams.pop(client, None)
+        return stream
+
+    async def replay(self, request: web.Request) -> web.Response:
+        only_query(request)
+        guild_id, token, row = await self.shown_table(request)
+        deal_no = number(request.match_info["deal"]) - 1
+        if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
+            raise NotFound
+        record = await self.db.records.load_record(row.id)
+        stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
+        if stored is None or not stored.finished or not stored.actions:
+            raise NotFound  # never dealt, still running, or its moves pruned (RETENTION_DAYS)
+        names = await self._names(row.id)
+        deal = ReplayDeal(rules_of(row), stored.dealer, stored.hands, stored.actions, tuple(names), row.deck)  # type: ignore[arg-type]
+        data = replay_data(deal)
+        finished = [d.deal_no for d in record.deals if d.finished and d.actions]
+        index = finished.index(deal_no)
+        base = f"{self.context.prefix}{links.table_path(token, row.id)}"
+        return self.render(
+            "replay",
+            token=token,
+            table_id=row.id,
+            deal_no=deal_no,
+            data=data,
+            last=data["steps"][-1],
+            table_url=base,
+            previous_url=f"{base}/deal/{finished[index - 1] + 1}" if index > 0 else None,
+            next_url=f"{base}/deal/{finished[index + 1] + 1}" if index + 1 < len(finished) else None,
+        )
+
+    # --- a player ---------------------------------------------------------------------------------------
+
+    async def player(self, request: web.Request) -> web.Response:
+        only_query(request)
+        guild_id, token = await self.guild_of(request)
+        user_id = number(request.match_info["user"])
+        if user_id <= 0:
+            raise NotFound
+        profile = await self.service.profiles.player_profile(guild_id, user_id)
+        if not profile.has_games and profile.rating is None:
+            raise NotFound  # nobody here, or forgotten (/schnapsen forget-me deletes what this page shows)
+        history = await self.db.ratings.rating_history(guild_id, user_id, RATING_POINTS)
+        shown = [shown_rating(mu, sigma) for _, mu, sigma in history]
+        recent = await self.db.web.recent_bummerl(guild_id, user_id, RECENT_GAMES)
+        return self.render(
+            "player",
+            token=token,
+            profile=profile,
+            name=profile.display_name or "(unknown)",
+            graph=rating_graph(shown),
+            ratings=shown,
+            recent=recent,
+            user_id=user_id,
+            when=when,
+        )
+
+    # --- a tournament -------------------------------------------------------------------------------------
+
+    async def tournament(self, request: web.Request) -> web.Response:
+        only_query(request)
+        guild_id, token = await self.guild_of(request)
+        tournament_id = number(request.match_info["tournament"])
+        try:
+            tournament = await self.db.tournaments.get_tournament(tournament_id)
+        except TournamentNotFound:
+            raise NotFound from None
+        if tournament.guild_id != guild_id:
+            raise NotFound
+        teams = {team.id: team for team in await self.db.tournaments.teams(tournament_id)}
+        standings = await self.tournaments.standings(tournament_id)
+        rounds: dict[int, list[Any]] = {}
+        for match in await self.db.tournaments.matches(tournament_id):
+            rounds.setdefault(match.round, []).append(match)
+        return self.render(
+            "tournament",
+            token=token,
+            tournament=tournament,
+            teams=teams,
+            standings=standings,
+            rounds=sorted(rounds.items()),
+        )
+
+    # --- files -----------------------------------------------------------------------------------------
+
+    async def static_file(self, request: web.Request) -> web.Response:
+        only_query(request, "v")
+        name = request.match_info["name"]
+        if name not in STATIC_FILES:
+            raise NotFound
+        response = web.Response(body=self.context.static[name], content_type=STATIC_FILES[name].split(";")[0])
+        response.charset = "utf-8"
+        response.headers["Cache-Control"] = f"public, max-age={STATIC_MAX_AGE}"
+        return response
+
+    async def card(self, request: web.Request) -> web.Response:
+        only_query(request)
+        deck, name = request.match_info["deck"], request.match_info["name"]
+        found = CARD_FILE.match(name)
+        if deck not in DECK_STYLES or found is None:
+            raise NotFound
+        body = self.context.cards.get((deck, found["card"]))
+        if body is None:
+            raise NotFound
+        response = web.Response(body=body, content_type="image/webp")
+        response.headers["Cache-Control"] = f"public, max-age={CARD_MAX_AGE}, immutable"
+        return response
+
+
+def _event(state: dict[str, Any]) -> bytes:
+    data = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {state['version']}\nevent: table\ndata: {data}\n\n".encode()

@@ -1,0 +1,189 @@
+"""The live table page's data and its updates.
+
+``public_state`` is what the table message shows, built only from the public view
+(``engine.view_for(deal, None)``): no card a player still holds ever goes into it. ``LiveHub`` listens to the
+table core (``TableService.listen``) and hands each watcher of a table the newest state (a slow watcher skips
+states, it never queues them); a table this process does not hold (another process's, with shards) is read
+from storage whenever its stored version moves."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+from bot.db import Database
+from bot.game.table import TableSnapshot, restore
+
+from .words import SEATS, card_label, contract_name, suit_label, team_label
+
+log = logging.getLogger(__name__)
+
+
+def public_state(table: TableSnapshot) -> dict[str, Any]:
+    """The table as everybody at it sees it: seats, score, and of the deal only its public view."""
+    names = table.names()
+    deck = table.deck
+    state: dict[str, Any] = {
+        "table": table.id,
+        "version": table.version,
+        "status": table.status,
+        "deck": deck,
+        "names": list(names),
+        "seats": list(SEATS),
+        "teams": [team_label(names, team) for team in (0, 1)],
+        "score": list(engine.displayed_score(table.rules, table.match.score)),
+        "target": table.rules.target,
+        "deal_no": table.deal_no,
+        "deal": None,
+    }
+    if table.deal is None:
+        return state
+    view = engine.view_for(table.deal, None)
+    shown: list[str] = []  # every card this state names, for the alt texts
+    trick = [[seat, card] for seat, card in view.trick]
+    last = view.last_trick
+    last_trick = None if last is None or last.plays is None else {
+        "plays": [[seat, card] for seat, card in last.plays], "winner": last.winner, "points": last.points,
+    }
+    face_up_plays = [(number, t) for number, t in enumerate(view.tricks, start=1) if t.plays is not None]
+    face_up = [
+        {"number": number, "plays": [[seat, card] for seat, card in t.plays or ()], "winner": t.winner}
+        for number, t in face_up_plays
+    ]
+    shown += [card for _, card in view.trick]
+    shown += [card for _, card in (last.plays if last is not None and last.plays is not None else ())]
+    shown += [card for _, t in face_up_plays for _, card in t.plays or ()]
+    if view.aufschlag_card is not None:
+        shown.append(view.aufschlag_card)
+    result = view.result
+    state["deal"] = {
+        "phase": view.phase,
+        "dealer": view.dealer,
+        "to_act": view.to_act,
+        "hand_sizes": list(view.hand_sizes),
+        "trump": view.trump,
+        "trump_name": suit_label(view.trump, deck),
+        "aufschlag": view.aufschlag_card,
+        "contract": contract_name(view.contract),
+        "declarer": view.declarer,
+        "multiplier": view.multiplier,
+        "sitting_out": view.sitting_out,
+        "auction": [f"{names[seat]}: {'pass' if bid is None else contract_name(bid)}" for seat, bid in view.auction],
+        "doubling": [f"{names[seat]}: {word}" for seat, word in view.doubling],
+        "trick": trick,
+        "last_trick": last_trick,
+        "face_up": face_up,
+        "team_tricks": list(view.team_tricks),
+        "team_points": None if view.team_points is None else list(view.team_points),
+        "marriages": [f"{names[m.seat]}: {m.value} in {suit_label(m.suit, deck)}" for m in view.marriages],
+        "result": None
+        if result is None
+        else {"winner": result.winner, "game_points": result.game_points, "reason": result.reason},
+        "finished": view.result is not None,
+    }
+    state["cards"] = {card: card_label(card, deck) for card in dict.fromkeys(shown)}
+    return state
+
+
+@dataclass(eq=False, slots=True)
+class Watcher:
+    table_id: int
+    latest: dict[str, Any] | None = None
+    woken: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def offer(self, state: dict[str, Any]) -> None:
+        self.latest = state
+        self.woken.set()
+
+
+class LiveHub:
+    """Who watches which table, and the newest state of each for them."""
+
+    def __init__(
+        self,
+        db: Database,
+        held: Callable[[int], TableSnapshot | None],
+        *,
+        poll_seconds: float = 2.0,
+        keepalive_seconds: float = 20.0,
+        max_watchers: int = 2000,
+    ) -> None:
+        self.db = db
+        self.held = held
+        self.poll_seconds = poll_seconds
+        self.keepalive_seconds = keepalive_seconds
+        self.max_watchers = max_watchers
+        self._watchers: dict[int, set[Watcher]] = {}
+        self.closing = asyncio.Event()
+
+    @property
+    def watching(self) -> int:
+        return sum(len(watchers) for watchers in self._watchers.values())
+
+    def table_changed(self, before: TableSnapshot | None, after: TableSnapshot, events: tuple[object, ...]) -> None:
+        """The table core's listener: called after every published change (cheap unless someone watches)."""
+        watchers = self._watchers.get(after.id)
+        if not watchers:
+            return
+        state = public_state(after)
+        for watcher in watchers:
+            watcher.offer(state)
+
+    async def current(self, table_id: int) -> TableSnapshot | None:
+        """The table as it stands: this process's snapshot, else rebuilt from storage."""
+        table = self.held(table_id)
+        if table is not None:
+            return table
+        row = await self.db.tables.get_table(table_id)
+        if row is None:
+            return None
+        return restore(row, await self.db.seats.seats_of(table_id), await self.db.records.load_record(table_id))
+
+    def full(self) -> bool:
+        return self.watching >= self.max_watchers
+
+    async def states(self, table_id: int, first: dict[str, Any]) -> AsyncIterator[dict[str, Any] | None]:
+        """The table's newer states as they come (None: nothing new for a while, time for a keep-alive); ends
+        when the table is closed or the web app stops."""
+        watcher = Watcher(table_id)
+        self._watchers.setdefault(table_id, set()).add(watcher)
+        version = first["version"]
+        try:
+            if first["status"] == "closed":
+                return
+            while not self.closing.is_set():
+                wait = self.poll_seconds if self.held(table_id) is None else self.keepalive_seconds
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(watcher.woken.wait(), wait)
+                watcher.woken.clear()
+                state = watcher.latest
+                watcher.latest = None
+                if state is None and self.held(table_id) is None:  # another process's table: look in storage
+                    row = await self.db.tables.get_table(table_id)
+                    if row is not None and row.version != version:
+                        table = await self.current(table_id)
+                        state = None if table is None else public_state(table)
+                if state is None or (state["version"] == version and state["status"] != "closed"):
+                    yield None
+                    continue
+                version = state["version"]
+                yield state
+                if state["status"] == "closed":
+                    return
+        finally:
+            watchers = self._watchers.get(table_id)
+            if watchers is not None:
+                watchers.discard(watcher)
+                if not watchers:
+                    del self._watchers[table_id]
+
+    def close(self) -> None:
+        self.closing.set()
+        for watchers in self._watchers.values():
+            for watcher in watchers:
+                watcher.woken.set()
