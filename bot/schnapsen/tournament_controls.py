@@ -144,7 +144,7 @@ def organiser_commands(runner: TournamentRunner) -> list[app_commands.Command[An
     )
     @app_commands.describe(
         start=_(
-            "When it starts itself: 2026-12-05 18:00 (UTC), 18:00, minutes from now (90, 2h), or none",
+            "When it starts itself: YYYY-MM-DD HH:MM or HH:MM (UTC), minutes or hours from now (90, 2h), or none",
             key="command.option.start_or_none",
         ),
         ai_stand_in=_(
@@ -172,7 +172,7 @@ def organiser_commands(runner: TournamentRunner) -> list[app_commands.Command[An
     @app_commands.command(
         name="organiser-role",
         description=_(
-            "Name the role that may organise tournaments besides Manage Server (Manage Server)",
+            "Name the organisers' role, whose members may run tournaments (Manage Server)",
             key="command.tournament.organiser_role",
         ),
     )

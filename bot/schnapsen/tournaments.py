@@ -162,7 +162,7 @@ class TournamentCommands(app_commands.Group):
             key="command.option.no_show_minutes",
         ),
         start=_(
-            "When it starts itself: 2026-12-05 18:00 (UTC), 18:00, or minutes from now (90, 2h)",
+            "When it starts itself: YYYY-MM-DD HH:MM or HH:MM (UTC), or minutes or hours from now (90, 2h)",
             key="command.option.start",
         ),
         ai_stand_in=_(

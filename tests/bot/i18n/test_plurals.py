@@ -71,7 +71,9 @@ def test_every_counted_text_has_plural_forms():
 def test_the_counted_check_catches_the_old_slip():
     match = PLACEHOLDER_THEN_PLURAL.search("Swiss system, {rounds} rounds")
     assert match is not None and match.group(1) not in WORDS
-    assert not any(match.group(1) not in WORDS for match in PLACEHOLDER_THEN_PLURAL.finditer("{name} passes."))
+    assert not any(
+        match.group(1) not in WORDS for match in PLACEHOLDER_THEN_PLURAL.finditer("{name} passes.")
+    )
 
 
 def test_no_english_text_says_one_of_a_plural():
@@ -88,8 +90,12 @@ def test_no_english_text_says_one_of_a_plural():
 
 
 def test_the_check_catches_the_old_slips():
-    for slip in ("The game record (1 finished deals).", "North & South win 1 game points", "at least 1 people",
-                 "Swiss system, 1 rounds"):
+    for slip in (
+        "The game record (1 finished deals).",
+        "North & South win 1 game points",
+        "at least 1 people",
+        "Swiss system, 1 rounds",
+    ):
         assert ONE_THEN_PLURAL.search(slip), slip
     assert not ONE_THEN_PLURAL.search("The game record (1 finished deal).")
 

@@ -56,7 +56,7 @@ async def test_forged_custom_ids_are_refused_and_change_nothing(
         f"bs:{t}:{v}:dbl:tripple": NOT_VALID,
         f"bs:{t}:{v}:zap:": NOT_VALID,
         f"bs:{t + 1}:{v}:play:{table.deal.hands[seat][0]}": "This table is closed or no longer exists.",
-        f"bs:{t}:{v}:play:{not_held}": "You don't hold that card.",
+        f"bs:{t}:{v}:play:{not_held}": "You do not hold that card.",
     }
     before = await world.stored(t)
     for custom_id, expected in forged.items():
@@ -76,7 +76,7 @@ async def test_a_click_out_of_turn_is_refused(fake_discord: FakeDiscord, world: 
         other, with_button(await world.latest_dm(other), custom_id), custom_id, force=True
     )
 
-    assert "It's not your turn." in await ephemeral_reply(click)
+    assert "It is not your turn." in await ephemeral_reply(click)
     assert await world.stored(table.id) == before
 
 
@@ -104,8 +104,8 @@ async def test_a_stranger_may_not_use_game_or_lobby_buttons(fake_discord: FakeDi
     before = await world.stored(table.id)
     refusals = {
         "Start": "Only the host can do that.",
-        "Add AI player": "You don't sit at this table.",
-        "Leave": "You don't sit at this table.",
+        "Add AI player": "You are not seated at this table.",
+        "Leave": "You are not seated at this table.",
     }
     for label, expected in refusals.items():
         click = await fake_discord.click(stranger, lobby, label=label)
@@ -123,9 +123,9 @@ async def test_a_stranger_may_not_use_game_or_lobby_buttons(fake_discord: FakeDi
     playing = await world.table_message(lambda m: any(b.get("label") == "My hand" for b in m.buttons))
 
     forged = await fake_discord.click(stranger, with_button(playing, custom_id), custom_id, force=True)
-    assert "You don't play at this table." in await ephemeral_reply(forged)
+    assert "You do not play at this table." in await ephemeral_reply(forged)
     hand = await fake_discord.click(stranger, playing, label="My hand")
-    assert "You don't sit at this table." in await ephemeral_reply(hand)
+    assert "You are not seated at this table." in await ephemeral_reply(hand)
     after = await world.stored(table.id)  # (the players' DM ids may still be arriving: not game state)
     assert (after.row, after.record) == (before.row, before.record)
 

@@ -106,7 +106,7 @@ async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     bot.service.seating.take_over = take_over_once_looked  # type: ignore[method-assign]
     bot.service.seating.mark_warned = warn_unless_back  # type: ignore[method-assign]
     table = await world.open_table(alice, [None, None, None], turn_seconds=1)
-    warning = f"<@{alice.id}>, it's your turn"
+    warning = f"<@{alice.id}>, it is your turn"
     away = "alice seems to be away"
 
     async def north_actions() -> int:

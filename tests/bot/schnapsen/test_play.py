@@ -8,7 +8,7 @@ import json
 from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table, current_button, is_hand_message
 
-DMS_CLOSED_NOTICE = "I can't send you direct messages"
+DMS_CLOSED_NOTICE = "I cannot send you direct messages"
 
 
 async def test_four_people_play_a_bummerl_by_dm(fake_discord: FakeDiscord, world: Table) -> None:

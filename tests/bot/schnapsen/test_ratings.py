@@ -64,7 +64,7 @@ async def test_a_bummerl_shows_each_persons_rating_change_and_the_rating_board_l
     for row in rows:
         name = row.split("** ")[1].split(" · ")[0]
         rating = after[{"alice": alice.id, "bob": bob.id}[name]]
-        assert row.endswith(f"{name} · {rating.shown} ±{rating.uncertainty} · {RATING_MIN_GAMES} rated Bummerl"), row
+        assert row.endswith(f"{name} · {rating.shown} ± {rating.uncertainty} · {RATING_MIN_GAMES} rated Bummerl"), row
     assert "you are #1" in embed["footer"]["text"]  # partners share their rating, and the first rank
 
     default = await world.command(alice, "leaderboard")  # rating is now the default sort

@@ -198,7 +198,7 @@ async def test_forget_me_asks_first_and_removes_the_person(fake_discord: FakeDis
     seated = await world.command(anna, "forget-me")
     confirm = await fake_discord.click(anna, seated.original, label="Yes, delete my data")
     assert await ephemeral_reply(confirm) == (
-        "You are seated at a table: leave it first with /schnapsen leave, then ask again."
+        "You are seated at a table: leave it first with `/schnapsen leave`, then ask again."
     )
     assert (await world.stored(world.live.id)).seats[0].display_name == "anna"
 

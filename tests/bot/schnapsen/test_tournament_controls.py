@@ -214,7 +214,7 @@ async def test_a_tournament_starts_itself_at_its_start_time(fake_discord: FakeDi
     people = await setup(world, 4)
     on_fake_clock(world)
     refused = await command(world, world.admin, "create", name="Cup", start="yesterday")
-    assert "Give the start as 2026-12-05 18:00 (UTC)" in refused
+    assert "Give the start as YYYY-MM-DD HH:MM or HH:MM (UTC)" in refused
     created = await command(world, world.admin, "create", name="Cup", start="30")
     tournament = await only_tournament(world)
     assert tournament.starts_at is not None
