@@ -16,7 +16,7 @@ from bot.game.daily import day_over
 
 
 def server_path(token: str) -> str:
-    return f"/s/{token}"
+    return f"/s/{token}/"
 
 
 def table_path(token: str, table_id: int) -> str:
