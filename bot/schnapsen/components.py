@@ -13,8 +13,10 @@ as the service shows it now) to the runtime, which brings every message up to da
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Self
 
 import discord
@@ -177,21 +179,19 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         self.action, self.seat = action, seat
 
     async def clicked(self, interaction: Interaction) -> None:
+        # Only a stored move is acknowledged: the click is answered after the commit, with the clicked hand as
+        # the move left it (a crash in between shows "interaction failed" and the move done after the restart).
         service, runtime = interaction.client.service, interaction.client.runtime
-        table_id, user_id = self.table.id, interaction.user.id
-        from_ephemeral = bool(interaction.message and interaction.message.flags.ephemeral)
-        await acknowledge(interaction)
-        if from_ephemeral:  # this click's token keeps the ephemeral hand up to date for 15 minutes
-            runtime.remember_channel_hand(self.table, user_id, interaction, None, shows_now=False)
-        else:  # a click on a hand DM: its token edits that DM, outside the bot token's global limit
-            runtime.remember_dm_click(self.table, interaction)
-        outcome = await service.act(
-            table_id, self.seat, self.action, self.button.version, user_id=user_id, handed=self.handed
-        )
-        if from_ephemeral and not runtime.hand_in_channel(outcome.table, self.seat):
-            # A hand shown on request to someone whose hand lives in their DMs: brought up to date once.
-            payload = await runtime.hand_payload(outcome.table, self.seat, self.lang, user_id)
-            await interaction.edit_original_response(**payload.edit_kwargs())
+        started = asyncio.get_running_loop().time()
+        held = runtime.hold_hand(self.table, self.seat, interaction)
+        try:
+            await service.act(
+                self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,
+                handed=self.handed,
+            )  # fmt: skip
+            await runtime.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
+        finally:
+            runtime.release_hand(self.table.id, self.seat, held)
 
 
 SIT, ADD_AI, LEAVE, START, PRACTICE = "sit", "ai", "leave", "start", "practice"
@@ -241,20 +241,16 @@ class SeatButton(TableButton, template=template(SEAT_VERBS)):
                 seat = int(self.button.arg)
                 await client.service.take_seat(table_id, user.id, user.display_name, seat)
                 await answer(interaction, t(lang, "reply.seated", seat=t(lang, f"seat.{seat}")))
-            case "ai":
-                await client.service.add_ai(table_id, user.id, None)
-                await acknowledge(interaction)
-                client.runtime.remember_table_click(self.table, interaction)
             case "leave":
                 await client.service.leave(table_id, user.id)
                 await answer(interaction, t(lang, "reply.left"))
+            case "ai":
+                await answer_on_table_message(interaction, table_id, client.service.add_ai(table_id, user.id, None))
             case "start":
-                await acknowledge(interaction)
-                client.runtime.remember_table_click(self.table, interaction)  # its token edits the table message
-                await client.service.start(table_id, user.id)
+                await answer_on_table_message(interaction, table_id, client.service.start(table_id, user.id))
             case "practice":
-                await acknowledge(interaction)
-                await client.service.set_practice(table_id, user.id, self.button.arg == "1")
+                changed = client.service.set_practice(table_id, user.id, self.button.arg == "1")
+                await answer_on_table_message(interaction, table_id, changed)
 
 
 HOST_VERBS = ("rematch", "close", "stop")
@@ -296,15 +292,14 @@ class HostButton(TableButton, template=template(HOST_VERBS)):
 
     async def clicked(self, interaction: Interaction) -> None:
         service, table_id, version = interaction.client.service, self.table.id, self.button.version
-        await acknowledge(interaction)
-        interaction.client.runtime.remember_table_click(self.table, interaction)
         match self.button.verb:
             case "rematch":
-                await service.rematch(table_id, interaction.user.id, version)
+                await answer_on_table_message(interaction, table_id, service.rematch(table_id, interaction.user.id, version))
             case "close":
-                await service.close(table_id, finished_at_version=version)
-            case _:  # stop
+                await answer_on_table_message(interaction, table_id, service.close(table_id, finished_at_version=version))
+            case _:  # stop: confirmed on an ephemeral answer, acknowledged once the table is closed
                 await service.close(table_id)
+                await acknowledge(interaction)
 
 
 HAND_VERBS = ("hand", "back")
@@ -433,6 +428,22 @@ COMPONENTS = (
 
 
 # --- what a command and a button both do ---------------------------------------------------------------
+
+
+async def answer_on_table_message(interaction: Interaction, table_id: int, change: Awaitable[object]) -> None:
+    """Store a click's change of the table, then answer the click with the table message as the change left it
+    (type 7, ``Messages.answer_table_click``): only a stored change is acknowledged, and the clicker sees it
+    in the answer itself. The table message's own edits wait meanwhile, so the answer is not followed by a
+    second edit of the same."""
+    runtime = interaction.client.runtime
+    started = asyncio.get_running_loop().time()
+    shown = None
+    runtime.hold_table(table_id)
+    try:
+        await change
+        shown = await runtime.answer_table_click(interaction, table_id, started)
+    finally:
+        runtime.release_table(table_id, shown)
 
 
 async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -> None:

@@ -22,6 +22,7 @@ from bot.game.table import TableSnapshot
 
 from .content import Payload
 from .drivers import Drivers
+from .hands import HandKey
 from .messages import Messages
 from .routing import ClickInbox, ClickRouter
 
@@ -103,15 +104,29 @@ class Runtime:
     ) -> None:  # fmt: skip
         self.messages.hands.remember_channel_hand(table, user_id, interaction, message_id, shows_now=shows_now)
 
-    def remember_dm_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
-        self.messages.hands.remember_dm_click(table, interaction)
+    # --- a click answered with what its stored change made (components.py) ------------------------------
 
-    def remember_table_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
-        self.messages.remember_table_click(table, interaction)
+    def hold_hand(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
+        return self.messages.hands.hold(table, seat, interaction)
 
-    def hand_in_channel(self, table: TableSnapshot, seat: int) -> bool:
-        occupant = table.seats[seat]
-        return occupant is not None and self.messages.hand_in_channel(occupant)
+    def release_hand(self, table_id: int, seat: int, held: HandKey | None) -> None:
+        self.messages.hands.release(table_id, seat, held)
+
+    async def answer_move(
+        self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float
+    ) -> None:
+        await self.messages.hands.answer_move(interaction, table_id, seat, deal_no, started)
+
+    def hold_table(self, table_id: int) -> None:
+        self.messages.hold_table(table_id)
+
+    def release_table(self, table_id: int, shown: TableSnapshot | None) -> None:
+        self.messages.release_table(table_id, shown)
+
+    async def answer_table_click(
+        self, interaction: discord.Interaction[Any], table_id: int, started: float
+    ) -> TableSnapshot | None:
+        return await self.messages.answer_table_click(interaction, table_id, started)
 
     def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
         self.messages.hands.prefs_changed(table, user_id, before)

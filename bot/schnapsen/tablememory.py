@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +91,11 @@ class TableMemory:
     channel_hands: dict[int, ChannelHand] = field(default_factory=dict)
     channel_shown: dict[int, HandModel] = field(default_factory=dict)
     turn_notices: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Clicks answered with their hand, by hand (("dm", message id) or ("channel", table, user)): an edit of the
+    # hand that was on its way meanwhile may land after the answer, showing an older position, so it is redone.
+    answers: Counter[Hashable] = field(default_factory=Counter)
+    # The deal the table message last showed while playing: a new deal's first picture goes at once.
+    table_deal_shown: int | None = None
 
     def forget_dm(self, message_id: int) -> None:
         """Forget what a DM shows: the next change edits it again instead of trusting it."""

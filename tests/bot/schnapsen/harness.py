@@ -105,9 +105,11 @@ def is_result_message(message: FakeMessage) -> bool:
 
 
 def refusals(click: FakeInteraction) -> list[FakeMessage]:
-    """The bot's ephemeral answers to a click: it was refused. A follow-up that is not ephemeral is the
-    clicker's next hand DM, sent through the click's token."""
-    return [message for message in click.followups if message.ephemeral]
+    """The bot's ephemeral answers to a click: it was refused (in the click's own answer, or in a follow-up
+    where it was acknowledged first). A follow-up that is not ephemeral is the clicker's next hand DM, sent
+    through the click's token."""
+    answered = [click.original] if click.response_type == 4 and click.original is not None else []
+    return [message for message in [*answered, *click.followups] if message.ephemeral]
 
 
 def is_hand_message(message: FakeMessage) -> bool:
@@ -447,8 +449,13 @@ class Table:
         version = table.version
         click = await self.fake.click(user, message, custom_id)
         await click.wait_response()
-        await self.fake.wait_for(
-            lambda: table.version != version or refusals(click), what=f"{click.describe()} to be applied"
-        )
+
+        def moved_on() -> bool:
+            try:
+                return table.version != version or bool(refusals(click))
+            except AssertionError:  # the move closed the table (a tournament's match ended with it)
+                return True
+
+        await self.fake.wait_for(moved_on, what=f"{click.describe()} to be applied")
         assert not refusals(click), f"{click.describe()} was refused: {refusals(click)[-1].content!r}"
         return click

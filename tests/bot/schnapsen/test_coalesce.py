@@ -72,6 +72,19 @@ async def test_a_key_with_its_own_longer_interval_waits_it_out_while_the_others_
     assert runs == ["move 1", "hand 1", "hand 2", "Bummerl over"]
 
 
+async def test_a_key_with_a_longer_interval_keeps_discords_burst_not_a_longer_one() -> None:
+    """The lobby's quick edits of a table message (urgent, each at once) must not hold back a new deal's first
+    picture by BURST of the table message's long intervals (issue 35: 15 s after a quick Start)."""
+    coalescer = Coalescer(0.05)
+    runs: list[str] = []
+    for change in range(BURST):  # people sit and add AI players in quick succession
+        coalescer.request("table message", recorder(runs, f"lobby {change}"), urgent=True, interval=LONG)
+        await coalescer.drain()
+    coalescer.request("table message", recorder(runs, "the deal"), urgent=True, interval=LONG)
+    await coalescer.drain()  # a wait of BURST long intervals would time the test out
+    assert runs[-1] == "the deal"
+
+
 async def test_urgent_edits_keep_to_the_burst_limit_and_the_last_one_still_runs() -> None:
     coalescer = Coalescer(0.05)
     runs: list[str] = []

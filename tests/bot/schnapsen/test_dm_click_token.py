@@ -50,16 +50,36 @@ def token_edits_of(fake: FakeDiscord, click: FakeInteraction, since: int) -> lis
     ]
 
 
-async def test_a_dm_click_edits_the_hand_through_its_own_token(fake_discord: FakeDiscord, world: Table) -> None:
+def token_edits_of_clicks_on(fake: FakeDiscord, message: FakeMessage, since: int) -> list[Any]:
+    """Edits through the token of any click on ``message``."""
+    tokens = {i.token for i in fake.interactions if i.message is not None and i.message.id == message.id}
+    return [
+        r
+        for r in fake.requests[since:]
+        if r.method == "PATCH" and r.path.endswith("/messages/@original") and r.path.split("/")[-3] in tokens
+    ]
+
+
+async def test_a_dm_click_is_answered_with_its_hand_and_its_token_edits_it_later(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
     people, table = await four_by_dm(world)
+    first_deal = table.deal_no
     since = len(fake_discord.requests)
     click, dm, clicked = await click_whoever_may(fake_discord, world, people, table)
 
-    await fake_discord.wait_for(
-        lambda: all(b.get("custom_id") != clicked for b in dm.buttons), what="the clicked hand to show the move"
+    assert click.response_type == 7, "the move shows in the click's own answer"
+    assert all(b.get("custom_id") != clicked for b in dm.buttons)
+    assert bot_token_edits_of(fake_discord, dm, since) == [], "no bot-token edit of the clicked DM"
+
+    # The DM's later changes (the table plays on) go through its owner's clicks' tokens.
+    await world.play(
+        people,
+        until=lambda t: bool(token_edits_of_clicks_on(fake_discord, dm, since)) or t.deal_no > first_deal,
+        timeout=30,
     )
-    token_edits = token_edits_of(fake_discord, click, since)
-    assert token_edits and all(r.status == 200 for r in token_edits), "the hand was edited with the click's token"
+    token_edits = token_edits_of_clicks_on(fake_discord, dm, since)
+    assert token_edits and all(r.status == 200 for r in token_edits), "the hand was edited with a click's token"
     assert bot_token_edits_of(fake_discord, dm, since) == [], "no bot-token edit of the clicked DM"
     assert fake_discord.uses_interaction_token(token_edits[0].template)
 
@@ -73,17 +93,14 @@ async def test_a_refused_token_falls_back_to_the_bot_token(fake_discord: FakeDis
     )
     since = len(fake_discord.requests)
     click, dm, clicked = await click_whoever_may(fake_discord, world, people, table)
-
-    await fake_discord.wait_for(
-        lambda: all(b.get("custom_id") != clicked for b in dm.buttons), what="the clicked hand to show the move"
-    )
-    refused = token_edits_of(fake_discord, click, since)
-    fallback = bot_token_edits_of(fake_discord, dm, since)
-    assert refused and refused[0].status == 404, "the token was tried first"
-    assert fallback and fallback[-1].status == 200 and fallback[0].at >= refused[0].at, "then the bot token"
+    assert click.response_type == 7, "the click's own answer needs no token edit"
 
     # The hands stay right: the deal is played to its end through the fallback alone.
     await world.play(people, until=lambda t: t.deal_no > first_deal, timeout=30)
+    refused = token_edits_of_clicks_on(fake_discord, dm, since)
+    fallback = bot_token_edits_of(fake_discord, dm, since)
+    assert refused and refused[0].status == 404, "the token was tried first"
+    assert fallback and fallback[-1].status == 200 and fallback[0].at >= refused[0].at, "then the bot token"
     assert refusal.fired > 1, "later edits went through refused tokens too"
 
 

@@ -479,10 +479,11 @@ async def test_close_works_only_on_a_finished_table_and_only_from_its_newest_mes
     await world.play([alice, bob], timeout=30)
     finished = await world.table_message(lambda m: any(b.get("label") == "Rematch" for b in m.buttons))
     close = finished.button("Close table")
+    as_alice_saw_it = as_shown(finished, finished.components)
     rematch = await fake_discord.click(bob, finished, label="Rematch")
     await rematch.wait_response()
     await fake_discord.wait_for(lambda: table.status == "playing", what="the rematch")
-    late_close = await fake_discord.click(alice, finished, close["custom_id"])  # pressed with the Rematch
+    late_close = await fake_discord.click(alice, as_alice_saw_it, close["custom_id"])  # pressed with the Rematch
     assert "only after its Bummerl" in await ephemeral_reply(late_close)
     assert (await world.stored(table.id)).row.status == "playing"
 
