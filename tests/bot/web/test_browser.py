@@ -1,0 +1,199 @@
+"""The pages in a real browser: Debian's chromium, driven by Playwright for Python (never a downloaded browser;
+skipped where /usr/bin/chromium or Playwright is missing). The replay's scrubber shows, at every step of every
+deal of a whole Bummerl, the cards the stored record says; the live page shows a card within 2 s of its play;
+hostile names stay text; no page breaks its Content-Security-Policy. With WEB_SCREENSHOTS=1 the pages are
+photographed at 1280 and 360 px into docs/images (else into the test's temporary folder)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+import engine
+from bot.game.service import TableService
+from bot.game.table import rules_of
+from tests.bot.game.test_service import ALICE, BOB, act_once, four_at_play, open_lobby, play_deal
+from tests.bot.web.conftest import Site
+
+CHROMIUM = "/usr/bin/chromium"
+playwright_api = pytest.importorskip("playwright.async_api")
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None, reason="no chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run",
+]
+IMAGES = Path(__file__).resolve().parents[3] / "docs" / "images"
+WIDTHS = {"desktop": 1280, "phone": 360}
+
+
+@pytest_asyncio.fixture
+async def browser() -> AsyncIterator[Any]:
+    async with playwright_api.async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def new_page(browser: Any, width: int = 1280) -> tuple[Any, list[str]]:
+    """A page that records every console error (a CSP violation is one) and fails on any dialog."""
+    page = await browser.new_page(viewport={"width": width, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
+    return page, problems
+
+
+def screenshot_path(name: str, tmp_path: Path) -> Path:
+    return (IMAGES if os.environ.get("WEB_SCREENSHOTS") else tmp_path) / name
+
+
+async def play_bummerl(service: TableService) -> int:
+    """A whole Bummerl by the four people, each deal to its end; the table's id."""
+    table = await four_at_play(service)
+    while True:
+        outcome = await play_deal(service, table)
+        table = outcome.table
+        if table.status != "playing":
+            return table.id
+
+
+SHOWN = """[
+    [0, 1, 2, 3].map(s => [...document.querySelectorAll('#hand-' + s + ' img')].map(i => i.dataset.card)),
+    Object.fromEntries([...document.querySelectorAll('#trick .slot')]
+        .filter(slot => slot.querySelector('img'))
+        .map(slot => [slot.dataset.seat, slot.querySelector('img').dataset.card])),
+]"""
+# From the first step to the last with the page's own forward button, what is shown at each.
+WALK = f"""() => {{
+    document.getElementById('first').click();
+    const seen = [{SHOWN}];
+    while (!document.getElementById('forward').disabled) {{
+        document.getElementById('forward').click();
+        seen.push({SHOWN});
+    }}
+    return seen;
+}}"""
+
+
+async def shown(page: Any) -> Any:
+    return await page.evaluate(f"() => {SHOWN}")
+
+
+def expected_steps(rules: engine.Ruleset, dealer: int, hands: Any, actions: Any) -> list[tuple[list[set[str]], dict[str, str]]]:
+    """Per step of the stored deal: each seat's cards in hand, and the cards on the table by seat."""
+    record = engine.GameRecord(rules, dealer, (engine.DealRecord(hands, actions),))
+    steps = []
+    for step in engine.replay_steps(record):
+        state = step.state
+        plays = state.trick or (state.tricks[-1].plays if state.tricks else ())
+        steps.append(([set(hand) for hand in state.hands], {str(seat): card for seat, card in plays}))
+    return steps
+
+
+async def test_the_scrubber_shows_the_stored_cards_at_every_step_of_a_whole_bummerl(
+    site: Site, browser: Any, tmp_path: Path
+) -> None:
+    service = site.service
+    table_id = await play_bummerl(service)
+    row = await service.db.tables.get_table(table_id)
+    assert row is not None
+    record = await service.db.records.load_record(table_id)
+    finished = [deal for deal in record.deals if deal.finished]
+    assert len(finished) >= 2
+    page, problems = await new_page(browser)
+    for deal in finished:
+        await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table_id}/deal/{deal.deal_no + 1}")))
+        steps = expected_steps(rules_of(row), deal.dealer, deal.hands, deal.actions)
+        assert await page.get_attribute("#slider", "max") == str(len(steps) - 1)
+        if deal is finished[0]:  # by the arrow key, step by step
+            walked = []
+            for number in range(len(steps)):
+                if number:
+                    await page.keyboard.press("ArrowRight")
+                assert await page.get_attribute("#replay", "data-step") == str(number)
+                walked.append(await shown(page))
+        else:  # by the forward button, all steps in one go
+            walked = await page.evaluate(WALK)
+        assert len(walked) == len(steps)
+        for number, ((hands, trick), (shown_hands, shown_trick)) in enumerate(zip(steps, walked, strict=True)):
+            assert [set(hand) for hand in shown_hands] == hands, (deal.deal_no, number)
+            assert shown_trick == trick, (deal.deal_no, number)
+        # the other controls: first, last, back, the slider
+        await page.click("#first")
+        assert await page.get_attribute("#replay", "data-step") == "0"
+        await page.click("#last")
+        assert await page.get_attribute("#replay", "data-step") == str(len(steps) - 1)
+        await page.click("#back")
+        assert await page.get_attribute("#replay", "data-step") == str(len(steps) - 2)
+        await page.fill("#slider", "3")
+        assert await page.get_attribute("#replay", "data-step") == "3"
+        assert await page.is_visible("#result") is False
+        await page.keyboard.press("End")
+        assert await page.is_visible("#result")
+    assert not problems
+    for label, width in WIDTHS.items():
+        await page.set_viewport_size({"width": width, "height": 900})
+        await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table_id}/deal/{finished[0].deal_no + 1}#step=14")))
+        await page.screenshot(path=str(screenshot_path(f"web-replay-{label}.png", tmp_path)), full_page=True)
+        scroll_width = await page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= width, f"the replay is wider than {width} px ({scroll_width})"
+        for path, name in (
+            (f"/s/{site.token}/", "server"),
+            (f"/s/{site.token}/player/{ALICE}", "player"),
+        ):
+            await page.goto(str(site.client.make_url(path)))
+            await page.screenshot(path=str(screenshot_path(f"web-{name}-{label}.png", tmp_path)), full_page=True)
+            assert await page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
+    assert not problems, problems
+
+
+async def test_the_live_page_shows_a_card_within_two_seconds_of_its_play(site: Site, browser: Any, tmp_path: Path) -> None:
+    service = site.service
+    table = await four_at_play(service)
+    page, problems = await new_page(browser)
+    await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table.id}")))
+    # play on until the first card is on the table, each card checked on the page as it is played
+    cards_seen = 0
+    while cards_seen < 6:
+        outcome = await act_once(service, table)
+        table = outcome.table
+        deal = table.deal
+        assert deal is not None
+        if deal.trick:
+            seat, card = deal.trick[-1]
+            await page.wait_for_selector(f'#trick .slot[data-seat="{seat}"] img[data-card="{card}"]', timeout=2000)
+            cards_seen += 1
+    # nothing the table has not shown is on the page: only the cards of the trick in play
+    on_page = await page.evaluate("[...document.querySelectorAll('img[data-card]')].map(i => i.dataset.card)")
+    assert set(on_page) <= {card for _, card in table.deal.trick} | {table.deal.aufschlag_card}
+    for label, width in WIDTHS.items():
+        await page.set_viewport_size({"width": width, "height": 900})
+        await page.screenshot(path=str(screenshot_path(f"web-live-{label}.png", tmp_path)), full_page=True)
+        assert await page.evaluate("document.documentElement.scrollWidth") <= width
+    assert not problems, problems
+
+
+async def test_hostile_names_are_text_in_the_browser(site: Site, browser: Any) -> None:
+    service = site.service
+    names = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>', "\u202eevil\u202c" + "W" * 200]
+    table = await open_lobby(service)
+    for user, name in zip((BOB, 13, 14), names, strict=True):
+        await service.take_seat(table.id, user, name, None)
+    outcome = await play_deal(service, await service.start(table.id, ALICE))
+    page, problems = await new_page(browser, 360)
+    for path in (f"/s/{site.token}/table/{outcome.table.id}", f"/s/{site.token}/table/{outcome.table.id}/deal/1"):
+        await page.goto(str(site.client.make_url(path)))
+        text = await page.evaluate("document.body.innerText")
+        assert names[0] in text and names[1] in text
+        assert await page.evaluate("document.querySelectorAll('img[src=\"x\"], main script:not([type])').length") == 0
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 360  # a long name wraps
+    assert not problems, problems
