@@ -128,6 +128,18 @@ def refused_by_bot(click: FakeInteraction) -> bool:
     return any(message.ephemeral for message in click.followups)
 
 
+def refusal(click: FakeInteraction) -> str | None:
+    """The bot's word to the clicker when it refused the click, else None: a plain-text answer, as the callback
+    (type 4) or a follow-up (a hand, the next deal's included, always comes as an embed)."""
+    answers = list(click.followups)
+    if click.response is not None and click.response.type == 4:
+        answers += click.messages[:1]
+    for message in answers:
+        if message.content and not message.embeds:
+            return message.content
+    return None
+
+
 def position(custom_id: str) -> str:
     """``bs:<table>:<version>:...`` -> ``<table>:<version>``: one click per position."""
     return ":".join(custom_id.split(":")[1:3])
@@ -574,9 +586,12 @@ class StepFailed(Exception):
 class PacedRun:
     """The people of every table of one step: routes each changed message to its table, and holds the clock."""
 
-    def __init__(self, fake: WatchedDiscord, seed: int) -> None:
+    def __init__(
+        self, fake: WatchedDiscord, seed: int, think_seconds: tuple[float, float] = THINK_SECONDS
+    ) -> None:
         self.fake = fake
         self.rng = random.Random(seed)
+        self.think_seconds = think_seconds  # how long a person looks at new buttons before clicking
         self.table_of_user: dict[int, PacedTable] = {}
         self.table_of_channel: dict[int, PacedTable] = {}
         self.thinking: set[asyncio.Task[None]] = set()
@@ -604,7 +619,7 @@ class PacedRun:
 
     def think_then(self, click: Callable[..., Awaitable[None]], *on: Any) -> None:
         """``click(*on)`` once the person has thought it over (unless the run stopped meanwhile)."""
-        delay = self.rng.uniform(*THINK_SECONDS)
+        delay = self.rng.uniform(*self.think_seconds)
 
         async def later() -> None:
             await asyncio.sleep(delay)
@@ -673,7 +688,12 @@ class PacedTable:
                 )
         lobby = await self.fake.wait_for(self.lobby, timeout=WAIT, what="the lobby")
         self.bot_table_id = int(str(lobby.button("Start")["custom_id"]).split(":")[1])
-        await self.answered(await self.fake.click(host, lobby, label="Start"))
+        start = await self.fake.click(host, lobby, label="Start")
+        self.start_clicked(start)
+        await self.answered(start)
+
+    def start_clicked(self, click: FakeInteraction) -> None:
+        """The host pressed Start (bench/player_view.py times the table message from here)."""
 
     async def answered(self, interaction: FakeInteraction) -> FakeInteraction:
         """The interaction once answered; an answer after Discord's 3 s fails the step (the person saw
