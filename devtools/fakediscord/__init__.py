@@ -26,7 +26,10 @@ Discord's permission rules and 50083 for an edit in an archived thread); ``chann
 Faults: ``fail_next`` (the next requests fail), ``rate_limit`` (a Discord-like bucket), ``random_faults``
 (429s and 5xx at random, some 5xx after the request took effect), ``close_dms(user)`` (403 50007 from then on),
 ``drop_gateway(code, resumable=...)``, ``invalidate_session(resumable=...)`` (op 9), ``request_reconnect``
-(op 7). A message create with ``enforce_nonce`` returns the message made earlier with the same nonce.
+(op 7), ``start(refuse_connections_for=seconds)`` (every connection refused until then, or until
+``accept_connections()``: Discord unreachable at a bot's start). A message create with ``enforce_nonce`` returns
+the message made earlier with the same nonce. ``GET /guilds/{id}`` and ``GET /channels/{id}`` show a channel's
+``bot_permissions`` as the bot's overwrite there (what ``python -m bot doctor`` reads).
 
 Discord's rate limits (``limits.py``): ``fake.enforce_limits(**settings)`` turns on the global limit per bot
 token (interaction routes exempt), the per-channel and per-webhook route buckets, the 30046 limit on edits of

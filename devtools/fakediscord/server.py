@@ -371,7 +371,10 @@ class FakeDiscord:
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/"
 
-    async def start(self) -> FakeDiscord:
+    async def start(self, *, refuse_connections_for: float = 0.0) -> FakeDiscord:
+        """Listen on a free port. ``refuse_connections_for`` seconds (``math.inf``: until
+        ``accept_connections``): the port is taken but nothing listens, so every connection is refused
+        (ECONNREFUSED), as when Discord cannot be reached at all."""
         app = web.Application(middlewares=[self._middleware], client_max_size=64 * 1024 * 1024)
         self._add_routes(app)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
@@ -379,10 +382,29 @@ class FakeDiscord:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
         self.port = listener.getsockname()[1]
-        await web.SockSite(self._runner, listener).start()
+        self._listener: socket.socket | None = listener
+        if refuse_connections_for <= 0:
+            await self.accept_connections()
+        elif math.isfinite(refuse_connections_for):
+            self._accepting = asyncio.ensure_future(self._accept_later(refuse_connections_for))
         return self
 
+    async def _accept_later(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await self.accept_connections()
+
+    async def accept_connections(self) -> None:
+        """Start listening (after ``start(refuse_connections_for=...)``); nothing happens when listening."""
+        listener, self._listener = self._listener, None
+        if listener is not None and self._runner is not None:
+            await web.SockSite(self._runner, listener).start()
+
     async def stop(self) -> None:
+        accepting, listener = getattr(self, "_accepting", None), getattr(self, "_listener", None)
+        if accepting is not None:
+            accepting.cancel()
+        if listener is not None:  # never listened (refused connections to the end)
+            listener.close()
         await self.stop_all_clients()
         for session in self.sessions:
             if session.delivery is not None:
@@ -861,6 +883,7 @@ class FakeDiscord:
             ("PUT", "/applications/{application_id}/guilds/{guild_id}/commands", self._put_commands),
             ("POST", "/users/@me/channels", self._create_dm),
             ("GET", "/users/{user_id}", self._get_user),
+            ("GET", "/guilds/{guild_id}", self._get_guild),
             ("GET", "/guilds/{guild_id}/members/{user_id}", self._get_member),
             ("GET", "/channels/{channel_id}", self._get_channel),
             ("PATCH", "/channels/{channel_id}", self._patch_channel),
@@ -1092,6 +1115,12 @@ class FakeDiscord:
 
     async def _get_user(self, request: web.Request) -> web.Response:
         return json_response(self._user(request.match_info["user_id"]).payload())
+
+    async def _get_guild(self, request: web.Request) -> web.Response:
+        guild = self.guilds.get(int(request.match_info["guild_id"]))
+        if guild is None:  # Discord's answer for a server the bot is not in
+            raise DiscordError(403, 50001, "Missing Access")
+        return json_response(guild.payload(include_all_members=False))
 
     async def _get_member(self, request: web.Request) -> web.Response:
         guild = self.guilds.get(int(request.match_info["guild_id"]))

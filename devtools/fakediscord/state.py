@@ -397,7 +397,11 @@ class FakeChannel:
             "guild_id": str(self.guild.id),
             "name": self.name,
             "position": self.position,
-            "permission_overwrites": [],
+            # The bot's channel overwrite, when this channel has one: it may do exactly ``bot_permissions``.
+            "permission_overwrites": [] if self.bot_permissions is None else [{
+                "id": str(self.fake.bot_user.id), "type": 1, "allow": str(self.bot_permissions),
+                "deny": str(ALL_PERMISSIONS & ~self.bot_permissions),
+            }],
             "nsfw": False,
             "parent_id": None,
             "topic": None,
