@@ -265,11 +265,73 @@ def test_cli_refuses_keep_below_one(tmp_path: Path) -> None:
     assert "--keep" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_cli_reads_a_sqlite_database_url_and_points_postgresql_to_pg_dump(tmp_path: Path) -> None:
+def test_cli_reads_a_sqlite_database_url(tmp_path: Path) -> None:
     make_database(tmp_path / "custom.sqlite3")
     done = run_cli(tmp_path, "backups", DATABASE_URL="sqlite:///custom.sqlite3")
     assert done.returncode == 0, done.stderr
     assert len(copies(tmp_path / "backups")) == 1
-    refused = run_cli(tmp_path, "backups", DATABASE_URL="postgresql://bot@db/schnapsen")
-    assert refused.returncode == 2
-    assert "pg_dump" in refused.stderr
+
+
+def test_backups_and_their_folder_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    make_database(tmp_path / "schnapsen.sqlite3")
+    previous = os.umask(0)  # the laxest: everything would be world-writable
+    try:
+        made = make_backup(tmp_path / "schnapsen.sqlite3", tmp_path / "new" / "backups")
+    finally:
+        os.umask(previous)
+    assert made.path.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "new" / "backups").stat().st_mode & 0o777 == 0o700
+
+
+# ---- PostgreSQL: pg_dump, checked, rotated, restorable ----------------------------------------------------------
+
+
+async def _fill(url: str) -> None:
+    async with await Database.open(url) as db:
+        await new_table(db, channel_id=777)
+
+
+async def _channels(url: str) -> list[int]:
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        return [row["channel_id"] for row in await conn.fetch("SELECT channel_id FROM game_tables ORDER BY id")]
+    finally:
+        await conn.close()
+
+
+def test_a_postgresql_database_is_dumped_checked_rotated_and_restorable(
+    pg_cluster: object, pg_url: str, tmp_path: Path
+) -> None:
+    from devtools.pgcluster import Cluster
+    from tests.bot.conftest import new_pg_database
+
+    assert isinstance(pg_cluster, Cluster)
+    asyncio.run(_fill(pg_url))
+    dest = tmp_path / "backups"
+    for _ in range(3):
+        done = run_cli(tmp_path, str(dest), "--keep", "2", DATABASE_URL=pg_url)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(f"backup written: {dest}/schnapsen-") and "pg_restore reads it" in done.stdout
+    dumps = sorted(dest.glob("schnapsen-*.dump"))
+    assert len(dumps) == 2  # the oldest of three went
+    assert all(dump.stat().st_mode & 0o777 == 0o600 for dump in dumps)
+    assert not list(dest.glob(".schnapsen-backup-*"))
+
+    empty = asyncio.run(new_pg_database(pg_cluster, migrated=False))
+    restored = subprocess.run(
+        ["pg_restore", "--no-owner", "--exit-on-error", "--single-transaction", f"--dbname={empty}", str(dumps[-1])],
+        capture_output=True, text=True, check=False,
+    )
+    assert restored.returncode == 0, restored.stderr
+    assert asyncio.run(_channels(empty)) == [777]
+
+
+def test_an_unreachable_postgresql_server_is_one_line_without_its_password(tmp_path: Path) -> None:
+    url = f"postgresql://bot:hunter2@/schnapsen?host={tmp_path}&port=1"  # a socket folder with no server
+    done = run_cli(tmp_path, "backups", DATABASE_URL=url)
+    assert done.returncode == backup.EXIT_NO_DATABASE, done.stderr
+    assert done.stderr.startswith("backup failed: cannot reach the database postgresql://bot:***@")
+    assert done.stderr.count("\n") == 1 and "hunter2" not in done.stderr and "Traceback" not in done.stderr
+    assert not list((tmp_path / "backups").iterdir())  # no partial file left
