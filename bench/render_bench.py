@@ -97,6 +97,8 @@ def uncached(render: Callable[[TableScene], bytes], scene: TableScene) -> bytes:
     """The render with every text drawn again, as for names the bot has not drawn before (the worst case of
     the cached text masks; the fonts' glyph coverage stays loaded, as after preload)."""
     images._text_mask.cache_clear()
+    images._fit_lines.cache_clear()
+    fonts.wrap.cache_clear()
     fonts.runs.cache_clear()
     fonts._run_mask.cache_clear()
     return render(scene)

@@ -25,7 +25,7 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.render import images  # noqa: E402  (needs ROOT on the path when run as a script)
+from bot.render import images, review  # noqa: E402  (needs ROOT on the path when run as a script)
 from bot.render._assets import CARDS_DIR, PALETTE_FILE  # noqa: E402
 from bot.render.names import DECK_STYLES, RANKS, SUITS  # noqa: E402
 from bot.render.scenes import ResultScene, TableScene  # noqa: E402
@@ -49,7 +49,7 @@ SAMPLE_NAMES = ("Anna", "Benedikt", "Carla", "Dominik")
 
 
 def sample_renders(deck: str) -> list[Image.Image]:
-    """Hands, tables and a result that between them show every card, plain, dimmed and small."""
+    """Hands, tables, a result and a deal review that between them show every card, plain, dimmed and small."""
     samples = [
         images._compose_hand(tuple(suit + rank for rank in RANKS), {suit + "A", suit + "T"}, suit, deck, "en")
         for suit in SUITS
@@ -90,6 +90,15 @@ def sample_renders(deck: str) -> list[Image.Image]:
         deck=deck,
     )
     samples.append(images._compose_result(result))
+    # The deal review: every card small, two tricks played and the rest dimmed (never played).
+    hands = tuple(tuple(suit + rank for rank in RANKS) for suit in SUITS)
+    tricks = tuple(
+        review.ReviewTrick(tuple((seat, hands[seat][n]) for seat in range(4)), 0) for n in range(2)
+    )
+    samples.append(review._compose_review(review.DealReviewScene(
+        seat_names=SAMPLE_NAMES, hands=hands, tricks=tricks, winner_team=0, game_points=1, trump="H",
+        aufschlag_card="HK", deck=deck,
+    )))  # fmt: skip
     return samples
 
 

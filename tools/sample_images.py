@@ -151,12 +151,13 @@ async def review_png(game: Game) -> bytes:
 
 
 # One recorded Bummerl gives a profile without a history, so the profile card shows a regular player's
-# counts, made up for the sample (and in a third script).
+# counts, made up for the sample (and in a third script), as they can be: 104 deals in 16 Bummerl, of which
+# she declared 27 (a normal game only as forehand, a quarter of the deals, and a few contracts she bid).
 VETERAN = PlayerProfile(
     guild_id=1, user_id=5, display_name="Ελένη", rating=ShownRating(1487, 62, (1260, 1310, 1290, 1350, 1330, 1400,
     1390, 1445, 1470, 1487), rank=3), rank=3, bummerl_won=9, bummerl_played=16, deals_won=58, deals_played=104,
-    contracts=(FamilyRecord("normal", 61, 40), FamilyRecord("bettler", 7, 5), FamilyRecord("schnapser", 5, 3),
-               FamilyRecord("all_tricks", 2, 1), FamilyRecord("farbringerl", 0, 0)),
+    contracts=(FamilyRecord("normal", 19, 12), FamilyRecord("bettler", 4, 3), FamilyRecord("schnapser", 3, 2),
+               FamilyRecord("all_tricks", 1, 0), FamilyRecord("farbringerl", 0, 0)),
     kontra_said=6, kontra_won=4, best_partner=BestPartner(2, "王小明", 7, 5),
 )  # fmt: skip
 

@@ -2,10 +2,11 @@
 
 Run from anywhere:  python tools/tournament_images.py [--out DIR] [--lang LANG]
 
-Both images are drawn by the bot's own builders (``bot.schnapsen.tournament_images``) from tournaments
-played out here with the pure core (``bot.tournament``): seven teams, three Swiss rounds (a bye each round),
-one forfeit and seeded random results; then eight teams of a single elimination in its semi-finals.
-The same seed gives the same images.
+Both are drawn by the bot's own builders (``bot.schnapsen.tournament_images``) from tournaments played out
+here with the pure core (``bot.tournament``), each round paired by it from the results before: seven teams,
+three Swiss rounds (a bye each round), a no-show in round 2 and seeded random results; then eight teams of a
+single elimination in its semi-finals (two images: the quarter- and semi-finals, then the final). The same
+seed gives the same images; tests/tools/test_tournament_images.py checks that both tournaments can happen.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bot.tournament import MatchResult, next_round, standings  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 SEED = 30
+SWISS_ROUNDS = 3
 # Display names as they come: several scripts, an emoji, a long one (drawn smaller, then cut).
 PEOPLE = (
     "Anna", "Ferdl", "Zoë 🎉", "Mehmet", "王小明", "Resi", "Владимир", "Bert", "Lena", "Sepp",
@@ -41,7 +43,7 @@ def teams_of(tournament_id: int, count: int) -> list[TeamRow]:
 
 def row(tournament_id: int, fmt: str, status: str) -> TournamentRow:
     name = "Saturday Cup" if fmt == "swiss" else "Winter Knockout"
-    return TournamentRow(tournament_id, 1, 1, 1, name, fmt, 3 if fmt == "swiss" else 0, 1,  # type: ignore[arg-type]
+    return TournamentRow(tournament_id, 1, 1, 1, name, fmt, SWISS_ROUNDS if fmt == "swiss" else 0, 1,  # type: ignore[arg-type]
                          '"standard"', 90, True, 300, None, status, None, 0, 0)  # type: ignore[arg-type]  # fmt: skip
 
 
@@ -67,26 +69,38 @@ def match_rows(tournament_id: int, rounds: list[list[MatchResult]]) -> list[Matc
     return rows
 
 
-def swiss_standings(lang: str) -> list[bytes]:
+def swiss_tournament() -> tuple[list[TeamRow], list[list[MatchResult]]]:
+    """The Swiss sample: its teams and every round's results, each round paired by the core from the results
+    before it. In round 2 the second team of the first match does not show up: its opponent wins by forfeit
+    (the round's bye stays a bye)."""
     rng = random.Random(SEED)
     teams = teams_of(1, 7)
     seeds = [team.id for team in teams]
     rounds: list[list[MatchResult]] = []
-    for number in range(3):
-        pairings = next_round("swiss", 3, seeds, rounds)
+    for number in range(SWISS_ROUNDS):
+        pairings = next_round("swiss", SWISS_ROUNDS, seeds, rounds)
         assert pairings is not None
         results = [played(rng, p.first, p.second) for p in pairings]
-        if number == 1:  # a team that did not show up in round 2
-            last = pairings[0]
-            results[-1] = MatchResult(last.first, last.second, last.first, forfeit=True)
+        if number == 1:
+            no_show = next(n for n, p in enumerate(pairings) if not p.bye)
+            first, second = pairings[no_show].first, pairings[no_show].second
+            results[no_show] = MatchResult(first, second, first, forfeit=True)
         rounds.append(results)
+    return teams, rounds
+
+
+def swiss_standings(lang: str) -> list[bytes]:
+    teams, rounds = swiss_tournament()
     by_id = {team.id: team for team in teams}
+    seeds = [team.id for team in teams]
     table = [(s, by_id[s.team]) for s in standings(seeds, [r for rr in rounds for r in rr])]
-    scene = standings_scene(lang, row(1, "swiss", "finished"), table, 3, 3, True)
+    scene = standings_scene(lang, row(1, "swiss", "finished"), table, len(rounds), SWISS_ROUNDS, True)
     return list(render_standings(scene))
 
 
-def elimination_bracket(lang: str) -> list[bytes]:
+def elimination_tournament() -> tuple[list[TeamRow], list[MatchRow]]:
+    """The elimination sample as stored: its teams, the quarter-finals played, one semi-final decided and the
+    other still playing."""
     rng = random.Random(SEED + 1)
     teams = teams_of(2, 8)
     seeds = [team.id for team in teams]
@@ -104,7 +118,22 @@ def elimination_bracket(lang: str) -> list[bytes]:
     rows.append(
         MatchRow(6, 2, 2, 1, second.first, second.second, None, "playing", None, 0, 0, 0, 0, None, None)
     )
+    return teams, rows
+
+
+def elimination_bracket(lang: str) -> list[bytes]:
+    teams, rows = elimination_tournament()
     return list(render_bracket(bracket_scene(lang, row(2, "elimination", "running"), teams, rows)))
+
+
+def images(lang: str) -> dict[str, bytes]:
+    """The sample files by name: one page is name.png, several name-1.png, name-2.png, ..."""
+    files = {}
+    for name, pngs in (("tournament-standings", swiss_standings(lang)),
+                       ("tournament-bracket", elimination_bracket(lang))):  # fmt: skip
+        for number, png in enumerate(pngs, start=1):
+            files[f"{name}.png" if len(pngs) == 1 else f"{name}-{number}.png"] = png
+    return files
 
 
 def main() -> None:
@@ -113,12 +142,10 @@ def main() -> None:
     parser.add_argument("--lang", default="en")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, pngs in (("tournament-standings", swiss_standings(args.lang)),
-                       ("tournament-bracket", elimination_bracket(args.lang))):  # fmt: skip
-        for number, png in enumerate(pngs, start=1):
-            path = args.out / (f"{name}.png" if len(pngs) == 1 else f"{name}-{number}.png")
-            path.write_bytes(png)
-            print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(png)} bytes")
+    for name, png in images(args.lang).items():
+        path = args.out / name
+        path.write_bytes(png)
+        print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(png)} bytes")
 
 
 if __name__ == "__main__":

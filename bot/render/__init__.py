@@ -7,9 +7,8 @@ so it can be tested and benchmarked on its own. Call it off the event loop (asyn
 from bot.render.alt import hand_alt_text, profile_alt_text, result_alt_text, table_alt_text
 from bot.render.images import (
     HAND_SIZE,
-    PROFILE_SIZE,
-    RESULT_SIZE,
     TABLE_SIZE,
+    WIDTH,
     preload,
     render_hand,
     render_profile,
@@ -26,17 +25,16 @@ from bot.render.review import (
     review_size,
 )
 from bot.render.scenes import ProfileScene, ResultScene, TableScene
-from bot.render.turn import TURN_SIZE, TurnScene, render_turn, turn_alt_text
+from bot.render.turn import TURN_SIZE, TurnScene, render_turn, turn_alt_text, turn_size
 
 __all__ = [
     "ALL_CARDS",
     "DECK_STYLES",
     "HAND_SIZE",
     "LANGUAGES",
-    "PROFILE_SIZE",
-    "RESULT_SIZE",
     "TABLE_SIZE",
     "TURN_SIZE",
+    "WIDTH",
     "DealReviewScene",
     "ProfileScene",
     "ResultScene",
@@ -61,4 +59,5 @@ __all__ = [
     "suit_name",
     "table_alt_text",
     "turn_alt_text",
+    "turn_size",
 ]

@@ -237,3 +237,12 @@ def rounded_stamp(
         width=thickness * s,
     )
     return big.resize((width, height), Image.Resampling.LANCZOS)
+
+
+@lru_cache(maxsize=8)
+def triangle(width: int, height: int, fill: tuple[int, int, int]) -> Image.Image:
+    """A triangle pointing right (the deal review marks the card that led a trick with it), as an RGBA stamp."""
+    s = SUPERSAMPLE
+    big = Image.new("RGBA", (width * s, height * s), (0, 0, 0, 0))
+    ImageDraw.Draw(big).polygon([(0, 0), (width * s - 1, height * s / 2), (0, height * s - 1)], fill=(*fill, 255))
+    return big.resize((width, height), Image.Resampling.LANCZOS)

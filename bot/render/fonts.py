@@ -99,6 +99,43 @@ def fit(text: str, size: int, max_width: int | None, weight: str = "bold") -> st
     return text + "…"
 
 
+@lru_cache(maxsize=2048)
+def wrap(text: str, size: int, max_width: int, weight: str = "bold", max_lines: int = 2) -> tuple[str, ...]:
+    """text in lines of at most max_width pixels, broken between words (a word too long for a line, or a
+    name in a script without spaces, is broken between its characters); only past max_lines is the last
+    line cut with an ellipsis. Names are drawn whole this way wherever two lines fit."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if length(joined, size, weight) <= max_width:
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        line = word
+        while length(line, size, weight) > max_width and len(line) > 1:
+            cut = _longest_start(line, size, max_width, weight)
+            lines.append(line[:cut])
+            line = line[cut:]
+    if line:
+        lines.append(line)
+    if len(lines) > max_lines:
+        lines[max_lines - 1 :] = [fit(" ".join(lines[max_lines - 1 :]), size, max_width, weight)]
+    return tuple(lines) or ("",)
+
+
+def _longest_start(word: str, size: int, max_width: int, weight: str) -> int:
+    """How many characters of word fit max_width (at least one), ending after a hyphen where one fits."""
+    count = 1
+    while count < len(word) and length(word[: count + 1], size, weight) <= max_width:
+        count += 1
+    while count > 1 and count < len(word) and (_modifies_previous(word[count]) or word[count - 1] == chr(_ZWJ)):
+        count -= 1  # an accent, a joiner or a skin tone stays with its character
+    hyphen = word.rfind("-", 0, count)
+    return hyphen + 1 if hyphen > 0 else count
+
+
 def _baseline(anchor: str, size: int, weight: str) -> float:
     """How far below the anchor point the baseline lies, by the main font's metrics, so that a line keeps
     its place whichever fonts draw it. Vertical anchors: a(scender), m(iddle), s (baseline), d(escender)."""

@@ -31,9 +31,11 @@ from bot.render.names import (
 from bot.render.scenes import ProfileScene, ResultScene, TableScene, team_of
 
 RGB = tuple[int, int, int]
-WIDTH = 760
-HAND_SIZE = (WIDTH, 300)
-RESULT_SIZE = (WIDTH, 420)
+# Every image is drawn 480 px wide and no text in it is below 16 px: Discord shows an image at most the width of
+# a message, which on a phone 360 px wide is about 360 px, and there 16 px text is 12 px (docs/cards.md;
+# tests/bot/render/test_render_phone.py checks every image kind that way).
+WIDTH = 480
+PHONE_WIDTH = 360
 MAX_HAND = 5
 
 FELT: RGB = (26, 96, 68)
@@ -47,17 +49,18 @@ GOLD_DARK: RGB = (120, 84, 8)
 INK: RGB = (28, 28, 28)
 
 HEADER_H = 44
-HEADER_ICON = 30  # the trump suit symbol in the header
-HAND_CARD_W, HAND_CARD_H = 140, 210
-HAND_GAP = 10
-HAND_RAISE = 14
-TRICK_CARD_W, TRICK_CARD_H = 104, 156
+HEADER_ICON = 26  # the trump suit symbol in the header
+HAND_CARD_W, HAND_CARD_H = 88, 132
+HAND_GAP = 5
+HAND_RAISE = 10
+TRICK_CARD_W, TRICK_CARD_H = 72, 108
 MINI_CARD_W, MINI_CARD_H = 56, 84
-MINI_STRIDE = 32
+TINY_CARD_W, TINY_CARD_H = 40, 60
+TINY_STRIDE = 22
+HAND_SIZE = (WIDTH, HEADER_H + HAND_RAISE + 10 + HAND_CARD_H + 12)
 
-# Text sizes in pixels. The images are 760 px wide and a phone shows them about 360 px wide, so even the
-# smallest text here is about 8 px on such a screen (it was 5 px at the 11 px captions before).
-SMALL = 16  # captions, notes, names under small cards
+# Text sizes in pixels: a phone shows these 480 px images about 360 px wide, where 16 px is 12 px.
+SMALL = 16  # captions, notes, names under cards
 BODY = 18  # second lines: tricks, Bummerl, details
 NAME = 20  # names, team names, the header
 
@@ -96,6 +99,54 @@ def _size_to_fit(text: str, largest: int, smallest: int, max_width: int, weight:
     return smallest
 
 
+def line_height(size: int) -> int:
+    return round(size * 1.25)
+
+
+@lru_cache(maxsize=2048)
+def _fit_lines(
+    text: str, largest: int, smallest: int, max_width: int, weight: str = "bold", max_lines: int = 2
+) -> tuple[int, tuple[str, ...]]:
+    """The size and lines to draw text in max_width: one line at the largest size that fits (down to
+    smallest), else as few lines as fit (up to max_lines) at the largest size that needs no cut; only a text
+    too long for that is cut, at smallest."""
+    for size in range(largest, smallest - 1, -1):
+        if fonts.length(text, size, weight) <= max_width:
+            return size, (text,)
+    for size in range(largest, smallest - 1, -1):
+        lines = fonts.wrap(text, size, max_width, weight, max_lines=len(text))
+        if len(lines) <= max_lines:
+            return size, lines
+    return smallest, fonts.wrap(text, smallest, max_width, weight, max_lines)
+
+
+def _fit_name(text: str, size: int, max_width: int, max_lines: int = 2) -> tuple[str, tuple[str, ...]]:
+    """A name in a narrow place, at ``size``: the weight and lines to draw it whole, bold if it fits in
+    max_lines lines, else regular (narrower); cut only when neither fits."""
+    for weight in ("bold", "regular"):
+        lines = fonts.wrap(text, size, max_width, weight, max_lines=len(text))
+        if len(lines) <= max_lines and all(fonts.length(word, size, weight) <= max_width for word in text.split()):
+            return weight, lines
+    return "regular", fonts.wrap(text, size, max_width, "regular", max_lines)
+
+
+def _lines(
+    canvas: Image.Image,
+    x: float,
+    top: float,
+    lines: Sequence[str],
+    size: int,
+    fill: RGB,
+    weight: str = "bold",
+    align: str = "l",
+) -> int:
+    """Lines of text from top down, aligned l(eft), m(iddle) or r(ight) at x; returns their height."""
+    step = line_height(size)
+    for index, line in enumerate(lines):
+        _text(canvas, (x, top + step * index + step / 2), line, size, fill, weight, anchor=f"{align}m")
+    return step * len(lines)
+
+
 def _stamp(canvas: Image.Image, stamp: Image.Image, xy: tuple[int, int]) -> None:
     canvas.paste(stamp, xy, stamp)
 
@@ -103,33 +154,32 @@ def _stamp(canvas: Image.Image, stamp: Image.Image, xy: tuple[int, int]) -> None
 def _header(
     canvas: Image.Image, trump: str | None, contract: str | None, multiplier: int, deck: str, lang: str
 ) -> None:
-    """The strip along the top: trump suit on the left, contract and multiplier on the right."""
+    """The strip along the top: trump suit on the left, contract and multiplier on the right, both as large
+    as they fit side by side (20 px down to 16, then the contract's name is cut, never the multiplier)."""
     if trump is not None:
-        _stamp(canvas, _assets.suit_icon(deck, trump, HEADER_ICON), (12, 7))
-        _text(
-            canvas,
-            (50, HEADER_H // 2),
-            f"{label('trump', lang)}: {suit_name(trump, deck, lang)}",
-            20,
-            TEXT,
-            anchor="lm",
-            max_width=330,
-        )
+        _stamp(canvas, _assets.suit_icon(deck, trump, HEADER_ICON), (10, (HEADER_H - HEADER_ICON) // 2))
+        left, left_x, colour = f"{label('trump', lang)}: {suit_name(trump, deck, lang)}", 42, TEXT
     else:  # no contract yet means trump is still to be named; a contract without trumps has none
-        _text(canvas, (14, HEADER_H // 2), label("no_trump" if contract else "trump_not_chosen", lang), 20, MUTED,
-              anchor="lm")  # fmt: skip
-    parts = [contract] if contract else []
-    if multiplier > 1:
-        parts.append(f"×{multiplier}")
-    if parts:
-        _text(canvas, (WIDTH - 14, HEADER_H // 2), "  ".join(parts), 20, GOLD, anchor="rm", max_width=340)
+        left, left_x, colour = label("no_trump" if contract else "trump_not_chosen", lang), 12, MUTED
+    stakes = f"×{multiplier}" if multiplier > 1 else ""
+    right = "  ".join(part for part in (contract, stakes) if part)
+    size = NAME
+    while size > SMALL and left_x + fonts.length(left, size) + 16 + fonts.length(right, size) + 12 > WIDTH:
+        size -= 1
+    left_w = round(fonts.length(left, size))
+    room = WIDTH - 12 - left_x - (left_w + 16 if right else 0)
+    _text(canvas, (left_x, HEADER_H // 2), left, size, colour, anchor="lm", max_width=WIDTH - 12 - left_x)
+    if contract and stakes and fonts.length(right, size) > room:  # the stakes stay whole
+        right = f"{fonts.fit(contract, size, room - round(fonts.length('  ' + stakes, size)))}  {stakes}"
+    if right:
+        _text(canvas, (WIDTH - 12, HEADER_H // 2), right, size, GOLD, anchor="rm", max_width=room)
 
 
 def _team_name(names: Sequence[str], team: int, lang: str) -> str:
     return label("team", lang, a=names[team], b=names[team + 2])
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def _felt(size: tuple[int, int]) -> Image.Image:
     canvas = Image.new("RGB", size, FELT)
     ImageDraw.Draw(canvas).rectangle((0, 0, size[0], HEADER_H - 1), fill=FELT_DARK)
@@ -170,7 +220,7 @@ def _compose_hand(
 ) -> Image.Image:
     canvas = _felt(HAND_SIZE).copy()
     _header(canvas, trump, contract, 1, deck, lang)
-    _hand_row(canvas, cards, playable_set, trump, deck, HAND_SIZE[1] - HAND_CARD_H - 16)
+    _hand_row(canvas, cards, playable_set, trump, deck, HAND_SIZE[1] - HAND_CARD_H - 12)
     return canvas
 
 
@@ -181,20 +231,20 @@ def _hand_row(
     ``playable`` is None), trumps starred. The hand image and the turn image draw it alike."""
     total = len(cards) * HAND_CARD_W + max(0, len(cards) - 1) * HAND_GAP
     x = (WIDTH - total) // 2
-    outline = _assets.rounded_stamp(HAND_CARD_W + 8, HAND_CARD_H + 8, 14, GOLD)
-    badge = _assets.star(30, GOLD, GOLD_DARK)
+    outline = _assets.rounded_stamp(HAND_CARD_W + 4, HAND_CARD_H + 4, 9, GOLD)
+    badge = _assets.star(22, GOLD, GOLD_DARK)
     for card in cards:
         marked = playable is not None and card in playable
         y = base_y - HAND_RAISE if marked else base_y
         if marked:
-            _stamp(canvas, outline, (x - 4, y - 4))
+            _stamp(canvas, outline, (x - 2, y - 2))
         if playable is None or marked:
             tile = _assets.card_tile(deck, card, HAND_CARD_W)
         else:
             tile = _assets.dimmed_tile(deck, card, HAND_CARD_W)
         _stamp(canvas, tile, (x, y))
         if trump is not None and card[0] == trump:
-            _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 6, y + 6))
+            _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 4, y + 4))
         x += HAND_CARD_W + HAND_GAP
 
 
@@ -204,14 +254,16 @@ def _hand_row(
 # the public image (no viewer) is drawn as a compass, as bridge diagrams are: North at the top, East on the
 # right, South at the bottom, West on the left, which is South's own view. Play goes clockwise (N, E, S, W),
 # which seen from above runs bottom -> left -> top -> right.
-_SLOTS = {0: (328, 298), 1: (140, 192), 2: (328, 90), 3: (516, 192)}  # trick card slots, top left corners
-_PILL_H = 34
-_PILLS = {0: (380, 474, 280), 1: (192, 370, 228), 2: (380, 66, 280), 3: (568, 370, 228)}  # centre x, y; width
-_ROSE = (64, 106)  # centre of the compass rose in the top left corner
-_ROSE_R = 34
-_PANEL_Y, _PANEL_H, _PANEL_W = 502, 152, 364
-_PANEL_X = (10, 386)
-TABLE_SIZE = (WIDTH, _PANEL_Y + _PANEL_H + 10)
+_SLOTS = {0: (204, 238), 1: (60, 174), 2: (204, 110), 3: (348, 174)}  # trick card slots, top left corners
+# Each seat's name pill: its centre x, the y of its edge next to the card (the top pill grows upwards from
+# there, the others downwards) and its width. A name too long for one line takes two.
+_PILLS = {0: (240, 352, 236), 1: (96, 288, 172), 2: (240, 104, 236), 3: (384, 288, 172)}
+_ROSE = (40, 100)  # centre of the compass rose in the top left corner
+_ROSE_R = 28
+_PANEL_H, _PANEL_GAP = 100, 8
+_PANEL_X, _PANEL_W = 10, WIDTH - 20
+_PANEL_Y = (418, 418 + _PANEL_H + _PANEL_GAP)  # the viewer's team (or North-South) first
+TABLE_SIZE = (WIDTH, _PANEL_Y[1] + _PANEL_H + 10)
 
 
 def _relative(seat: int, viewer: int | None) -> int:
@@ -221,24 +273,21 @@ def _relative(seat: int, viewer: int | None) -> int:
 
 @lru_cache(maxsize=4)
 def _table_background(own_team: int | None) -> Image.Image:
-    """Felt, empty card slots, name pills, the compass rose's cross and the two team panels; own_team's
-    panel (left) is outlined."""
+    """Felt, empty card slots, the compass rose's cross and the two team panels; own_team's panel (the
+    first) is outlined."""
     canvas = _felt(TABLE_SIZE).copy()
-    slot = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, SLOT, 2)
+    slot = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, SLOT, 2)
     for xy in _SLOTS.values():
         _stamp(canvas, slot, xy)
-    for cx, cy, width in _PILLS.values():
-        pill = _assets.rounded_stamp(width, _PILL_H, _PILL_H // 2, FELT_DARK)
-        _stamp(canvas, pill, (cx - width // 2, cy - _PILL_H // 2))
     x, y = _ROSE
-    arm = _ROSE_R - 14
+    arm = _ROSE_R - 12
     draw = ImageDraw.Draw(canvas)
     draw.line((x - arm, y, x + arm, y), fill=SLOT, width=2)
     draw.line((x, y - arm, x, y + arm), fill=SLOT, width=2)
-    for index, x in enumerate(_PANEL_X):
+    for index, y in enumerate(_PANEL_Y):
         outline = GOLD if own_team is not None and index == 0 else None
         panel = _assets.rounded_stamp(_PANEL_W, _PANEL_H, 12, PANEL, outline, 2 if outline else 0)
-        _stamp(canvas, panel, (x, _PANEL_Y))
+        _stamp(canvas, panel, (_PANEL_X, y))
     return canvas
 
 
@@ -256,6 +305,17 @@ def render_table(scene: TableScene) -> bytes:
     """The trick in progress around the table, names, trump, contract and both teams' standing, as PNG bytes
     (TABLE_SIZE, palette mode)."""
     return _encode(_compose_table(scene), scene.deck)
+
+
+def _name_pill(canvas: Image.Image, where: int, text: str, size: int, colour: RGB, weight: str,
+               fill: RGB) -> None:  # fmt: skip
+    """A name on its pill next to its seat's card, on two lines when one is too short for it."""
+    cx, edge, width = _PILLS[where]
+    size, lines = _fit_lines(text, size, SMALL, width - 20, weight)
+    height = line_height(size) * len(lines) + 8
+    top = edge - height if where == 2 else edge
+    _stamp(canvas, _assets.rounded_stamp(width, height, min(height // 2, 16), fill), (cx - width // 2, top))
+    _lines(canvas, cx, top + 4, lines, size, colour, weight, align="m")
 
 
 def _compose_table(scene: TableScene) -> Image.Image:
@@ -276,195 +336,172 @@ def _compose_table(scene: TableScene) -> Image.Image:
             tile = _assets.dimmed_tile(deck, "back", TRICK_CARD_W)
             _stamp(canvas, tile, (x, y))
         elif seat == scene.to_act_seat:
-            ring = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, GOLD, 3)
+            ring = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, GOLD, 3)
             _stamp(canvas, ring, (x, y))
-        cx, cy, width = _PILLS[where]
         name = names[seat]
         if seat == scene.viewer_seat:
             name = f"{name} ({label('you', lang)})"
         if seat == scene.to_act_seat:
-            pill = _assets.rounded_stamp(width, _PILL_H, _PILL_H // 2, GOLD)
-            _stamp(canvas, pill, (cx - width // 2, cy - _PILL_H // 2))
-            _text(canvas, (cx, cy), name, NAME, INK, anchor="mm", max_width=width - 20)
+            _name_pill(canvas, where, name, NAME, INK, "bold", GOLD)
         elif seat == scene.sitting_out_seat:
-            shown = f"{name}: {label('sits_out', lang)}"
-            _text(canvas, (cx, cy), shown, BODY, MUTED, weight="regular", anchor="mm", max_width=width - 20)
+            _name_pill(canvas, where, f"{name}: {label('sits_out', lang)}", BODY, MUTED, "regular", FELT_DARK)
         else:
-            _text(canvas, (cx, cy), name, NAME, TEXT, anchor="mm", max_width=width - 20)
+            _name_pill(canvas, where, name, NAME, TEXT, "bold", FELT_DARK)
 
-    left_team = own_team if own_team is not None else 0
-    for index, team in enumerate((left_team, 1 - left_team)):
-        _team_panel(canvas, scene, team, _PANEL_X[index])
+    first_team = own_team if own_team is not None else 0
+    for index, team in enumerate((first_team, 1 - first_team)):
+        _team_panel(canvas, scene, team, _PANEL_Y[index])
     return canvas
 
 
-def _team_panel(canvas: Image.Image, scene: TableScene, team: int, x: int) -> None:
-    """The team's names across the top, its points and tricks below on the left, and the cards of its first
-    trick on the right."""
+def _team_panel(canvas: Image.Image, scene: TableScene, team: int, y: int) -> None:
+    """The team's names (on two lines if need be) with its points and tricks below, and the cards of its
+    first trick on the right."""
     lang = scene.lang
-    y = _PANEL_Y
-    inner = _PANEL_W - 28
-    _text(canvas, (x + 14, y + 12), _team_name(scene.seat_names, team, lang), NAME, TEXT, max_width=inner)
+    x = _PANEL_X
+    right = x + _PANEL_W - 12
+    start = right - TINY_CARD_W - TINY_STRIDE * 3  # room for a whole trick, so the columns stay put
     cards = scene.first_tricks[team]
-    right = x + _PANEL_W - 10
-    start = right - MINI_CARD_W - MINI_STRIDE * 3  # room for a whole trick, so the columns stay put
     if cards:
-        _text(canvas, (start, y + 38), label("first_trick", lang), SMALL, MUTED, weight="regular",
+        _text(canvas, (start, y + 10), label("first_trick", lang), SMALL, MUTED, weight="regular",
               max_width=right - start)  # fmt: skip
         for offset, card in enumerate(cards):
-            tile = _assets.card_tile(scene.deck, card, MINI_CARD_W)
-            _stamp(canvas, tile, (start + offset * MINI_STRIDE, y + _PANEL_H - MINI_CARD_H - 8))
+            tile = _assets.card_tile(scene.deck, card, TINY_CARD_W)
+            _stamp(canvas, tile, (start + offset * TINY_STRIDE, y + _PANEL_H - TINY_CARD_H - 8))
     column = start - x - 28
-    line_y = y + 50
+    size, lines = _fit_lines(_team_name(scene.seat_names, team, lang), NAME, SMALL, column)
+    name_h = _lines(canvas, x + 14, y + 8, lines, size, TEXT)
+    line_y = y + 8 + name_h + 24
+    tricks = count_label(scene.team_tricks[team], "trick", "tricks", lang)
     if scene.team_points is not None:
         points = count_label(scene.team_points[team], "point", "points", lang)
-        _text(canvas, (x + 14, line_y), points, 24, GOLD, max_width=column)
-        line_y += 38
-    tricks = count_label(scene.team_tricks[team], "trick", "tricks", lang)
-    _text(canvas, (x + 14, line_y), tricks, BODY, MUTED, weight="regular", max_width=column)
+        _text(canvas, (x + 14, line_y), points, 22, GOLD, anchor="lm", max_width=column)
+        tricks_x = x + 14 + round(fonts.length(points, 22)) + 16
+        _text(canvas, (tricks_x, line_y), tricks, BODY, MUTED, weight="regular", anchor="lm",
+              max_width=max(start - 12 - tricks_x, 0) or None)  # fmt: skip
+    else:
+        _text(canvas, (x + 14, line_y), tricks, BODY, MUTED, weight="regular", anchor="lm", max_width=column)
 
 
 # ---------------------------------------------------------------- result
 
+RESULT_MAX_H = 600  # drawn on a canvas this tall, then cut to what the result needs
+
 
 def render_result(scene: ResultScene) -> bytes:
-    """The end of a deal: winners, game points, card points and the Bummerl score, as PNG bytes
-    (RESULT_SIZE, palette mode)."""
+    """The end of a deal: winners, game points, card points and the Bummerl score, as PNG bytes (WIDTH wide,
+    as tall as the names need; palette mode)."""
     return _encode(_compose_result(scene), scene.deck)
 
 
 def _compose_result(scene: ResultScene) -> Image.Image:
     lang, names = scene.lang, scene.seat_names
-    canvas = _felt(RESULT_SIZE).copy()
+    canvas = _felt((WIDTH, RESULT_MAX_H)).copy()
     _header(canvas, scene.trump, scene.contract_label, scene.multiplier, scene.deck, lang)
-    centre = WIDTH // 2
-    winners = _team_name(names, scene.winner_team, lang)
-    headline = label("wins", lang, team=winners)
-    size = _size_to_fit(headline, 34, NAME, WIDTH - 40)
-    _text(canvas, (centre, 92), headline, size, GOLD, anchor="mm", max_width=WIDTH - 40)
-    y = 134
+    centre, inner = WIDTH // 2, WIDTH - 32
+    headline = label("wins", lang, team=_team_name(names, scene.winner_team, lang))
+    size, lines = _fit_lines(headline, 28, NAME, inner)
+    y = HEADER_H + 12 + _lines(canvas, centre, HEADER_H + 12, lines, size, GOLD, align="m")
     if scene.detail:
-        _text(
-            canvas, (centre, y), scene.detail, 20, TEXT, weight="regular", anchor="mm", max_width=WIDTH - 40
-        )
-        y += 36
+        size, lines = _fit_lines(scene.detail, BODY, SMALL, inner, "regular")
+        y += 2 + _lines(canvas, centre, y + 2, lines, size, TEXT, "regular", align="m")
     points = count_label(scene.game_points, "game_point", "game_points", lang)
-    _text(canvas, (centre, y + 6), points, 28, TEXT, anchor="mm")
-    y += 44
+    y += 4 + _lines(canvas, centre, y + 4, [points], 24, TEXT, align="m")
     if scene.card_points is not None:
         a, b = scene.card_points
-        _text(
-            canvas,
-            (centre, y),
-            f"{label('card_points', lang)}  {a} : {b}",
-            18,
-            MUTED,
-            weight="regular",
-            anchor="mm",
-        )
-    # Bummerl standing: one bar per team towards the target.
-    bar_x, bar_w, bar_h = 286, 350, 24
+        card_points = f"{label('card_points', lang)}  {a} : {b}"
+        y += _lines(canvas, centre, y, [card_points], BODY, MUTED, "regular", align="m")
+    # Bummerl standing: each team's names and score, a bar towards the target under them, and the Bummerl
+    # it has lost so far (a team's Bummerl is one it lost: it is charged to the losers).
+    y += 14
+    bar_w, bar_h = inner, 16
     for team in (0, 1):
-        row_y = 282 + team * 62
         colour = GOLD if team == scene.winner_team else MUTED
-        _text(canvas, (24, row_y), _team_name(names, team, lang), NAME, TEXT, anchor="lm", max_width=250)
-        bummerl = f"{label('bummerl', lang)}: {scene.bummerls[team]}"
-        _text(canvas, (24, row_y + 27), bummerl, SMALL, MUTED, weight="regular", anchor="lm")
-        _stamp(
-            canvas, _assets.rounded_stamp(bar_w, bar_h, bar_h // 2, FELT_DARK), (bar_x, row_y - bar_h // 2)
-        )
+        score = f"{scene.score[team]} / {scene.target}"
+        score_w = round(fonts.length(score, NAME))
+        _text(canvas, (WIDTH - 16, y + line_height(NAME) // 2), score, NAME, colour, anchor="rm")
+        size, lines = _fit_lines(_team_name(names, team, lang), NAME, SMALL, inner - score_w - 16)
+        y += _lines(canvas, 16, y, lines, size, TEXT) + 4
+        _stamp(canvas, _assets.rounded_stamp(bar_w, bar_h, bar_h // 2, FELT_DARK), (16, y))
         filled = round(bar_w * min(scene.score[team], scene.target) / scene.target)
         if filled >= bar_h:
-            _stamp(
-                canvas, _assets.rounded_stamp(filled, bar_h, bar_h // 2, colour), (bar_x, row_y - bar_h // 2)
-            )
-        _text(canvas, (WIDTH - 24, row_y), f"{scene.score[team]} / {scene.target}", 20, colour, anchor="rm")
-    return canvas
+            _stamp(canvas, _assets.rounded_stamp(filled, bar_h, bar_h // 2, colour), (16, y))
+        y += bar_h + 4
+        if scene.bummerls[team]:
+            lost = label("bummerl_lost", lang, n=scene.bummerls[team])
+            y += _lines(canvas, 16, y, [lost], SMALL, MUTED, "regular")
+        y += 12
+    return canvas.crop((0, 0, WIDTH, y + 2))
 
 
 # ---------------------------------------------------------------- profile
 
-PROFILE_SIZE = (WIDTH, 612)
-_PROFILE_TOP = HEADER_H + 12
-_RATING_BOX = (10, _PROFILE_TOP, 364, 208)  # x, y, width, height
-_COUNTS_BOX = (386, _PROFILE_TOP, 364, 208)
-_CONTRACTS_BOX = (10, _PROFILE_TOP + 220, 740, 278)
-_PARTNER_Y = PROFILE_SIZE[1] - 24
-_CHART = (30, _PROFILE_TOP + 92, 324, 92)  # x, y, width, height of the rating line
-
-
-@lru_cache(maxsize=2)
-def _profile_background(with_games: bool) -> Image.Image:
-    canvas = _felt(PROFILE_SIZE).copy()
-    if with_games:
-        for x, y, w, h in (_RATING_BOX, _COUNTS_BOX, _CONTRACTS_BOX):
-            _stamp(canvas, _assets.rounded_stamp(w, h, 12, PANEL), (x, y))
-    return canvas
+PROFILE_MAX_H = 1200  # drawn on a canvas this tall, then cut to what the card needs
+_PROFILE_X, _PROFILE_W = 10, WIDTH - 20
+_RATING_BOX_Y, _RATING_BOX_H = HEADER_H + 12, 196
+_CHART = (26, _RATING_BOX_Y + 96, WIDTH - 52, 84)  # x, y, width, height of the rating line
+_BOX_GAP = 10
 
 
 def render_profile(scene: ProfileScene) -> bytes:
     """A player's profile card: rating with a line of its history, results, contracts per family, Kontra and
-    best partner, as PNG bytes (PROFILE_SIZE, palette mode)."""
+    best partner, as PNG bytes (WIDTH wide, as tall as its texts need; palette mode)."""
     return _encode(_compose_profile(scene), DEFAULT_DECK)
+
+
+def _panel(canvas: Image.Image, y: int, height: int) -> None:
+    _stamp(canvas, _assets.rounded_stamp(_PROFILE_W, height, 12, PANEL), (_PROFILE_X, y))
 
 
 def _compose_profile(scene: ProfileScene) -> Image.Image:
     lang = scene.lang
-    canvas = _profile_background(scene.has_games).copy()
-    _text(canvas, (14, HEADER_H // 2), scene.display_name, 22, TEXT, anchor="lm", max_width=420)
-    if scene.rank is not None:
-        rank = label("profile_rank", lang, rank=scene.rank)
-        _text(canvas, (WIDTH - 14, HEADER_H // 2), rank, 20, GOLD, anchor="rm", max_width=300)
+    canvas = _felt((WIDTH, PROFILE_MAX_H)).copy()
+    name_size = _size_to_fit(scene.display_name, 22, SMALL, WIDTH - 24)
+    _text(canvas, (12, HEADER_H // 2), scene.display_name, name_size, TEXT, anchor="lm", max_width=WIDTH - 24)
+    centre, inner = WIDTH // 2, WIDTH - 40
     if not scene.has_games:
-        centre = WIDTH // 2
-        _text(
-            canvas,
-            (centre, 230),
-            label("profile_no_games", lang),
-            28,
-            GOLD,
-            anchor="mm",
-            max_width=WIDTH - 40,
-        )
-        hint = label("profile_no_games_hint", lang)
-        _text(canvas, (centre, 280), hint, 20, TEXT, weight="regular", anchor="mm", max_width=WIDTH - 40)
-        return canvas
+        size, lines = _fit_lines(label("profile_no_games", lang), 26, NAME, inner)
+        y = HEADER_H + 40 + _lines(canvas, centre, HEADER_H + 40, lines, size, GOLD, align="m")
+        size, lines = _fit_lines(label("profile_no_games_hint", lang), BODY, SMALL, inner, "regular", 3)
+        y += 14 + _lines(canvas, centre, y + 14, lines, size, TEXT, "regular", align="m")
+        return canvas.crop((0, 0, WIDTH, y + 40))
     _profile_rating(canvas, scene)
-    _profile_counts(canvas, scene)
-    _profile_contracts(canvas, scene)
+    y = _profile_counts(canvas, scene, _RATING_BOX_Y + _RATING_BOX_H + _BOX_GAP)
+    y = _profile_contracts(canvas, scene, y + _BOX_GAP)
     if scene.partner is not None:
         name, together, won = scene.partner
         line = label("profile_partner_line", lang, name=name, won=won, together=together)
         colour = TEXT
     else:
         line, colour = label("profile_no_partner", lang, n=scene.min_together), MUTED
-    title = label("profile_partner", lang)
-    _text(canvas, (24, _PARTNER_Y), title, BODY, GOLD, anchor="lm")
-    indent = 36 + round(fonts.length(title, BODY))
-    _text(
-        canvas,
-        (indent, _PARTNER_Y),
-        line,
-        BODY,
-        colour,
-        weight="regular",
-        anchor="lm",
-        max_width=WIDTH - 24 - indent,
-    )
-    return canvas
+    y += 12 + _lines(canvas, 22, y + 12, [label("profile_partner", lang)], BODY, GOLD)
+    size, lines = _fit_lines(line, BODY, SMALL, WIDTH - 44, "regular", 3)
+    y += _lines(canvas, 22, y, lines, size, colour, "regular")
+    return canvas.crop((0, 0, WIDTH, y + 14))
 
 
 def _profile_rating(canvas: Image.Image, scene: ProfileScene) -> None:
     lang = scene.lang
-    x, y, w, _ = _RATING_BOX
-    _text(canvas, (x + 14, y + 12), label("profile_rating", lang), BODY, MUTED, weight="regular")
+    x, y = _PROFILE_X, _RATING_BOX_Y
+    _panel(canvas, y, _RATING_BOX_H)
+    _text(canvas, (x + 16, y + 22), label("profile_rating", lang), BODY, MUTED, weight="regular", anchor="lm")
     if scene.rating is None:
-        _text(canvas, (x + 14, y + 38), label("profile_unrated", lang), 26, TEXT, max_width=w - 28)
+        shown = label("profile_unrated", lang)
+        _text(canvas, (x + 16, y + 62), shown, 24, TEXT, anchor="lm", max_width=_PROFILE_W // 2)
+        used = min(round(fonts.length(shown, 24)), _PROFILE_W // 2)
     else:
         big = f"{scene.rating}"
-        _text(canvas, (x + 14, y + 34), big, 40, GOLD)
+        _text(canvas, (x + 16, y + 62), big, 40, GOLD, anchor="lm")
         spread = f"± {scene.uncertainty}"
-        _text(canvas, (x + 26 + fonts.length(big, 40), y + 52), spread, 20, MUTED, weight="regular")
+        spread_x = x + 28 + round(fonts.length(big, 40))
+        _text(canvas, (spread_x, y + 66), spread, NAME, MUTED, weight="regular", anchor="lm")
+        used = spread_x - x - 16 + round(fonts.length(spread, NAME, "regular"))
+    if scene.rank is not None:  # beside the rating, on the right
+        rank = label("profile_rank", lang, rank=scene.rank)
+        room = _PROFILE_W - 32 - used - 20
+        size, lines = _fit_lines(rank, BODY, SMALL, room)
+        top = y + 64 - line_height(size) * len(lines) // 2
+        _lines(canvas, x + _PROFILE_W - 16, top, lines, size, GOLD, align="r")
     _rating_chart(canvas, scene)
 
 
@@ -475,16 +512,9 @@ def _rating_chart(canvas: Image.Image, scene: ProfileScene) -> None:
     if not history:
         message = label("profile_no_rated_games", lang)
         _stamp(canvas, _assets.rounded_stamp(cw, ch, 10, FELT, SLOT, 2), (cx, cy))
-        _text(
-            canvas,
-            (cx + cw // 2, cy + ch // 2),
-            message,
-            16,
-            MUTED,
-            weight="regular",
-            anchor="mm",
-            max_width=cw - 20,
-        )
+        size, lines = _fit_lines(message, SMALL, SMALL, cw - 20, "regular")
+        top = cy + (ch - line_height(size) * len(lines)) // 2
+        _lines(canvas, cx + cw // 2, top, lines, size, MUTED, "regular", align="m")
         return
     low, high = min(history), max(history)
     span = max(high - low, 1)
@@ -509,55 +539,71 @@ def _rating_chart(canvas: Image.Image, scene: ProfileScene) -> None:
     _text(canvas, (cx + plot_w + 8, cy + 6), str(high), SMALL, MUTED, weight="regular", anchor="lm")
     _text(canvas, (cx + plot_w + 8, cy + ch - 6), str(low), SMALL, MUTED, weight="regular", anchor="lm")
     caption = label("profile_chart", lang, n=len(history))
-    _text(canvas, (cx + cw, _RATING_BOX[1] + 14), caption, SMALL, MUTED, weight="regular", anchor="ra")
+    _text(canvas, (_PROFILE_X + _PROFILE_W - 16, _RATING_BOX_Y + 22), caption, SMALL, MUTED, weight="regular",
+          anchor="rm", max_width=_PROFILE_W // 2)  # fmt: skip
 
 
 def _share(won: int, total: int) -> str:
     return f"{round(100 * won / total)} %" if total else "—"
 
 
-def _profile_counts(canvas: Image.Image, scene: ProfileScene) -> None:
+def _profile_counts(canvas: Image.Image, scene: ProfileScene, y: int) -> int:
+    """Bummerl, deals and Kontra won, side by side: what, how many of how many, and the share. Returns the
+    panel's bottom."""
     lang = scene.lang
-    x, y, w, _ = _COUNTS_BOX
     rows = (
         ("profile_bummerl", scene.bummerl),
         ("profile_deals", scene.deals),
         ("profile_kontra", scene.kontra),
     )
-    for index, (key, (won, total)) in enumerate(rows):
-        row_y = y + 14 + index * 64
-        _text(canvas, (x + 14, row_y), label(key, lang), 16, MUTED, weight="regular", max_width=w - 110)
+    column = _PROFILE_W // 3
+    laid = [_fit_lines(label(key, lang), SMALL, SMALL, column - 24, "regular") for key, _ in rows]
+    label_h = max(line_height(size) * len(lines) for size, lines in laid)
+    height = 12 + label_h + 6 + 2 * line_height(22) + 12
+    _panel(canvas, y, height)
+    for index, ((_, (won, total)), (size, lines)) in enumerate(zip(rows, laid, strict=True)):
+        x = _PROFILE_X + 16 + index * column
+        _lines(canvas, x, y + 12, lines, size, MUTED, "regular")
+        value_y = y + 12 + label_h + 6
         value = label("profile_of", lang, won=won, total=total)
-        _text(canvas, (x + 14, row_y + 22), value, 24, TEXT, max_width=w - 110)
-        _text(canvas, (x + w - 14, row_y + 22), _share(won, total), 24, GOLD, anchor="ra")
+        value_size = _size_to_fit(value, 22, SMALL, column - 24)
+        _text(canvas, (x, value_y + line_height(22) // 2), value, value_size, TEXT, anchor="lm",
+              max_width=column - 24)  # fmt: skip
+        _lines(canvas, x, value_y + line_height(22), [_share(won, total)], 22, GOLD)
+    return y + height
 
 
-def _profile_contracts(canvas: Image.Image, scene: ProfileScene) -> None:
+def _profile_contracts(canvas: Image.Image, scene: ProfileScene, y: int) -> int:
+    """Each contract family: declared, made and the share on its line, the contracts it holds below. Returns
+    the panel's bottom."""
     lang = scene.lang
-    x, y, w, _ = _CONTRACTS_BOX
-    declared_x, made_x, share_x = x + w - 250, x + w - 140, x + w - 16
-    _text(canvas, (x + 14, y + 12), label("profile_contracts", lang), NAME, GOLD)
+    right = _PROFILE_X + _PROFILE_W - 16
+    share_x, made_x, declared_x = right, right - 74, right - 164
+    name_x = _PROFILE_X + 16
+    rows = []
+    for family, declared, made in scene.contracts:
+        held = family_members(family, lang)
+        laid = _fit_lines(held, SMALL, SMALL, right - name_x, "regular", 3) if held else (SMALL, ())
+        rows.append((family, declared, made, laid))
+    height = 46 + sum(line_height(BODY) + line_height(SMALL) * len(laid[1]) + 10 for *_, laid in rows) + 4
+    _panel(canvas, y, height)
+    _text(canvas, (name_x, y + 22), label("profile_contracts", lang), NAME, GOLD, anchor="lm",
+          max_width=declared_x - 80 - name_x)  # fmt: skip
     for column_x, key in ((declared_x, "profile_declared"), (made_x, "profile_made")):
-        _text(canvas, (column_x, y + 14), label(key, lang), SMALL, MUTED, weight="regular", anchor="ra")
-    for index, (family, declared, made) in enumerate(scene.contracts):
-        row_y = y + 46 + index * 46
+        _text(canvas, (column_x, y + 22), label(key, lang), SMALL, MUTED, weight="regular", anchor="rm",
+              max_width=86)  # fmt: skip
+    row_y = y + 46
+    for family, declared, made, (size, members) in rows:
         colour = TEXT if declared else MUTED
-        name = family_label(family, lang)
-        _text(canvas, (x + 14, row_y), name, BODY, colour, max_width=declared_x - x - 120)
-        members = family_members(family, lang)
-        if members:
-            _text(
-                canvas,
-                (x + 14, row_y + 21),
-                members,
-                SMALL,
-                MUTED,
-                weight="regular",
-                max_width=declared_x - x - 90,
-            )
-        _text(canvas, (declared_x, row_y), str(declared), 18, colour, anchor="ra")
-        _text(canvas, (made_x, row_y), str(made), 18, colour, anchor="ra")
-        _text(canvas, (share_x, row_y), _share(made, declared), 18, GOLD if declared else MUTED, anchor="ra")
+        middle = row_y + line_height(BODY) // 2
+        _text(canvas, (name_x, middle), family_label(family, lang), BODY, colour, anchor="lm",
+              max_width=declared_x - 60 - name_x)  # fmt: skip
+        _text(canvas, (declared_x, middle), str(declared), BODY, colour, anchor="rm")
+        _text(canvas, (made_x, middle), str(made), BODY, colour, anchor="rm")
+        _text(canvas, (share_x, middle), _share(made, declared), BODY, GOLD if declared else MUTED, anchor="rm")
+        row_y += line_height(BODY)
+        row_y += _lines(canvas, name_x, row_y, members, size, MUTED, "regular") + 10
+    return y + height
 
 
 # ---------------------------------------------------------------- encoding
@@ -583,9 +629,10 @@ def preload(deck: str = DEFAULT_DECK) -> None:
         for path in _assets.font_chain(weight):
             _assets.coverage(path)
     for card in ALL_CARDS:
-        for width in (HAND_CARD_W, TRICK_CARD_W, MINI_CARD_W):
+        for width in (HAND_CARD_W, TRICK_CARD_W, MINI_CARD_W, TINY_CARD_W):
             _assets.card_tile(deck, card, width)
         _assets.dimmed_tile(deck, card, HAND_CARD_W)
+        _assets.dimmed_tile(deck, card, MINI_CARD_W)  # the deal review's cards never played
     _assets.dimmed_tile(deck, "back", TRICK_CARD_W)
     for suit in SUITS:
         _assets.suit_icon(deck, suit, HEADER_ICON)

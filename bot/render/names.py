@@ -68,7 +68,7 @@ LABELS: dict[str, dict[str, str]] = {
         "game_points": "+{n} game points",
         "game_point": "+1 game point",
         "card_points": "Card points",
-        "bummerl": "Bummerl",
+        "bummerl_lost": "Bummerl lost: {n}",  # a team's Bummerl are the ones it lost
         "you": "you",
         "compass": "N E S W",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Your hand: {cards}.",
@@ -89,7 +89,7 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_wins": "{team} win the deal with {points}.",
         "alt_card_points": "Card points {a} to {b}.",
         "alt_score": "Score: {team_a} {a}, {team_b} {b}.",
-        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Bummerl lost: {team_a} {a}, {team_b} {b}.",
         # The deal review ("Show the deal").
         "review_hands": "Hands as dealt",
         "review_tricks": "Tricks",
@@ -98,6 +98,8 @@ LABELS: dict[str, dict[str, str]] = {
         "review_declarer": "declarer",
         "review_aufschlag": "turned up",
         "review_deal_over": "deal over",  # a lead announcing a marriage ended it: no trick was played
+        "review_led": "led",  # the legend of the review's tricks: the mark beside the card led
+        "review_won": "took the trick",  # and the ring around the card that took it
         "alt_review_title": "The deal reviewed.",
         "alt_review_hand": "{name} held {cards}.",
         "alt_review_declarer": "{name} declared {contract}.",
@@ -155,7 +157,7 @@ LABELS: dict[str, dict[str, str]] = {
         "game_points": "+{n} Punkte",
         "game_point": "+1 Punkt",
         "card_points": "Augen",
-        "bummerl": "Bummerl",
+        "bummerl_lost": "Verlorene Bummerl: {n}",
         "you": "du",
         "compass": "N O S W",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Deine Karten: {cards}.",
@@ -176,7 +178,7 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_wins": "{team} gewinnen die Runde mit {points}.",
         "alt_card_points": "Augen {a} zu {b}.",
         "alt_score": "Stand: {team_a} {a}, {team_b} {b}.",
-        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Verlorene Bummerl: {team_a} {a}, {team_b} {b}.",
         # The deal review ("Show the deal").
         "review_hands": "Die Karten, wie ausgeteilt",
         "review_tricks": "Stiche",
@@ -185,6 +187,8 @@ LABELS: dict[str, dict[str, str]] = {
         "review_declarer": "Ansager",
         "review_aufschlag": "aufgeschlagen",
         "review_deal_over": "Runde aus",
+        "review_led": "ausgespielt",
+        "review_won": "machte den Stich",
         "alt_review_title": "Die Runde im Rückblick.",
         "alt_review_hand": "{name} hatte {cards}.",
         "alt_review_declarer": "{name} spielte {contract}.",
@@ -242,7 +246,7 @@ LABELS: dict[str, dict[str, str]] = {
         "game_points": "+{n} tellers",
         "game_point": "+1 teller",
         "card_points": "Kaartpunten",
-        "bummerl": "Bummerl",
+        "bummerl_lost": "Verloren Bummerl: {n}",
         "you": "jij",
         "compass": "N O Z W",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Je kaarten: {cards}.",
@@ -263,7 +267,7 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_wins": "{team} winnen de ronde met {points}.",
         "alt_card_points": "Kaartpunten {a} tegen {b}.",
         "alt_score": "Stand: {team_a} {a}, {team_b} {b}.",
-        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Verloren Bummerl: {team_a} {a}, {team_b} {b}.",
         # The deal review ("Show the deal").
         "review_hands": "De gedeelde kaarten",
         "review_tricks": "Slagen",
@@ -272,6 +276,8 @@ LABELS: dict[str, dict[str, str]] = {
         "review_declarer": "speler",
         "review_aufschlag": "omgedraaid",
         "review_deal_over": "ronde voorbij",
+        "review_led": "kwam uit",
+        "review_won": "won de slag",
         "alt_review_title": "De ronde teruggekeken.",
         "alt_review_hand": "{name} had {cards}.",
         "alt_review_declarer": "{name} speelde {contract}.",
@@ -329,7 +335,7 @@ LABELS: dict[str, dict[str, str]] = {
         "game_points": "+{n} oyun sayısı",
         "game_point": "+1 oyun sayısı",
         "card_points": "Kart puanı",
-        "bummerl": "Bummerl",
+        "bummerl_lost": "Kaybedilen Bummerl: {n}",
         "you": "sen",
         "compass": "K D G B",  # North, East, South, West, as a compass rose marks them
         "alt_hand": "Kartların: {cards}.",
@@ -351,7 +357,7 @@ LABELS: dict[str, dict[str, str]] = {
         "alt_wins": "{team} turu {points} ile kazandı.",
         "alt_card_points": "Kart puanı {a} - {b}.",
         "alt_score": "Skor: {team_a} {a}, {team_b} {b}.",
-        "alt_bummerl": "Bummerl: {team_a} {a}, {team_b} {b}.",
+        "alt_bummerl": "Kaybedilen Bummerl: {team_a} {a}, {team_b} {b}.",
         # The deal review ("Show the deal").
         "review_hands": "Dağıtılan kartlar",
         "review_tricks": "Eller",
@@ -360,6 +366,8 @@ LABELS: dict[str, dict[str, str]] = {
         "review_declarer": "oyunu alan",
         "review_aufschlag": "açılan koz",
         "review_deal_over": "tur bitti",
+        "review_led": "ilk kartı attı",
+        "review_won": "eli aldı",
         "alt_review_title": "Turun özeti.",
         "alt_review_hand": "{name} kartları: {cards}.",
         "alt_review_declarer": "{name} {contract} oyununu aldı.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -20,15 +21,19 @@ from bot.render.images import (
     MUTED,
     NAME,
     PANEL,
+    RGB,
     SMALL,
     TEXT,
     WIDTH,
     _encode,
+    _fit_lines,
+    _fit_name,
     _header,
-    _size_to_fit,
+    _lines,
     _stamp,
     _team_name,
     _text,
+    line_height,
 )
 from bot.render.names import (
     DEFAULT_DECK,
@@ -118,21 +123,148 @@ class DealReviewScene:
 
 
 # ---------------------------------------------------------------- the image
+# One column per seat (N E S W), as a bridge hand record has it: each name once at the top, the hand as dealt
+# under it (the cards stacked so that each shows its corner), then the tricks as rows, each card in its
+# player's column. A name gets a whole column's width (two lines if need be) instead of a cut.
 
-_MARGIN, _GAP = 10, 10
-_CELL_W = (WIDTH - 2 * _MARGIN - _GAP) // 2  # two columns
-_CARD_STRIDE = MINI_CARD_W + 6
-_HAND_CELL_H = 30 + MINI_CARD_H + 10
-_TRICK_CELL_H = 30 + MINI_CARD_H + 30  # a name under each card
-_TITLE_H = 30
+_MARGIN = 8
+_NUMBER_W = 26  # the trick numbers' column on the left
+_COLUMN_W = (WIDTH - 2 * _MARGIN - _NUMBER_W) // 4
+_COLUMNS_X = _MARGIN + _NUMBER_W  # the first seat column's left edge
+_STACK_STEP = 28  # how much of each card of a hand shows above the next: its corner
+_STACK_H = MINI_CARD_H + 4 * _STACK_STEP
+_ROW_H = MINI_CARD_H + 14  # a trick's row
+_TITLE_H = 32
+_SWATCH_W = 20  # the cards in the legends
+
+
+def _column_centre(seat: int) -> int:
+    return _COLUMNS_X + seat * _COLUMN_W + _COLUMN_W // 2
+
+
+NameBlock = tuple[str, tuple[str, ...], str | None, RGB]  # weight, lines, role, the role's colour
+
+
+def _name_blocks(scene: DealReviewScene, roles: bool = True) -> tuple[list[NameBlock], int]:
+    """Each seat's name (weight and lines) and, with roles, its role (declarer, sits out), and the height
+    they all take."""
+    blocks = []
+    for seat in SEATS:
+        weight, lines = _fit_name(scene.seat_names[seat], SMALL, _COLUMN_W - 6, 3)
+        role, colour = None, MUTED
+        if roles and seat == scene.declarer_seat:
+            role, colour = label("review_declarer", scene.lang), GOLD
+        elif roles and seat == scene.sitting_out_seat:
+            role = label("sits_out", scene.lang)
+        blocks.append((weight, lines, role, colour))
+    height = max(len(lines) + (role is not None) for _, lines, role, _ in blocks) * line_height(SMALL)
+    return blocks, height
+
+
+def _legend_items(scene: DealReviewScene) -> list[tuple[Image.Image, str]]:
+    """The hands' legend: a never-played card dimmed, the turned-up card ringed, as they are drawn."""
+    deck, items = scene.deck, []
+    unplayed = [card for seat in SEATS for card in scene.never_played(seat)]
+    if unplayed:
+        items.append((_assets.dimmed_tile(deck, unplayed[0], _SWATCH_W), label("review_not_played", scene.lang)))
+    if scene.aufschlag_card is not None:
+        items.append((_ringed(deck, scene.aufschlag_card, _SWATCH_W), label("review_aufschlag", scene.lang)))
+    return items
+
+
+def _trick_legend_items(scene: DealReviewScene) -> list[tuple[Image.Image, str]]:
+    """The tricks' legend: the lead's mark, and a card that took a trick, ringed as it is drawn."""
+    winners = [dict(trick.plays)[trick.winner] for trick in scene.tricks if trick.winner is not None]
+    if not winners:
+        return [(_lead_mark(), label("review_led", scene.lang))]
+    won = winners[0]
+    return [(_lead_mark(), label("review_led", scene.lang)),
+            (_ringed(scene.deck, won, _SWATCH_W), label("review_won", scene.lang))]  # fmt: skip
+
+
+LegendRow = list[tuple[Image.Image, str, int]]  # swatch, words, width
+_LEGEND_STEP = _SWATCH_W * 3 // 2 + 6
+
+
+def _section_head(title: str, items: Sequence[tuple[Image.Image, str]]) -> tuple[list[LegendRow], int]:
+    """A section's legend rows and the height of its head: the legend on the title's line where it fits
+    there, else in rows under it."""
+    rows = _legend_rows(items)
+    beside = WIDTH - 2 * _MARGIN - 8 - round(fonts.length(title, NAME)) - 24
+    if len(rows) <= 1 and sum(width + 18 for *_, width in (rows[0] if rows else [])) <= beside:
+        return rows, _TITLE_H
+    return rows, _TITLE_H + len(rows) * _LEGEND_STEP
+
+
+def _draw_section_head(canvas: Image.Image, title: str, items: Sequence[tuple[Image.Image, str]], y: int) -> int:
+    """The section's title and legend from y down; returns their height."""
+    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), title, NAME, GOLD, anchor="lm", max_width=WIDTH - 2 * _MARGIN)
+    rows, height = _section_head(title, items)
+    if height == _TITLE_H and rows:  # beside the title, flush right
+        x = WIDTH - _MARGIN - 4 - sum(width for *_, width in rows[0]) - 18 * (len(rows[0]) - 1)
+        _legend(canvas, rows, y + (_TITLE_H - _LEGEND_STEP) // 2, x)
+    elif rows:
+        _legend(canvas, rows, y + _TITLE_H, _MARGIN + 4)
+    return height
+
+
+def _legend_rows(items: Sequence[tuple[Image.Image, str]]) -> list[LegendRow]:
+    """The legend's items in rows across the image, each with its width."""
+    rows: list[LegendRow] = [[]]
+    used = 0
+    for swatch, words in items:
+        width = swatch.width + 6 + round(fonts.length(words, SMALL, "regular"))
+        if rows[-1] and used + 18 + width > WIDTH - 2 * _MARGIN - 8:
+            rows.append([])
+            used = 0
+        rows[-1].append((swatch, words, width))
+        used += width + (18 if used else 0)
+    return [row for row in rows if row]
+
+
+def _legend(canvas: Image.Image, rows: list[LegendRow], top: int, left: int) -> None:
+    for index, row in enumerate(rows):
+        x, middle = left, top + index * _LEGEND_STEP + _LEGEND_STEP // 2
+        for swatch, words, width in row:
+            _stamp(canvas, swatch, (x, middle - swatch.height // 2))
+            _text(canvas, (x + swatch.width + 6, middle), words, SMALL, MUTED, weight="regular", anchor="lm")
+            x += width + 18
+
+
+@lru_cache(maxsize=128)
+def _ringed(deck: str, card: str, width: int) -> Image.Image:
+    """A card with the gold ring the review puts around the turned-up card and a trick's winner (read-only:
+    paste it, never draw on it)."""
+    tile = _assets.card_tile(deck, card, width)
+    ring = _assets.rounded_stamp(tile.width + 6, tile.height + 6, 5, GOLD)
+    stamp = ring.copy()
+    stamp.paste(tile, (3, 3), tile)
+    return stamp
+
+
+def _lead_mark() -> Image.Image:
+    """The gold triangle beside the card that led a trick."""
+    return _assets.triangle(12, 16, GOLD)
+
+
+def _result_lines(scene: DealReviewScene) -> tuple[int, tuple[str, ...]]:
+    winners = label("wins", scene.lang, team=_team_name(scene.seat_names, scene.winner_team, scene.lang))
+    return _fit_lines(winners, 22, SMALL, WIDTH - 2 * _MARGIN - 16)
 
 
 def review_size(scene: DealReviewScene) -> tuple[int, int]:
-    """Width and height of the review image: two rows of hands, then the tricks and the result in two columns."""
-    trick_rows = (len(scene.tricks) + 1 + 1) // 2  # the result takes the cell after the last trick
+    """Width and height of the review image: the names over the hands, then the tricks row by row and the
+    result."""
+    _, names_h = _name_blocks(scene)
+    _, plain_names_h = _name_blocks(scene, roles=False)
+    _, hands_head = _section_head(label("review_hands", scene.lang), _legend_items(scene))
+    _, tricks_head = _section_head(label("review_tricks", scene.lang), _trick_legend_items(scene))
+    size, lines = _result_lines(scene)
     height = (
-        HEADER_H + 2 * (_TITLE_H + _GAP) + 2 * (_HAND_CELL_H + _GAP) + trick_rows * (_TRICK_CELL_H + _GAP)
-    )
+        HEADER_H + 6 + hands_head + 6 + names_h + 8 + _STACK_H + 12
+        + tricks_head + 6 + plain_names_h + 6 + len(scene.tricks) * (_ROW_H + 6)
+        + 10 + line_height(size) * len(lines) + line_height(20) + 14
+    )  # fmt: skip
     return WIDTH, height
 
 
@@ -141,103 +273,83 @@ def render_deal_review(scene: DealReviewScene) -> bytes:
     return _encode(_compose_review(scene), scene.deck)
 
 
-def _cell_xy(index: int, top: int, height: int) -> tuple[int, int]:
-    return _MARGIN + (index % 2) * (_CELL_W + _GAP), top + (index // 2) * (height + _GAP)
+def _names(canvas: Image.Image, blocks: list[NameBlock], top: int) -> None:
+    for seat, (weight, lines, role, colour) in enumerate(blocks):
+        centre = _column_centre(seat)
+        height = _lines(canvas, centre, top, lines, SMALL, TEXT, weight, align="m")
+        if role is not None:
+            _lines(canvas, centre, top + height, [fonts.fit(role, SMALL, _COLUMN_W - 4, "regular")], SMALL,
+                   colour, "regular", align="m")  # fmt: skip
 
 
 def _compose_review(scene: DealReviewScene) -> Image.Image:
-    deck, lang, names = scene.deck, scene.lang, scene.seat_names
+    deck, lang = scene.deck, scene.lang
     width, height = review_size(scene)
     canvas = Image.new("RGB", (width, height), FELT)
     ImageDraw.Draw(canvas).rectangle((0, 0, width, HEADER_H - 1), fill=FELT_DARK)
     _header(canvas, scene.trump, scene.contract_label, scene.multiplier, deck, lang)
-    panel_hand = _assets.rounded_stamp(_CELL_W, _HAND_CELL_H, 12, PANEL)
-    panel_trick = _assets.rounded_stamp(_CELL_W, _TRICK_CELL_H, 12, PANEL)
-    ring = _assets.rounded_stamp(MINI_CARD_W + 6, MINI_CARD_H + 6, 7, GOLD)
+    blocks, names_h = _name_blocks(scene)
 
-    # The hands as dealt; a card never played is dimmed (the legend says so), the turned-up card is ringed.
-    y = HEADER_H + _GAP
-    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), label("review_hands", lang), NAME, GOLD, anchor="lm")
-    unplayed = [scene.never_played(seat) for seat in SEATS]
-    if any(unplayed):
-        legend = label("review_not_played", lang)
-        right = WIDTH - _MARGIN - 4
-        _text(canvas, (right, y + _TITLE_H // 2), legend, SMALL, MUTED, weight="regular", anchor="rm")
-        mini = _assets.dimmed_tile(deck, "back", 16)
-        legend_w = round(fonts.length(legend, SMALL, "regular"))
-        _stamp(canvas, mini, (right - legend_w - 22, y + (_TITLE_H - mini.height) // 2))
-    top = y + _TITLE_H + _GAP
+    # The hands as dealt, each in its seat's column; a card never played is dimmed, the turned-up card ringed.
+    y = HEADER_H + 6
+    y += _draw_section_head(canvas, label("review_hands", lang), _legend_items(scene), y) + 6
+    column_panel = _assets.rounded_stamp(_COLUMN_W - 6, names_h + 8 + _STACK_H + 8, 10, PANEL)
     for seat in SEATS:
-        x, cy = _cell_xy(seat, top, _HAND_CELL_H)
-        _stamp(canvas, panel_hand, (x, cy))
-        name = names[seat]
-        colour = TEXT
-        if seat == scene.declarer_seat:
-            name, colour = f"{name} · {label('review_declarer', lang)}", GOLD
-        elif seat == scene.sitting_out_seat:
-            name, colour = f"{name}: {label('sits_out', lang)}", MUTED
-        name_width = _CELL_W - 24
-        if scene.aufschlag_card in scene.hands[seat]:
-            note = label("review_aufschlag", lang)
-            _text(canvas, (x + _CELL_W - 12, cy + 15), note, SMALL, GOLD, weight="regular", anchor="rm")
-            name_width -= round(fonts.length(note, SMALL, "regular")) + 12
-        _text(canvas, (x + 12, cy + 15), name, BODY, colour, anchor="lm", max_width=name_width)
+        _stamp(canvas, column_panel, (_COLUMNS_X + seat * _COLUMN_W + 3, y - 4))
+    _names(canvas, blocks, y)
+    y += names_h + 8
+    for seat in SEATS:
+        unplayed = scene.never_played(seat)
+        left = _column_centre(seat) - MINI_CARD_W // 2
         for index, card in enumerate(scene.hands[seat]):
-            cx = x + 12 + index * _CARD_STRIDE
             if card == scene.aufschlag_card:
-                _stamp(canvas, ring, (cx - 3, cy + 30 - 3))
-            tile = _assets.dimmed_tile if card in unplayed[seat] else _assets.card_tile
-            _stamp(canvas, tile(deck, card, MINI_CARD_W), (cx, cy + 30))
+                tile = _ringed(deck, card, MINI_CARD_W)
+                _stamp(canvas, tile, (left - 3, y + index * _STACK_STEP - 3))
+                continue
+            tile = (_assets.dimmed_tile if card in unplayed else _assets.card_tile)(deck, card, MINI_CARD_W)
+            _stamp(canvas, tile, (left, y + index * _STACK_STEP))
+    y += _STACK_H + 12
 
-    # The tricks in order: the leader's card first, the winning card ringed, each player's name under theirs.
-    y = top + 2 * (_HAND_CELL_H + _GAP)
-    _text(canvas, (_MARGIN + 4, y + _TITLE_H // 2), label("review_tricks", lang), NAME, GOLD, anchor="lm")
-    top = y + _TITLE_H + _GAP
+    # The tricks in order, a row each: every card in its player's column, the lead marked, the winner ringed.
+    y += _draw_section_head(canvas, label("review_tricks", lang), _trick_legend_items(scene), y) + 6
+    plain, plain_h = _name_blocks(scene, roles=False)
+    _names(canvas, plain, y)
+    y += plain_h + 6
+    row_panel = _assets.rounded_stamp(WIDTH - 2 * _MARGIN, _ROW_H, 10, PANEL)
+    mark = _lead_mark()
     for number, trick in enumerate(scene.tricks, start=1):
-        x, cy = _cell_xy(number - 1, top, _TRICK_CELL_H)
-        _stamp(canvas, panel_trick, (x, cy))
-        # Marriages said in this trick, right-aligned on the title line ("Anna 40" and the suit); the title
-        # takes the rest of the line.
-        mx = x + _CELL_W - 12
-        for seat, suit, value, _ in (m for m in scene.marriages if m[3] == number):
-            icon = _assets.suit_icon(deck, suit, 18)
-            _stamp(canvas, icon, (mx - icon.width, cy + 6))
-            note = f"{fonts.fit(names[seat], SMALL, 96, 'regular')} {value}"  # the name gives way, not the 40
-            _text(canvas, (mx - icon.width - 4, cy + 15), note, SMALL, GOLD, weight="regular", anchor="rm")
-            mx -= icon.width + 4 + round(fonts.length(note, SMALL, "regular")) + 10
-        taken = label("review_deal_over", lang) if trick.winner is None else names[trick.winner]
-        title = f"{label('review_trick', lang, n=number)} · {taken}"
-        _text(canvas, (x + 12, cy + 15), title, BODY, TEXT, anchor="lm", max_width=mx - x - 12)
-        # Each play in its own column, its player's name centred under the card.
-        column = (_CELL_W - 16) // 4
+        _stamp(canvas, row_panel, (_MARGIN, y))
+        middle = y + _ROW_H // 2
+        _text(canvas, (_MARGIN + _NUMBER_W // 2 + 2, middle), str(number), BODY, MUTED, anchor="mm")
+        card_y = y + (_ROW_H - MINI_CARD_H) // 2
         for index, (seat, card) in enumerate(trick.plays):
-            centre = x + 8 + index * column + column // 2
-            cx = centre - MINI_CARD_W // 2
+            left = _column_centre(seat) - MINI_CARD_W // 2
             if seat == trick.winner:
-                _stamp(canvas, ring, (cx - 3, cy + 30 - 3))
-            _stamp(canvas, _assets.card_tile(deck, card, MINI_CARD_W), (cx, cy + 30))
-            colour = GOLD if seat == trick.winner else MUTED
-            _text(canvas, (centre, cy + 30 + MINI_CARD_H + 15), names[seat], SMALL, colour, weight="regular",
-                  anchor="mm", max_width=column - 4)  # fmt: skip
+                _stamp(canvas, _ringed(deck, card, MINI_CARD_W), (left - 3, card_y - 3))
+            else:
+                _stamp(canvas, _assets.card_tile(deck, card, MINI_CARD_W), (left, card_y))
+            if index == 0:
+                _stamp(canvas, mark, (left - mark.width - 5, middle - mark.height // 2))
+        # A marriage said in this trick: its 20 or 40 and suit beside the card that announced it.
+        for seat, suit, value, _ in (m for m in scene.marriages if m[3] == number):
+            x = _column_centre(seat) + MINI_CARD_W // 2 + 4
+            _text(canvas, (x, card_y + 10), str(value), SMALL, GOLD, anchor="lm")
+            _stamp(canvas, _assets.suit_icon(deck, suit, 16), (x + 1, card_y + 22))
+        if trick.winner is None:  # a lead that ended the deal: said across the columns nobody played in
+            seat = trick.plays[0][0]
+            span = range(seat + 1, 4) if seat < 3 else range(0, seat)
+            centre = (_column_centre(span[0]) + _column_centre(span[-1])) // 2
+            room = (len(span)) * _COLUMN_W - 12
+            _text(canvas, (centre, middle), label("review_deal_over", lang), BODY, MUTED, weight="regular",
+                  anchor="mm", max_width=room)  # fmt: skip
+        y += _ROW_H + 6
 
-    # The result in the cell after the last trick.
-    x, cy = _cell_xy(len(scene.tricks), top, _TRICK_CELL_H)
-    centre = x + _CELL_W // 2
-    winners = label("wins", lang, team=_team_name(names, scene.winner_team, lang))
-    size = _size_to_fit(winners, 22, SMALL, _CELL_W - 20)
-    _text(
-        canvas,
-        (centre, cy + _TRICK_CELL_H // 2 - 16),
-        winners,
-        size,
-        GOLD,
-        anchor="mm",
-        max_width=_CELL_W - 20,
-    )
+    # The result under the tricks.
+    y += 10
+    size, lines = _result_lines(scene)
+    y += _lines(canvas, WIDTH // 2, y, lines, size, GOLD, align="m")
     points = count_label(scene.game_points, "game_point", "game_points", lang)
-    _text(
-        canvas, (centre, cy + _TRICK_CELL_H // 2 + 18), points, 20, TEXT, anchor="mm", max_width=_CELL_W - 20
-    )
+    _lines(canvas, WIDTH // 2, y, [points], 20, TEXT, align="m")
     return canvas
 
 

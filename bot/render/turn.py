@@ -16,6 +16,8 @@ from bot.render.images import (
     FELT,
     GOLD,
     HAND_CARD_H,
+    HAND_RAISE,
+    HEADER_H,
     MAX_HAND,
     MUTED,
     SLOT,
@@ -26,10 +28,13 @@ from bot.render.images import (
     WIDTH,
     _encode,
     _felt,
+    _fit_lines,
+    _fit_name,
     _hand_row,
     _header,
+    _lines,
     _stamp,
-    _text,
+    line_height,
 )
 from bot.render.names import (
     DEFAULT_DECK,
@@ -43,12 +48,14 @@ from bot.render.names import (
     label,
 )
 
-TURN_SIZE = (WIDTH, 500)
-_CAPTION_Y = 58
-_SLOT_Y = 74
-_SLOT_GAP = 48  # room for a name of about 15 characters under each card
-_NAME_Y = _SLOT_Y + TRICK_CARD_H + 14
-_HAND_BASE_Y = TURN_SIZE[1] - HAND_CARD_H - 14
+_CAPTION_TOP, _CAPTION_LINES = HEADER_H + 4, 2  # the caption takes two lines where one is too short
+_SLOT_Y = _CAPTION_TOP + _CAPTION_LINES * line_height(BODY) + 4
+_COLUMN = WIDTH // 4  # each place's column: its card, and its name under it
+# Room for names of two lines under the cards, three where a name at the table needs them (the names stay
+# for the whole table, so its turn images keep one size).
+_NAME_LINES, _MOST_NAME_LINES = 2, 3
+_NAME_Y = _SLOT_Y + TRICK_CARD_H + 4
+TURN_SIZE = (WIDTH, _NAME_Y + _NAME_LINES * line_height(SMALL) + 6 + HAND_RAISE + HAND_CARD_H + 12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,29 +88,46 @@ class TurnScene:
         check_lang(self.lang)
 
 
+def _shown_names(scene: TurnScene) -> list[tuple[str, tuple[str, ...]]]:
+    """Each place's name as drawn under its card: weight and lines, "(you)" after the viewer's."""
+    you = label("you", scene.lang)
+    return [
+        _fit_name(f"{name} ({you})" if is_viewer else name, SMALL, _COLUMN - 6, _MOST_NAME_LINES)
+        for name, _, is_viewer in scene.places
+    ]
+
+
+def turn_size(scene: TurnScene) -> tuple[int, int]:
+    """TURN_SIZE, or taller by a line when a name at the table takes three."""
+    lines = max((len(lines) for _, lines in _shown_names(scene)), default=0)
+    return WIDTH, TURN_SIZE[1] + max(lines - _NAME_LINES, 0) * line_height(SMALL)
+
+
 def render_turn(scene: TurnScene) -> bytes:
-    """The table's cards above the hand, as PNG bytes (TURN_SIZE, palette mode)."""
+    """The table's cards above the hand, as PNG bytes (``turn_size(scene)``, palette mode)."""
     deck, lang = scene.deck, scene.lang
-    canvas = _felt(TURN_SIZE).copy()
+    image_size = turn_size(scene)
+    canvas = _felt(image_size).copy()
     _header(canvas, scene.trump, scene.contract_label, scene.multiplier, deck, lang)
-    _text(canvas, (WIDTH // 2, _CAPTION_Y), scene.caption, BODY, MUTED, weight="regular", anchor="mm",
-          max_width=WIDTH - 40)  # fmt: skip
+    size, lines = _fit_lines(scene.caption, BODY, SMALL, WIDTH - 24, "regular", _CAPTION_LINES)
+    caption_h = line_height(size) * len(lines)
+    top = _CAPTION_TOP + (_CAPTION_LINES * line_height(BODY) - caption_h) // 2
+    _lines(canvas, WIDTH // 2, top, lines, size, MUTED, "regular", align="m")
     places = scene.places
-    total = len(places) * TRICK_CARD_W + max(0, len(places) - 1) * _SLOT_GAP
-    x = (WIDTH - total) // 2
-    empty = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, SLOT, 2)
-    yours = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 10, FELT, GOLD, 3)
-    for name, card, is_viewer in places:
+    x = (WIDTH - len(places) * _COLUMN) // 2
+    empty = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, SLOT, 2)
+    yours = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, GOLD, 3)
+    for (_, card, is_viewer), (weight, lines) in zip(places, _shown_names(scene), strict=True):
+        card_x = x + (_COLUMN - TRICK_CARD_W) // 2
         if card is not None:
-            _stamp(canvas, _assets.card_tile(deck, card, TRICK_CARD_W), (x, _SLOT_Y))
+            _stamp(canvas, _assets.card_tile(deck, card, TRICK_CARD_W), (card_x, _SLOT_Y))
         else:
-            _stamp(canvas, yours if is_viewer else empty, (x, _SLOT_Y))
-        shown = f"{name} ({label('you', lang)})" if is_viewer else name
-        _text(canvas, (x + TRICK_CARD_W // 2, _NAME_Y), shown, SMALL, GOLD if is_viewer else TEXT, anchor="mm",
-              max_width=TRICK_CARD_W + _SLOT_GAP - 4)  # fmt: skip
-        x += TRICK_CARD_W + _SLOT_GAP
+            _stamp(canvas, yours if is_viewer else empty, (card_x, _SLOT_Y))
+        colour = GOLD if is_viewer else TEXT
+        _lines(canvas, x + _COLUMN // 2, _NAME_Y, lines, SMALL, colour, weight, align="m")
+        x += _COLUMN
     playable = None if scene.playable is None else set(scene.playable)
-    _hand_row(canvas, scene.cards, playable, scene.trump, deck, _HAND_BASE_Y)
+    _hand_row(canvas, scene.cards, playable, scene.trump, deck, image_size[1] - HAND_CARD_H - 12)
     return _encode(canvas, deck)
 
 

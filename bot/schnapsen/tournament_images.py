@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 IMAGE_BUDGET = 10.0  # seconds for all of a post's images (a few hundredths each normally)
 ALT_LIMIT = 1024  # Discord's limit for an attachment's description
-PER_MESSAGE = 10  # Discord's limit of attachments to a message
 
 Table = Sequence[tuple[Standing, TeamRow]]
 
@@ -275,18 +274,15 @@ async def standings_images(
 
 
 def picture_messages(pictures: Sequence[Picture]) -> list[list[Picture]]:
-    """The pictures by message: the standings in one, the bracket in the next (each in as many as its pages
-    need). Discord shows a message's images side by side, too small on a phone for a bracket next to the
-    standings.
+    """The pictures by message: each in a message of its own. Discord shows a message's images side by side,
+    each half as wide, and a phone, which shows one image about 360 px wide, would then show the text of a
+    standings page or a bracket page at 6 px instead of 12 (``bot.render.tournament``).
 
     >>> [[p.filename for p in m] for m in picture_messages([Picture("standings-1.png", b"", ""),
     ...                                                     Picture("bracket-1.png", b"", "")])]
     [['standings-1.png'], ['bracket-1.png']]
     """
-    kinds: dict[str, list[Picture]] = {}
-    for picture in pictures:
-        kinds.setdefault(picture.filename.split("-")[0], []).append(picture)
-    return [group[n : n + PER_MESSAGE] for group in kinds.values() for n in range(0, len(group), PER_MESSAGE)]
+    return [[picture] for picture in pictures]
 
 
 async def pictures_for(

@@ -13,10 +13,12 @@ from bot.render.dailyboard import BoardRow, board_size, daily_board_alt_text, re
 def test_the_board_image_draws_at_most_ten_rows_the_same_each_time() -> None:
     rows = [BoardRow(n, f"player {n}", 12 - n, 6) for n in range(1, 13)]
     png = render_daily_board("Daily deal, 2026-12-03", rows, "Nobody yet", "deals")
-    assert Image.open(io.BytesIO(png)).size == board_size(10)
+    assert Image.open(io.BytesIO(png)).size == board_size(rows[:10])
     assert render_daily_board("Daily deal, 2026-12-03", rows, "Nobody yet", "deals") == png
     empty = render_daily_board("Daily deal, 2026-12-03", [], "Nobody yet", "deals")
-    assert Image.open(io.BytesIO(empty)).size == board_size(0)
+    assert Image.open(io.BytesIO(empty)).size == board_size([])
+    long = [BoardRow(1, "Maximiliane von Hohenberg-Oberhuber", 3, 6)]
+    assert board_size(long)[1] > board_size(rows[:1])[1], "a name on two lines makes its row taller"
 
 
 def test_the_alt_text_names_each_drawn_row_within_discords_limit() -> None:

@@ -8,8 +8,8 @@ from PIL import Image
 
 from bot.render import (
     HAND_SIZE,
-    RESULT_SIZE,
     TABLE_SIZE,
+    WIDTH,
     ResultScene,
     TableScene,
     render_hand,
@@ -44,7 +44,7 @@ def test_hand_image_has_fixed_size_palette_mode_and_small_file(deck, count):
     png = render_hand(cards, playable=cards[:1], trump="H", deck=deck)
     image = _open(png)
     assert (image.size, image.mode) == (HAND_SIZE, "P")
-    assert 600 <= image.width <= 800
+    assert image.width == WIDTH == 480
     assert len(png) <= MAX_PNG_BYTES
 
 
@@ -76,8 +76,25 @@ def test_table_and_result_images_have_promised_size_and_mode(deck, lang):
                          card_points=(48, 72), contract_label="Bettler", detail="Schneider", trump="S",
                          deck=deck, lang=lang)
     png = render_result(result)
-    assert (_open(png).size, _open(png).mode) == (RESULT_SIZE, "P")
+    assert (_open(png).width, _open(png).mode) == (WIDTH, "P")
     assert len(png) <= MAX_PNG_BYTES
+
+
+def test_the_result_is_as_tall_as_its_lines_with_no_empty_band() -> None:
+    plain = ResultScene(seat_names=NAMES, winner_team=0, game_points=1, score=(5, 0))
+    fuller = ResultScene(seat_names=NAMES, winner_team=0, game_points=1, score=(24, 9), bummerls=(0, 1),
+                         detail="Bummerl", card_points=(72, 48))  # fmt: skip
+    long_names = ResultScene(seat_names=("Maximiliane von Hohenberg", "Ben", "Carla Oberhuber-Schwarz", "Dominik"),
+                             winner_team=0, game_points=1, score=(5, 0))  # fmt: skip
+    heights = [_open(render_result(scene)).height for scene in (plain, fuller, long_names)]
+    assert heights[0] < heights[1] and heights[0] < heights[2]
+    image = _open(render_result(plain)).convert("RGB")
+    felt_rows = [y for y in range(image.height) if len(set(image.crop((0, y, WIDTH, y + 1)).getdata())) == 1]
+    runs, run = [], 0
+    for y in range(image.height):
+        run = run + 1 if y in felt_rows else 0
+        runs.append(run)
+    assert max(runs) < 40, "no empty band across the image"
 
 
 def _slot_is_covered(image: Image.Image, where: int) -> bool:

@@ -5,7 +5,6 @@ on how a font is hinted (stripes, mark colours, the highlighted round)."""
 from __future__ import annotations
 
 import io
-import itertools
 
 import pytest
 from PIL import Image
@@ -16,10 +15,10 @@ from bot.render.tournament import (
     FELT,
     MAX_PAGES,
     ROWS_PER_PAGE,
-    SECTION,
     SMALLEST,
     STRIPE,
     TITLE_H,
+    WIDTH,
     BracketMatch,
     BracketScene,
     BracketSide,
@@ -30,7 +29,6 @@ from bot.render.tournament import (
     render_bracket,
     render_standings,
     standings_pages,
-    standings_size,
 )
 
 
@@ -58,7 +56,7 @@ def test_every_team_is_on_exactly_one_page_of_at_most_sixteen(teams: int, pages:
     assert sorted(shown) == sorted(row.team for row in rows(teams))
     for number, page in enumerate(laid, start=1):
         assert len(page.rows) <= ROWS_PER_PAGE
-        assert page.size == standings_size(len(page.rows))
+        assert page.size[0] == WIDTH and page.size[1] >= (page.stripes[-1][1] if page.stripes else TITLE_H)
         assert (f"{number}/{pages}" in texts(page)) == (pages > 1)
         assert "Saturday Cup" in texts(page) and "Game points" in texts(page)
     if teams == 0:
@@ -148,21 +146,31 @@ def box_texts(page) -> list[str]:
     return [cell.text for box in page.boxes for cell in box.cells]
 
 
-def test_a_small_bracket_is_one_page_with_rounds_as_columns_and_the_winners_at_the_end() -> None:
+def test_a_bracket_of_eight_is_two_rounds_a_page_and_the_winners_after_the_final() -> None:
     scene_ = bracket(8, current=0, decided=1)
-    (page,) = bracket_pages(scene_)
-    assert page.rounds == (0, 1, 2)
-    assert len(page.boxes) == 4 + 2 + 1 + 1  # the winners' box after the final
-    assert sorted(t for t in box_texts(page) if t.startswith("T")) == sorted(f"T{n}" for n in range(1, 9))
-    xs = sorted({box.x for box in page.boxes})
-    assert len(xs) == 4 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs))
-    decided = page.boxes[0]
+    first, last = bracket_pages(scene_)
+    assert (first.rounds, last.rounds) == ((0, 1), (2,))
+    assert len(first.boxes) == 4 + 2 and len(last.boxes) == 1 + 1  # the winners' box after the final
+    assert sorted(t for t in box_texts(first) if t.startswith("T")) == sorted(f"T{n}" for n in range(1, 9))
+    assert first.size[0] == last.size[0] == WIDTH, "two columns fill a phone's width"
+    decided = first.boxes[0]
     assert [cell.colour for cell in decided.cells] == ["title", "muted"], "the winner stands out"
-    assert [box.current for box in page.boxes[:4]] == [False, True, True, True], "undecided, this round"
-    assert "Round 1" in [cell.text for cell in page.cells if cell.colour == "title"]
-    assert page.bands and page.bands[0][0] < page.boxes[0].x
-    over = bracket_pages(bracket(8, current=None, champion="T1"))[0]
+    assert [box.current for box in first.boxes[:4]] == [False, True, True, True], "undecided, this round"
+    assert "Round 1" in [cell.text for cell in first.cells if cell.colour == "title"]
+    assert first.bands and first.bands[0][0] < first.boxes[0].x
+    assert not first.champion and last.champion and last.boxes[-1].winners
+    over = bracket_pages(bracket(8, current=None, champion="T1"))[-1]
     assert over.boxes[-1].cells[0].text == "T1" and not over.bands
+
+
+@pytest.mark.parametrize("teams", [2, 4, 8, 16])
+def test_only_the_round_being_played_has_a_gold_heading_not_the_winners(teams: int) -> None:
+    for page in bracket_pages(bracket(teams, current=0)):
+        headings = [cell for cell in (*page.cells, *(c for b in page.boxes for c in b.cells)) if cell.text in
+                    ("Winners", "Round 1", "Round 2", "Round 3", "Round 4")]  # fmt: skip
+        gold = [cell.text for cell in headings if cell.colour == "title"]
+        assert gold == (["Round 1"] if 0 in page.rounds else []), page.rounds
+        assert [cell.colour for cell in headings if cell.text == "Winners"] in ([], ["text"])
 
 
 def test_a_bye_is_drawn_as_one_and_the_sides_to_come_as_such() -> None:
@@ -174,24 +182,34 @@ def test_a_bye_is_drawn_as_one_and_the_sides_to_come_as_such() -> None:
     )  # fmt: skip
     (page,) = bracket_pages(scene_)
     assert box_texts(page)[:2] == ["A", "bye"]
-    assert box_texts(page)[-1] == "to come"
+    assert page.boxes[-1].winners and page.boxes[-1].cells[0].text == "to come"
 
 
-def test_a_field_of_64_is_cut_into_sections_and_a_last_page() -> None:
+def test_a_field_of_64_is_cut_into_two_rounds_a_page_in_sections_of_eight_matches() -> None:
     pages = bracket_pages(bracket(64))
-    assert len(pages) == 64 // 2 // SECTION + 1
-    for page in pages[:-1]:
-        assert page.rounds == (0, 1, 2, 3) and len(page.boxes) == 8 + 4 + 2 + 1
-    assert pages[-1].rounds == (4, 5) and len(pages[-1].boxes) == 2 + 1 + 1
-    named = [t for page in pages for t in box_texts(page) if t.startswith("T")]
+    assert [page.rounds for page in pages] == [(0, 1)] * 4 + [(2, 3), (4, 5)]
+    assert [len(page.boxes) for page in pages] == [8 + 4] * 4 + [8 + 4, 2 + 1 + 1]
+    named = [t for page in pages[:4] for t in box_texts(page) if t.startswith("T")]
     assert sorted(named) == sorted(f"T{n}" for n in range(1, 65)), "every team once"
     pngs = render_bracket(bracket(64))
     assert [Image.open(io.BytesIO(png)).size for png in pngs] == [page.size for page in pages]
+    assert all(page.size[0] <= WIDTH for page in pages)
     assert all(
         cell.size >= SMALLEST
         for page in pages
         for cell in (*page.cells, *(c for b in page.boxes for c in b.cells))
     )
+
+
+def test_a_long_team_name_takes_two_lines_in_the_standings_and_the_bracket() -> None:
+    long = "Maximiliane von Hohenberg & Kai"
+    (page,) = standings_pages(scene((StandingRow(1, long, "#1 · won 2 · lost 0", 2, 1, 30),)))
+    (name,) = [cell for cell in page.cells if cell.text == long]
+    assert len(name.lines) == 2 and "".join(name.lines).replace(" ", "") == long.replace(" ", "")
+    match = BracketMatch(side(long, "1"), side("T2", "0"), 0)
+    (page,) = bracket_pages(BracketScene("Cup", ((match,),), ("Final",), 0, None, "Winners", "bye", "to come"))
+    (name,) = [cell for cell in page.boxes[0].cells if cell.text == long]
+    assert len(name.lines) == 2 and not name.lines[-1].endswith("…")
 
 
 def test_the_current_round_is_highlighted_in_the_bracket_image() -> None:

@@ -5,7 +5,7 @@ import io
 import pytest
 from PIL import Image
 
-from bot.render import TURN_SIZE, TurnScene, render_turn, turn_alt_text
+from bot.render import TURN_SIZE, TurnScene, render_turn, turn_alt_text, turn_size
 
 MAX_PNG_BYTES = 120 * 1024  # issue 13's budget for the DM turn image
 PLACES = (("Anna", "HA", False), ("Ben", "HQ", False), ("Carla", None, True), ("Dominik", None, False))
@@ -26,6 +26,14 @@ def test_turn_image_has_fixed_size_palette_mode_and_stays_within_budget(deck, co
     image = Image.open(io.BytesIO(png))
     assert (image.size, image.mode) == (TURN_SIZE, "P")
     assert len(png) <= MAX_PNG_BYTES
+
+
+def test_a_name_that_needs_three_lines_makes_the_image_a_line_taller_for_the_whole_table():
+    long = ("Maximiliane von Hohenberg", "HA", False)
+    scene = _scene(places=(long, *PLACES[1:]))
+    assert turn_size(_scene()) == TURN_SIZE
+    assert turn_size(scene)[1] > TURN_SIZE[1] and turn_size(scene) == turn_size(_scene(places=(long,)))
+    assert Image.open(io.BytesIO(render_turn(scene))).size == turn_size(scene)
 
 
 def test_the_table_part_shows_what_was_played():

@@ -123,15 +123,16 @@ async def test_a_failed_or_slow_drawing_is_logged_and_leaves_the_text(
 
 
 def test_each_bracket_page_describes_the_matches_it_shows() -> None:
-    teams = [team(n) for n in range(1, 33)]  # 16 first-round matches: two sections and a last page
+    teams = [team(n) for n in range(1, 33)]  # 16 first-round matches: two sections, then two rounds a page
     matches = [match(n + 1, 1, n, 2 * n + 1, 2 * n + 2) for n in range(16)]
     scene = bracket_scene("en", tournament(), teams, matches)
     pages = bracket_pages(scene)
-    assert len(pages) == 3
-    first, second, last = (bracket_alt("en", scene, page) for page in pages)
+    assert [page.rounds for page in pages] == [(0, 1), (0, 1), (2, 3), (4,)]
+    first, second, third, last = (bracket_alt("en", scene, page) for page in pages)
     assert "T1 against T2" in first and "T17 against T18" not in first
     assert "T17 against T18" in second and "T1 against T2" not in second
-    assert last == "Cup · bracket. Final: to come against to come."  # the sections end with the semi-finals
+    assert third.startswith("Cup · bracket. Quarter-finals: to come against to come;") and "Semi-finals: " in third
+    assert last == "Cup · bracket. Final: to come against to come."
 
 
 def test_before_any_round_ended_the_subtitle_is_the_format_alone() -> None:
@@ -167,9 +168,9 @@ async def test_images_refused_by_discord_leave_the_standings_as_text(monkeypatch
     assert posts == [(title, 1), (tournaments.standings_text("en", row, table, title), 0)]
 
 
-def test_the_bracket_has_messages_of_its_own_of_at_most_ten_images() -> None:
+def test_every_image_has_a_message_of_its_own_so_that_a_phone_shows_it_whole() -> None:
     pictures = [tournament_images.Picture(f"standings-{n}.png", b"", "") for n in range(1, 5)]
     pictures += [tournament_images.Picture(f"bracket-{n}.png", b"", "") for n in range(1, 18)]
     messages = tournament_images.picture_messages(pictures)
-    assert [len(message) for message in messages] == [4, 10, 7]
-    assert messages[2][0].filename == "bracket-11.png"
+    assert [len(message) for message in messages] == [1] * 21
+    assert [message[0].filename for message in messages] == [picture.filename for picture in pictures]
