@@ -3,8 +3,9 @@ buttons and the restoring of every open table) and syncs the slash commands only
 changed, to one development server or globally, removing the copy in the other place.
 
 `run` is what `python -m bot` runs: it opens the database before logging in, so that a wrong database is one
-line before anything talks to Discord, and turns a refused token or a missing network at login into a
-`StartError` of one sentence."""
+line before anything talks to Discord. A fault that may pass by itself (no network or DNS yet, Discord's 5xx,
+a database server still starting) is waited out with a WARNING per try (`bot.connect.patiently`); a refused
+token is a `StartError` of one sentence. Once connected, discord.py reconnects by itself."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import socket
+import time
 from typing import Any
 
 import aiohttp
 import discord
 from discord.ext import commands
 
-from bot.connect import open_database
+from bot.connect import Patience, StartError, Unreachable, open_database, patiently
 from bot.db import Database
 from bot.game.ai import AiPlayers
 from bot.game.coach import Coach
@@ -30,24 +33,20 @@ from bot.schnapsen.pacing import GlobalPacer, pacing_trace
 from bot.schnapsen.runtime import Runtime
 from bot.schnapsen.tokenshare import DatabaseAnnouncer, TokenShare
 from bot.settings import Settings
+from bot.version import version
 from bot.web import WebServer
 from engine.ai import solver as ai_solver
 
 log = logging.getLogger(__name__)
-EXTENSIONS = ("bot.schnapsen.cog", "bot.schnapsen.tournaments")  # the tournaments extend /schnapsen: after it
+# The tournaments and the status extend /schnapsen: after it.
+EXTENSIONS = ("bot.schnapsen.cog", "bot.schnapsen.tournaments", "bot.schnapsen.status")
 # Where the slash commands were last synced (meta key): a server id, or "global". A switch of DEV_GUILD_ID
 # removes the copy left in the place named here, so no server ever shows the commands twice.
 COMMAND_SCOPE_KEY = "command_scope"
 GLOBAL_SCOPE = "global"
 
 
-class StartError(Exception):
-    """The bot cannot start; the message is one sentence without secrets. `exit_code` 2 is a configuration
-    error (systemd's RestartPreventExitStatus=2 keeps it from restarting), 1 a failure worth retrying."""
-
-    def __init__(self, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+__all__ = ["EXTENSIONS", "SchnapsenBot", "StartError", "login", "make_bot", "run"]
 
 
 class SchnapsenBot(commands.Bot):
@@ -76,6 +75,8 @@ class SchnapsenBot(commands.Bot):
         self.settings = settings
         self.force_sync = force_sync
         self._closing: asyncio.Future[None] | None = None
+        self.started_at = time.monotonic()  # for the uptime /schnapsen status shows
+        self.setup_started = False  # a login that failed after setup_hook began cannot be tried again
         self.db: Database
         if db is not None:  # opened by `run` before logging in; closed with the bot
             self.db = db
@@ -97,6 +98,7 @@ class SchnapsenBot(commands.Bot):
         self.web: WebServer | None = None  # the web companion, when WEB_PORT and WEB_BASE_URL are set (docs/web.md)
 
     async def setup_hook(self) -> None:
+        self.setup_started = True
         if not hasattr(self, "db"):
             self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
         shards = self.settings.shards
@@ -153,6 +155,9 @@ class SchnapsenBot(commands.Bot):
         except discord.HTTPException as err:
             log.error("syncing the slash commands failed (%s); trying again at the next start", err)
             return
+        except (aiohttp.ClientError, OSError, TimeoutError) as err:  # the network went between login and here
+            log.warning("syncing the slash commands failed (%s); trying again at the next start", _network_reason(err))
+            return
         async with self.db.transaction():
             await self.db.meta.set(COMMAND_SCOPE_KEY, scope)
             await self.service.housekeeping.set_command_hash(digest)
@@ -175,6 +180,10 @@ class SchnapsenBot(commands.Bot):
     async def on_ready(self) -> None:
         # The one start-up fact known only once connected (the rest is logged before logging in).
         log.info("connected to Discord as %s: %d server(s)", self.user, len(self.guilds))
+
+    async def on_resumed(self) -> None:
+        # After a lost connection (logged at WARNING by bot.logs) or Discord's routine request to reconnect.
+        log.info("the session with Discord resumed")
 
     async def close(self) -> None:
         # Closed once: discord.py's connect() closes the client itself when the gateway ends the session for
@@ -241,24 +250,37 @@ def _preload_decks() -> None:
         render.preload(deck)
 
 
-async def run(settings: Settings, *, force_sync: bool = False) -> None:
-    """Open the database, log in, and serve until closed. Raises `SettingsError` (bot.settings) for a
-    database that cannot be used and `StartError` for a login that fails, each one sentence."""
-    db = await open_database(settings.database_path, synchronous=settings.db_synchronous)
+async def run(settings: Settings, *, force_sync: bool = False, patience: Patience | None = None) -> None:
+    """Open the database, log in, and serve until closed, waiting out transient faults of either (`patience`;
+    by default the settings' retry pauses, for up to 10 minutes). Raises `SettingsError` (bot.settings) for a
+    database that cannot be used and `StartError` for a login that fails or a fault not gone in time."""
+    if patience is None:
+        patience = Patience(first=settings.retry_first, longest=settings.retry_max)
+    if settings.database_ignored:
+        log.warning("DATABASE_URL is used; DATABASE_PATH=%s is ignored (unset one of them)", settings.database_ignored)
+
+    async def open_it() -> Database:
+        return await open_database(settings.database_path, synchronous=settings.db_synchronous)
+
+    db = await patiently("opening the database", open_it, patience)
     try:
         bot = make_bot(settings, force_sync=force_sync, db=db)
     except BaseException:
         await db.close()
         raise
     # Which solver the AI searches with: "compiled" unless the install found no C compiler (docs/deploy.md).
-    log.info("starting: %s; %d AI worker(s), %s solver", settings.describe(), bot.ai.worker_count, ai_solver.KIND)
+    log.info(
+        "starting Bauernschnapsen %s: %s; %d AI worker(s), %s solver",
+        version(), settings.describe(), bot.ai.worker_count, ai_solver.KIND,
+    )
     async with bot:
-        await login(bot, settings.token)
+        await patiently("logging in to Discord", lambda: login(bot, settings.token), patience)
         await bot.connect()
 
 
 async def login(bot: SchnapsenBot, token: str) -> None:
-    """Log in (which runs setup_hook); a refused token or no way to reach Discord is a `StartError`."""
+    """Log in (which runs setup_hook). A refused token is a `StartError`; no way to reach Discord, or Discord's
+    5xx, is `Unreachable` (worth trying again: the failed try's HTTP session is closed first)."""
     try:
         await bot.login(token)
     except discord.LoginFailure:
@@ -266,17 +288,25 @@ async def login(bot: SchnapsenBot, token: str) -> None:
             "cannot log in: Discord refused DISCORD_TOKEN (mistyped, or reset since); put the bot's current "
             "token in .env (Developer Portal > your application > Bot > Reset Token)."
         ) from None
-    except discord.DiscordServerError as err:  # Discord itself is down: worth trying again later
-        raise StartError(f"cannot log in: Discord answered {err.status}; try again later.", exit_code=1) from None
-    except (TimeoutError, aiohttp.ClientError, socket.gaierror, OSError) as err:
-        raise StartError(f"cannot log in: no network connection to Discord ({_network_reason(err)}).") from None
+    except (discord.DiscordServerError, TimeoutError, aiohttp.ClientError, socket.gaierror, OSError) as err:
+        if bot.setup_started:  # setup_hook ran partly: it cannot run again in this process
+            raise
+        # discord.py makes a new HTTP session for each login on the connector it keeps: close both, so that
+        # the next try starts afresh and nothing is left open.
+        await bot.http.close()
+        bot.http.connector = discord.utils.MISSING
+        if isinstance(err, discord.DiscordServerError):
+            raise Unreachable(f"cannot log in: Discord answered {err.status} (Discord is down or busy).") from None
+        raise Unreachable(f"cannot log in: no network connection to Discord ({_network_reason(err)}).") from None
 
 
 def _network_reason(err: BaseException) -> str:
     if isinstance(err, aiohttp.ClientConnectorDNSError) or isinstance(err.__cause__, socket.gaierror):
         return "discord.com cannot be looked up: no DNS"
     if isinstance(err, aiohttp.ClientConnectorError):
-        return f"cannot connect to {err.host}:{err.port}: {err.os_error.strerror or err.os_error}"
+        # asyncio words a refused connection "Connect call failed (address)": the errno's own words say more.
+        errno = err.os_error.errno
+        return f"cannot connect to {err.host}:{err.port}: {os.strerror(errno) if errno else err.os_error}"
     if isinstance(err, TimeoutError):
         return "no answer in time"
     return str(err) or type(err).__name__

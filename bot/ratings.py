@@ -62,7 +62,11 @@ def main(argv: list[str] | None = None) -> int:
         database = database_from_args(args)
         target = parse_database_url(database)
         if target.dialect == "sqlite" and not Path(target.path).is_file():
-            print(f"{PROG}: no database at {target.path} (pass --database, or set DATABASE_PATH)", file=sys.stderr)
+            print(
+                f"{PROG}: no database at {Path(target.path).absolute()} (pass --database, or set DATABASE_PATH; "
+                ".env is read in the working directory)",
+                file=sys.stderr,
+            )
             return EXIT_NO_DATABASE
         rated = asyncio.run(rebuild(database))
     except (SettingsError, ValueError) as err:

@@ -29,6 +29,8 @@ DATABASE_FORMS = (
     "postgresql://user:password@host/database (postgres:// too)"
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+# A logger's name in LOG_LEVEL's `name=LEVEL` pairs (discord.gateway, aiosqlite, bot.schnapsen.hands).
+_LOGGER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 MAX_RETENTION_DAYS = 36_500  # a hundred years; beyond it a date computation overflows, not a real wish
 # A Discord snowflake is a positive 64-bit integer (Discord's API sends them as strings of up to 20 digits).
 MAX_SNOWFLAKE = (1 << 64) - 1
@@ -41,6 +43,11 @@ class Settings:
     token: str
     database_path: str = "schnapsen.sqlite3"
     log_level: str = "INFO"
+    # LOG_LEVEL's `logger=LEVEL` pairs: the level of a logger named there (third-party ones stay at WARNING
+    # unless named; bot/logs.py).
+    log_levels: tuple[tuple[str, str], ...] = ()
+    # DATABASE_PATH's value when DATABASE_URL, which wins, names another database (logged at start).
+    database_ignored: str | None = None
     dev_guild_id: int | None = None
     # Pacing and time limits (seconds unless named otherwise); tests shrink them.
     edit_interval: float = 1.0  # at most one edit of the same message per interval (rate limits)
@@ -92,15 +99,20 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
         """The settings from `env` (default: the environment, after loading `.env` without overriding it).
         Raises `SettingsError` at the first wrong value."""
+        looked_in = None
         if env is None:
             if dotenv is not None:
                 _read_dotenv(dotenv, load=True)
+                looked_in = dotenv
             env = dict(os.environ)
         database = database_from_env(env)
+        log_level, log_levels = _log_levels(env)
         return cls(
-            token=_token(env),
+            token=_token(env, looked_in),
             database_path=database,
-            log_level=_log_level(env),
+            log_level=log_level,
+            log_levels=log_levels,
+            database_ignored=_database_ignored(env, database),
             dev_guild_id=_dev_guild_id(env),
             db_synchronous=_synchronous(env),
             retention_days=_retention_days(env),
@@ -247,11 +259,16 @@ def shown(value: str) -> str:
     return value if len(value) <= SHOWN_CHARS else value[: SHOWN_CHARS - 1] + "…"
 
 
-def _token(env: dict[str, str]) -> str:
+def _token(env: dict[str, str], looked_in: Path | None = None) -> str:
     token = env.get("DISCORD_TOKEN", "").strip()
     if not token:
+        where = "in the environment"
+        if looked_in is not None:
+            dotenv = Path(os.path.abspath(looked_in))
+            where += f" nor in {dotenv}" + ("" if dotenv.exists() else " (there is no such file)")
         raise SettingsError(
-            "DISCORD_TOKEN is not set. Copy .env.example to .env and put your bot token there "
+            f"DISCORD_TOKEN is not set {where}. The bot reads .env in the folder it runs in "
+            f"({os.getcwd()}): copy .env.example to .env there and put your bot token in it "
             "(Discord Developer Portal > your application > Bot > Reset Token)."
         )
     if token.lower().startswith("bot "):
@@ -265,11 +282,43 @@ def _token(env: dict[str, str]) -> str:
     return token
 
 
-def _log_level(env: dict[str, str]) -> str:
-    level = env.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
-    if level not in LOG_LEVELS:
-        raise SettingsError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {shown(level)!r}.")
-    return level
+def _log_levels(env: dict[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """LOG_LEVEL: a level for the bot's own logs (INFO by default), then any `logger=LEVEL` pairs, separated by
+    commas: `DEBUG,discord.gateway=INFO,aiosqlite=DEBUG`."""
+    level, named = "INFO", []
+    for index, part in enumerate(env.get("LOG_LEVEL", "").split(",")):
+        part = part.strip()
+        if not part:
+            continue
+        name, equals, value = part.partition("=")
+        if not equals:
+            if index > 0 or part.upper() not in LOG_LEVELS:
+                raise SettingsError(
+                    f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {shown(part.upper())!r} (logger=LEVEL "
+                    "pairs may follow it: DEBUG,discord.gateway=INFO)."
+                )
+            level = part.upper()
+            continue
+        name, value = name.strip(), value.strip().upper()
+        if not _LOGGER_NAME.match(name) or value not in LOG_LEVELS:
+            raise SettingsError(
+                f"LOG_LEVEL's {shown(part)!r} must be a logger's name and DEBUG, INFO, WARNING or ERROR "
+                "(discord.gateway=INFO)."
+            )
+        named.append((name, value))
+    return level, tuple(named)
+
+
+def _database_ignored(env: dict[str, str], database: str) -> str | None:
+    """DATABASE_PATH when DATABASE_URL is set too and names another database (DATABASE_URL wins)."""
+    path = env.get("DATABASE_PATH", "").strip()
+    if not path or not env.get("DATABASE_URL", "").strip():
+        return None
+    chosen = database.removeprefix("sqlite:///") if database.startswith("sqlite:///") else database
+    other = path.removeprefix("sqlite:///") if path.startswith("sqlite:///") else path
+    if "://" not in chosen and "://" not in other and os.path.abspath(chosen) == os.path.abspath(other):
+        return None
+    return mask_url(path)
 
 
 def _dev_guild_id(env: dict[str, str]) -> int | None:

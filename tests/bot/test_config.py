@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import tomllib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,10 @@ import pytest
 
 from bot import ratings as ratings_command
 from bot.client import StartError, login, make_bot
-from bot.connect import open_database
+from bot.connect import Unreachable, open_database
 from bot.settings import MAX_RETENTION_DAYS, Settings, SettingsError, database_path_from_env, mask_url
 from bot.shards import MAX_SHARD_COUNT, ShardRange
+from bot.version import version
 from devtools.fakediscord import FakeDiscord
 from engine.ai import solver as ai_solver
 from tests.bot.schnapsen.harness import BOT_START_SECONDS
@@ -171,8 +173,6 @@ def run_bot(tmp_path: Path, env: dict[str, str], *, code: str | None = None) -> 
         ({"SHARD_COUNT": "1000000000", "SHARD_IDS": "0-99999999"}, "SHARD_COUNT must be"),
         ({"DISCORD_TOKEN": ""}, "DISCORD_TOKEN is not set"),
         ({"DATABASE_PATH": "missing/folder/bot.sqlite3"}, "does not exist"),
-        ({"DATABASE_URL": f"postgresql://bot:{PASSWORD}@127.0.0.1:{{port}}/x"}, "nothing listens there"),
-        ({"DATABASE_URL": "postgresql://bot@/x?host={tmp}"}, "cannot reach the database server"),
     ],
 )
 def test_python_m_bot_stops_with_one_line_and_status_2(tmp_path: Path, env: dict[str, str], message: str) -> None:
@@ -185,22 +185,62 @@ def test_python_m_bot_stops_with_one_line_and_status_2(tmp_path: Path, env: dict
     assert list(tmp_path.iterdir()) == []  # no stray database file ("garbage") was made
 
 
-def test_python_m_bot_without_network_to_discord_says_so_in_one_line(tmp_path: Path) -> None:
-    """The real entry point, with discord.py pointed at a port nobody listens on (as with no network)."""
+def test_python_m_bot_names_its_version_database_shards_and_ai_in_its_start_line(tmp_path: Path) -> None:
+    """The real entry point, with discord.py pointed at a port nobody listens on (as with no network) and a
+    patience of a moment (tests/bot/test_start_faults.py has the tries themselves)."""
     code = (
-        "import sys, discord.http\n"
+        "import sys, discord.http, bot.client, bot.connect\n"
         f"discord.http.Route.BASE = 'http://127.0.0.1:{closed_port()}/api/v10'\n"
+        "bot.client.Patience = lambda first, longest: bot.connect.Patience(0.05, 0.1, give_up_after=0.3)\n"
         "from bot.__main__ import main\n"
         "sys.exit(main())\n"
     )
     done = run_bot(tmp_path, {"DATABASE_PATH": "bot.sqlite3"}, code=code)
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("Cannot start: cannot log in: no network connection to Discord")
     assert_one_clean_line(done.stderr)
-    # The start line came first, naming the database, the shards and the AI workers.
-    assert f"starting: database {tmp_path / 'bot.sqlite3'}; one process, every shard;" in done.stdout
+    # The start line came first, naming the version, the database, the shards and the AI workers.
+    assert (
+        f"starting Bauernschnapsen {version()}: database {tmp_path / 'bot.sqlite3'}; one process, every shard;"
+        in done.stdout
+    )
     assert "AI worker(s)" in done.stdout and TOKEN not in done.stdout
     assert f"AI worker(s), {ai_solver.KIND} solver" in done.stdout  # the one this install's AI uses
+    # The database is its owner's only (it holds people's ids and names), whatever the umask.
+    assert (tmp_path / "bot.sqlite3").stat().st_mode & 0o777 == 0o600
+
+
+def test_python_m_bot_version_is_pyprojects() -> None:
+    done = subprocess.run([sys.executable, "-m", "bot", "--version"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    assert done.returncode == 0 and done.stdout == f"Bauernschnapsen {project['version']}\n"
+
+
+def test_a_missing_token_says_where_the_bot_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env(dotenv=Path(".env"))
+    assert str(refused.value).startswith(
+        f"DISCORD_TOKEN is not set in the environment nor in {tmp_path / '.env'} (there is no such file). The bot "
+        f"reads .env in the folder it runs in ({tmp_path}): copy .env.example to .env there"
+    )
+
+
+def test_log_level_names_loggers_and_database_url_over_database_path_is_noted() -> None:
+    settings = Settings.from_env({"DISCORD_TOKEN": TOKEN, "LOG_LEVEL": "debug, discord.gateway=info,aiosqlite=DEBUG",
+                                  "DATABASE_URL": PG, "DATABASE_PATH": "/data/schnapsen.sqlite3"})
+    assert settings.log_level == "DEBUG"
+    assert settings.log_levels == (("discord.gateway", "INFO"), ("aiosqlite", "DEBUG"))
+    assert settings.database_ignored == "/data/schnapsen.sqlite3"
+    same = Settings.from_env({"DISCORD_TOKEN": TOKEN, "DATABASE_URL": "sqlite:///schnapsen.sqlite3",
+                              "DATABASE_PATH": "schnapsen.sqlite3"})
+    assert same.database_ignored is None
+    for bad in ("INFO,DEBUG", "discord=LOUD", "=INFO", "INFO,not a logger=INFO"):
+        with pytest.raises(SettingsError) as refused:
+            Settings.from_env({"DISCORD_TOKEN": TOKEN, "LOG_LEVEL": bad})
+        assert str(refused.value).startswith("LOG_LEVEL")
 
 
 # ---- the database, before logging in -------------------------------------------------------------------------
@@ -224,18 +264,20 @@ async def silent_server() -> AsyncIterator[int]:
         await server.wait_closed()
 
 
-async def refusal(url: str, **options: Any) -> str:
+async def refusal(url: str, *, transient: bool = False, **options: Any) -> str:
+    """The one sentence opening `url` fails with; `transient`: it is `Unreachable` (the bot tries again)."""
     with pytest.raises(SettingsError) as refused:
         db = await open_database(url, **options)
         await db.close()
     text = str(refused.value)
     assert_one_clean_line(text)
+    assert isinstance(refused.value, Unreachable) == transient, (type(refused.value), text)
     return text
 
 
 async def test_an_unreachable_postgresql_port_is_one_line_at_once() -> None:
     port = closed_port()
-    text = await refusal(f"postgresql://bot:{PASSWORD}@127.0.0.1:{port}/x", timeout=0.5)
+    text = await refusal(f"postgresql://bot:{PASSWORD}@127.0.0.1:{port}/x", transient=True, timeout=0.5)
     assert text == (
         f"cannot reach the database server of postgresql://bot:***@127.0.0.1:{port}/x: nothing listens there "
         "(is PostgreSQL running, and is the host, port or socket folder right?)."
@@ -244,12 +286,13 @@ async def test_an_unreachable_postgresql_port_is_one_line_at_once() -> None:
 
 async def test_a_server_that_never_answers_is_given_up_after_the_timeout() -> None:
     async with silent_server() as port:
-        text = await refusal(f"postgresql://bot:{PASSWORD}@127.0.0.1:{port}/x", timeout=0.3)
+        text = await refusal(f"postgresql://bot:{PASSWORD}@127.0.0.1:{port}/x", transient=True, timeout=0.3)
     assert "no answer within 0.3 s" in text
 
 
 async def test_a_socket_folder_without_a_server_is_one_line(tmp_path: Path) -> None:
-    text = await refusal(f"postgresql://bot@/schnapsen?host={tmp_path}&password={PASSWORD}", timeout=0.5)
+    text = await refusal(f"postgresql://bot@/schnapsen?host={tmp_path}&password={PASSWORD}", transient=True,
+                         timeout=0.5)
     assert "nothing listens there" in text and "password=***" in text
 
 
@@ -294,14 +337,18 @@ async def test_a_token_discord_refuses_is_one_sentence_and_status_2(fake_discord
     assert str(refused.value).startswith("cannot log in: Discord refused DISCORD_TOKEN")
 
 
-async def test_no_network_at_login_is_one_sentence_and_status_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{closed_port()}/api/v10")
+async def test_no_network_at_login_is_one_sentence_worth_trying_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = closed_port()
+    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
     bot = make_bot(quick_settings(tmp_path / "bot.sqlite3"))
     async with bot:
-        with pytest.raises(StartError) as refused:
+        with pytest.raises(Unreachable) as refused:
             await login(bot, TOKEN)
-    assert refused.value.exit_code == 2
-    assert str(refused.value).startswith("cannot log in: no network connection to Discord (cannot connect to 127.0.0.1")
+    assert str(refused.value) == (
+        f"cannot log in: no network connection to Discord (cannot connect to 127.0.0.1:{port}: Connection refused)."
+    )
 
 
 # ---- DEV_GUILD_ID on and off: the commands are in one place only -----------------------------------------------

@@ -13,6 +13,7 @@ from discord.app_commands import TranslationContext, TranslationContextLocation,
 from bot.i18n import catalogue
 from bot.schnapsen.cog import SchnapsenCog
 from bot.schnapsen.daily import DailyCommands
+from bot.schnapsen.status import status_command
 from bot.schnapsen.tournaments import TournamentCommands
 from bot.schnapsen.translator import CatalogueTranslator, key_for
 from bot.settings import Settings
@@ -35,6 +36,7 @@ async def synced_payload() -> dict[str, Any]:
     cog = SchnapsenCog(bot)  # type: ignore[arg-type]
     cog.app_command.add_command(DailyCommands(bot))  # type: ignore[arg-type]  # as DailyCog attaches it
     cog.app_command.add_command(TournamentCommands(None))  # type: ignore[arg-type]  # the tournaments' extension adds it
+    cog.app_command.add_command(status_command(None))  # the status extension adds it
     tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
     tree.add_command(cog.app_command)
     await tree.set_translator(CatalogueTranslator())
@@ -68,6 +70,7 @@ async def test_the_group_has_every_command(synced_payload):
         "stop",
         "export",
         "settings",
+        "status",
     } <= names
 
 
