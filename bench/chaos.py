@@ -10,6 +10,7 @@ cluster (the machine's initdb and pg_ctl, as the tests make it). Run from the re
     python bench/chaos.py --database postgresql             # the bot on PostgreSQL
     python bench/chaos.py --discord-limits                  # and the fake enforces Discord's rate limits
     python bench/chaos.py --discord-limits --global-limit 3 # a token budget a few tables come close to (CI)
+    python bench/chaos.py --latency-ms 80                   # 80 ms each way between the bot and Discord
 
 People are UI-only: each clicks what their own messages show. With open DMs: an enabled game button of the
 newest hand DM. With closed DMs (some players close them mid-deal): "My hand" on the table message, then the
@@ -41,6 +42,15 @@ Figures and how they are measured:
   (table, deal, seq, action) is not a row of ``actions`` at the end. A click in flight when the bot was killed
   was never logged as accepted, so it is not counted. A run in which not one accepted click was logged fails
   (the line moved or is filtered, and the check would check nothing).
+- Acknowledged game clicks missing from the stored record (must be 0): a game click the fake saw acknowledged
+  (a callback of type 6 or 7, or a deferred type 5 and then a follow-up, with no refusal in words after it:
+  the player was told it was taken) whose move is not in the record at the end. Each click is at a position
+  (its button's table and version) where one move can be stored: of the acknowledged clicks of a position, one
+  is accounted for if its move (the clicker's seat and the button's action, in record notation) is stored in
+  the deal that ran when it was made (deals.started_at, one second either way); each other one was lost, as a
+  click acknowledged before its commit is when a kill -9 comes in between and it is clicked again after the
+  restart. With every restart at a random instant of play (below) this is the issue-35 check that only what
+  is stored is acknowledged.
 - Tables without progress for 30 s while someone was to act (must be 0): the parent reads
   ``game_tables.version`` of every ``playing`` table once a second from the database (read-only). The clock
   of a table runs only while the bot is up and connected (from its READY after a start to the kill, and while
@@ -66,7 +76,11 @@ Figures and how they are measured:
   lobby), and tables that never left the lobby (they fail the run through their unfinished Bummerl).
 - Restarts come every --restart-every seconds (jittered), but after every --quiet-every of them there is
   none for --stall-seconds + 15 s: a restart restores every table and restarts its driver, which would hide a
-  table that stalls until something restarts the bot (the other faults go on meanwhile).
+  table that stalls until something restarts the bot (the other faults go on meanwhile). Each kill comes at a
+  random instant of play: once the pause is over, when a deal runs at some table (not while every table is
+  in its lobby or between Bummerl), a further 0-1 s drawn at random (so that it is in step neither with the
+  once-a-second reading of the database nor with the people's 0.2 s ticks); the summary says how many kills
+  came while a deal ran.
 - Faults injected, per kind, counted where they happened: the HTTP faults the fake answered, the gateway
   faults it carried out, the DMs it closed; in the bot process (its log lines ``chaos fault injected: <kind>``)
   the storage fault windows it opened, every write it refused in them (by the core method), the AI workers
@@ -110,7 +124,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bot_bench import rest_calls, rest_figures, rest_line
+from bench.bot_bench import refusal, rest_calls, rest_figures, rest_line
 from bench.bot_bench_child import is_429_retry
 from bench.chaos_child import SURFACED_429_TEXT
 from bot.schnapsen.pacing import TOKEN_PACE
@@ -211,7 +225,7 @@ class Person:
             ask.message is not None
             and ask.message.id == hand.id
             and ask.created_at >= since
-            and any(STALE_ANSWER in m.content for m in ask.followups)
+            and STALE_ANSWER in (refusal(ask) or "")  # a follow-up, or the click's own answer (type 4)
             for ask in self.recent
         )
 
@@ -241,6 +255,15 @@ class Person:
             if dms and (newer or game_buttons(dms[-1])):
                 return dms[-1]
         return self.ephemeral_hand
+
+
+@dataclass(frozen=True)
+class GameClick:
+    """A click on a game button, kept to judge after the run whether an acknowledged one was stored."""
+
+    interaction: FakeInteraction
+    seat: int
+    wall_time: float  # time.time() at the click: which deal ran then (deals.started_at is in unix seconds)
 
 
 @dataclass
@@ -314,6 +337,9 @@ class ChaosTable:
             return None
         self.bench.stats.clicks += 1
         person.recent.append(interaction)
+        button = BUTTON_ID.fullmatch(custom_id)
+        if button is not None and button[3] in GAME_VERBS:
+            self.bench.game_clicks.append(GameClick(interaction, person.seat, time.time()))
         return interaction
 
     def describe(self) -> list[str]:
@@ -499,7 +525,10 @@ class Chaos:
         self.database = ""  # what the bot opens: set when the database is made (run)
         self.log_path = folder / "bot.log"
         self.stderr_path = folder / "bot-stderr.log"
-        self.fake = FakeDiscord(record_requests=False, keep_history=False)
+        # --latency-ms: every REST call and gateway event that far between the bot and the fake, each way
+        # (devtools/fakediscord/latency.py); a click acknowledged before its commit then stays unstored that
+        # much longer, so a kill falls between the two more often.
+        self.fake = FakeDiscord(record_requests=False, keep_history=False, latency=args.latency_ms / 1000)
         if args.discord_limits:
             self.fake.enforce_limits(global_limit=args.global_limit)
         self.rest_counts: list[tuple[float, dict[str, Any]]] = []  # (when, rest_calls): play starts, settled
@@ -509,6 +538,7 @@ class Chaos:
         self.child: asyncio.subprocess.Process | None = None
         self.bot_ready = False
         self.restarts = 0
+        self.restarts_in_play = 0  # kills while a deal ran at some table
         self.restart_failures = 0
         self.restarts_over = False  # the restarter stopped (all done, or the faults stopped)
         self.unexpected_exits = 0
@@ -518,6 +548,7 @@ class Chaos:
         self._clock = 0.0  # the "healthy" clock of the stall rule
         self._versions: dict[int, tuple[int, float]] = {}
         self.tables: list[ChaosTable] = []
+        self.game_clicks: list[GameClick] = []
         self.http_rule: Any = None
         self.post_rule: Any = None
         self.stderr_file: Any = None
@@ -617,12 +648,24 @@ class Chaos:
                 pause = self.args.stall_seconds + 15
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), pause)
+            # A kill at a random instant of play: not while every table is in its lobby or between Bummerl
+            # (the early restarts would fall into the lobbies), and not in step with the once-a-second look at
+            # the database (which the wait for play follows) nor with the people's ticks.
+            while not stop.is_set() and not self.someone_plays():
+                await asyncio.sleep(TICK)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.rng.uniform(0.0, 1.0))
             if stop.is_set():
                 return
             async with self.lifecycle:
+                self.restarts_in_play += self.someone_plays()
                 await self.kill_child()
                 self.restarts += 1
                 await self.start_until_up()
+
+    def someone_plays(self) -> bool:
+        """A deal runs at some table (as the database said at its last reading) and the bot is up."""
+        return self.bot_ready and any(row["status"] == "playing" for row in self.db_tables.values())
 
     async def watch_child(self, stop: asyncio.Event) -> None:
         """A bot process that exits by itself is restarted (as systemd would) and counted."""
@@ -927,6 +970,8 @@ class Chaos:
         accepted, supervised, in_bot = found.accepted, found.supervised, found.injected
         unhandled = found.unhandled + stderr_tracebacks(self.stderr_path)
         missing = sorted(key for key in accepted if key not in stored)
+        dealt = self.stored.query("SELECT table_id, deal_no, started_at FROM deals")
+        acknowledged, unstored, unstored_examples = acknowledged_unstored(self.game_clicks, stored, dealt)
         nonce_dupes = 0
         for table in self.tables:
             seen = collections.Counter(
@@ -968,6 +1013,9 @@ class Chaos:
             "accepted_log_source": found.source,
             "accepted_missing_from_record": len(missing),
             "missing_examples": [list(key) for key in missing[:5]],
+            "acknowledged_clicks": acknowledged,
+            "acknowledged_unstored": unstored,
+            "acknowledged_unstored_examples": unstored_examples,
             "tables_stalled_30s": len({table_id for table_id, _ in self.stalls}),
             "stalls": [
                 {"table": t, "version": v, "seconds": round(s)} for (t, v), s in sorted(self.stalls.items())
@@ -985,6 +1033,7 @@ class Chaos:
             "tables_never_started": never_started,
             "settled": settled,
             "restarts_survived": self.restarts,
+            "restarts_in_play": self.restarts_in_play,
             "restart_failures": self.restart_failures,
             "unexpected_exits": self.unexpected_exits,
             "faults": {
@@ -1091,9 +1140,75 @@ def stderr_tracebacks(path: Path) -> list[str]:
     return found
 
 
+def acknowledged(click: FakeInteraction) -> bool:
+    """Whether the player was told the click was taken: a deferred update (type 6) or an update of the
+    clicked message (type 7), or a deferred answer (type 5) and then a follow-up, and no refusal after it."""
+    response = click.response
+    if response is None or refusal(click) is not None:
+        return False
+    return response.type in (6, 7) or (response.type == 5 and bool(click.followups))
+
+
+def acknowledged_unstored(
+    clicks: list[GameClick], stored: set[tuple[Any, ...]], deals: list[tuple[Any, ...]]
+) -> tuple[int, int, list[str]]:
+    """(acknowledged game clicks, those whose move is missing from the stored record, examples).
+
+    A click is at a position (its button's table and version), where one move can be stored. Of the
+    acknowledged clicks of one position, one is accounted for if the move of one of them is in the record of
+    the deal that ran when it was made (deals.started_at, unix seconds, one second either way); every other
+    acknowledged click of that position was lost, e.g. acknowledged, then killed before its commit, then
+    clicked again after the restart and stored that time."""
+    from bot.schnapsen.components import GameActionButton
+    from bot.schnapsen.ids import ButtonId
+    from engine import format_action
+
+    starts: dict[int, list[tuple[int, int]]] = collections.defaultdict(list)
+    for table_id, deal_no, started_at in deals:
+        starts[int(table_id)].append((int(started_at), int(deal_no)))
+    for table_deals in starts.values():
+        table_deals.sort()
+    record: dict[tuple[int, int], set[str]] = collections.defaultdict(set)
+    for table_id, deal_no, _, action in stored:
+        record[(int(table_id), int(deal_no))].add(str(action))
+
+    def in_record(click: GameClick, table_id: int) -> bool:
+        button = ButtonId.parse(str(click.interaction.custom_id))
+        action = GameActionButton.action_of(button) if button is not None else None
+        if action is None:
+            return False
+        text = format_action(click.seat, action)
+        table_deals = starts.get(table_id, [])
+        for index, (started, deal_no) in enumerate(table_deals):
+            following = table_deals[index + 1][0] if index + 1 < len(table_deals) else None
+            ran = started <= click.wall_time + 1 and (following is None or following >= click.wall_time - 1)
+            if ran and text in record[(table_id, deal_no)]:
+                return True
+        return False
+
+    by_position: dict[tuple[int, int], list[GameClick]] = collections.defaultdict(list)
+    for click in clicks:
+        if acknowledged(click.interaction):
+            match = BUTTON_ID.fullmatch(str(click.interaction.custom_id))
+            if match is not None:
+                by_position[(int(match[1]), int(match[2]))].append(click)
+    lost: list[GameClick] = []
+    for (table_id, _), group in sorted(by_position.items()):
+        # The latest one whose move is stored made it (an earlier one was acknowledged and lost, then clicked again).
+        kept = next((click for click in reversed(group) if in_record(click, table_id)), None)
+        lost += [click for click in group if click is not kept]
+    examples = [
+        f"{click.interaction.custom_id} by seat {click.seat}, answered with type "
+        f"{click.interaction.response_type} {time.strftime('%H:%M:%S', time.localtime(click.wall_time))}"
+        for click in lost[:5]
+    ]
+    return sum(len(group) for group in by_position.values()), len(lost), examples
+
+
 def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:
     return {
         "accepted clicks missing from the record": figures["accepted_missing_from_record"],
+        "acknowledged clicks missing from the record": figures["acknowledged_unstored"],
         "tables without progress (stall limit)": figures["tables_stalled_30s"],
         "unhandled exceptions": figures["unhandled_exceptions"],
         "duplicate results (same nonce)": figures["duplicate_results_by_nonce"],
@@ -1115,6 +1230,7 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     print(
         f"chaos: {args.tables} tables, {args.bummerl} Bummerl each to "
         f"{args.target or 24} game points, seed {args.seed}, {args.database}, {f['seconds']} s"
+        + (f", {args.latency_ms:g} ms each way between the bot and Discord" if args.latency_ms else "")
     )
     print(
         f"Bummerl finished / started: {f['bummerl_finished']} / {f['bummerl_started']} "
@@ -1125,6 +1241,12 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
         f"{f['accepted_missing_from_record']} (of {f['accepted_actions_logged']} accepted; logged by "
         f"{f['accepted_log_source']})"
     )
+    print(
+        f"game clicks acknowledged to the player but missing from the stored record (kill -9 at random "
+        f"instants of play): {f['acknowledged_unstored']} (of {f['acknowledged_clicks']} acknowledged)"
+    )
+    for example in f["acknowledged_unstored_examples"]:
+        print(f"    {example}")
     print(
         f"tables that made no progress for {args.stall_seconds:g} s while someone was to act: "
         f"{f['tables_stalled_30s']}"
@@ -1148,7 +1270,8 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
         f"table: {f['duplicate_table_messages']}; tables that never started: {f['tables_never_started']}"
     )
     print(
-        f"restarts survived: {f['restarts_survived']} (did not come up: {f['restart_failures']}; "
+        f"restarts survived: {f['restarts_survived']}, {f['restarts_in_play']} of them while a deal ran "
+        f"(did not come up: {f['restart_failures']}; "
         f"exits nobody asked for: {f['unexpected_exits']})"
     )
     faults = f["faults"]
@@ -1241,6 +1364,12 @@ def main() -> int:
         "--edit-interval", type=float, help="the bot's edit coalescing (default: the product's)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--latency-ms",
+        type=float,
+        default=0.0,
+        help="each way between the bot and the fake Discord, for every REST call and gateway event (default 0)",
+    )
     parser.add_argument(
         "--discord-limits",
         action="store_true",
