@@ -256,7 +256,7 @@ class TournamentsRepo(Repository):
     async def sign_up(
         self, tournament_id: int, user_id: int, display_name: str, partner_id: int | None, now: int
     ) -> SignupRow:
-        """Sign a person up (again: their partner and name are updated, their place in the order kept).
+        """Sign a person up (again: their partner and name are updated, their place in the order, `seq`, kept).
         Raises `SignupClosed` after the start."""
         async with self._core.transaction():
             status = await self._status(tournament_id)
@@ -264,8 +264,9 @@ class TournamentsRepo(Repository):
                 raise SignupClosed(tournament_id, status)
             row = await self._core.fetch_one(
                 """
-                INSERT INTO tournament_signups (tournament_id, user_id, display_name, partner_id, signed_at)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO tournament_signups (tournament_id, user_id, display_name, partner_id, signed_at, seq)
+                VALUES (?1, ?2, ?3, ?4, ?5,  -- seq: one past the highest; the write lock keeps it unique
+                        (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_signups WHERE tournament_id = ?1))
                 ON CONFLICT (tournament_id, user_id) DO UPDATE SET
                     display_name = excluded.display_name, partner_id = excluded.partner_id
                 RETURNING tournament_id, user_id, display_name, partner_id, signed_at
@@ -293,7 +294,7 @@ class TournamentsRepo(Repository):
     async def signups(self, tournament_id: int) -> list[SignupRow]:
         rows = await self._core.fetch_all(
             "SELECT tournament_id, user_id, display_name, partner_id, signed_at FROM tournament_signups"
-            " WHERE tournament_id = ? ORDER BY signed_at, user_id",
+            " WHERE tournament_id = ? ORDER BY seq, user_id",  # as made: `signed_at` has seconds only
             (tournament_id,),
         )
         return [SignupRow(**dict(row)) for row in rows]

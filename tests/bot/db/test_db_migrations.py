@@ -1,3 +1,4 @@
+import contextlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -110,6 +111,35 @@ async def test_a_new_migration_applies_on_top(tmp_path: Path) -> None:
     await db.close()
     assert schema_of(path)[0] == LATEST + 1
     assert "notes" in table_names(path)
+
+
+async def test_sign_ups_stored_before_their_order_was_kept_keep_the_order_they_were_made_in(tmp_path: Path) -> None:
+    """Migration 012: sign-ups made within one second by people whose ids run the other way are read back in
+    the order they were made (their rowids), as they were not before."""
+    path, earlier = tmp_path / "bot.db", tmp_path / "before-012"
+    shutil.copytree(MIGRATIONS_DIR, earlier)
+    for later in earlier.glob("*.sql"):
+        if int(later.name[:3]) >= 12:
+            later.unlink()
+    await (await Database.open(path, migrations_dir=earlier)).close()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(
+            "INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, format, swiss_rounds,"
+            " bummerl_per_match, rules_json, turn_seconds, created_at, updated_at)"
+            " VALUES (1, 2, 3, 'Cup', 'swiss', 3, 1, '{\"preset\": \"standard\"}', 60, 0, 0)"
+        )
+        for user in (40, 10, 30, 20):
+            conn.execute(
+                "INSERT INTO tournament_signups (tournament_id, user_id, display_name, signed_at) VALUES (1, ?, 'x', 7)",
+                (user,),
+            )
+    db = await Database.open(path)
+    try:
+        assert [s.user_id for s in await db.tournaments.signups(1)] == [40, 10, 30, 20]
+        await db.tournaments.sign_up(1, 5, "new", None, now=7)
+        assert [s.user_id for s in await db.tournaments.signups(1)] == [40, 10, 30, 20, 5]
+    finally:
+        await db.close()
 
 
 async def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:

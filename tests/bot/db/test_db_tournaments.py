@@ -39,6 +39,20 @@ async def four_teams(db: Database, tournament: TournamentRow) -> list[int]:
     return [team.id for team in teams]
 
 
+async def test_sign_ups_within_one_second_keep_the_order_they_were_made_in(db: Database) -> None:
+    """`signed_at` has seconds only: the order is the sign-ups' own, not their user ids'."""
+    tournament = await new_tournament(db)
+    for user in (31, 12, 23, 14):
+        await db.tournaments.sign_up(tournament.id, user, f"p{user}", None, now=101)
+    await db.tournaments.sign_up(tournament.id, 31, "p31 again", 23, now=101)  # keeps its place
+    assert await db.tournaments.withdraw(tournament.id, 14)
+    await db.tournaments.sign_up(tournament.id, 5, "p5", None, now=101)
+    assert [s.user_id for s in await db.tournaments.signups(tournament.id)] == [31, 12, 23, 5]
+    other = await new_tournament(db, channel_id=CHANNEL + 1)
+    await db.tournaments.sign_up(other.id, 14, "p14", None, now=101)
+    assert [s.user_id for s in await db.tournaments.signups(other.id)] == [14], "each tournament its own order"
+
+
 async def test_sign_up_updates_a_second_time_and_closes_at_the_start(db: Database) -> None:
     tournament = await new_tournament(db)
     assert tournament.status == "signup" and not tournament.ai_stand_in

@@ -92,3 +92,38 @@ def test_transaction_control_in_a_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "001-sneaky.sql").write_text("CREATE TABLE a (x integer);\nCOMMIT;\n", encoding="utf-8")
     with pytest.raises(MigrationError, match="belong to the runner"):
         load_migrations(tmp_path, whole_files=True)
+
+
+async def test_sign_ups_stored_before_migration_12_keep_the_order_they_were_read_in(
+    pg_empty_url: str, tmp_path: Path
+) -> None:
+    """PostgreSQL has no row order of its own: existing sign-ups are numbered as they were read (by the second
+    they were made, then the user id), and a new one comes after them."""
+    earlier = tmp_path / "before-012"
+    shutil.copytree(PG_MIGRATIONS_DIR, earlier)
+    for later in earlier.glob("*.sql"):
+        if int(later.name[:3]) >= 12:
+            later.unlink()
+    await (await Database.open(pg_empty_url, migrations_dir=earlier)).close()
+    conn = await asyncpg.connect(pg_empty_url)
+    try:
+        tournament = await conn.fetchval(
+            "INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, format, swiss_rounds,"
+            " bummerl_per_match, rules_json, turn_seconds, created_at, updated_at)"
+            " VALUES (1, 2, 3, 'Cup', 'swiss', 3, 1, '{}', 60, 0, 0) RETURNING id"
+        )
+        for user, second in ((40, 8), (10, 9), (30, 7), (20, 8)):
+            await conn.execute(
+                "INSERT INTO tournament_signups (tournament_id, user_id, display_name, signed_at)"
+                " VALUES ($1, $2, 'x', $3)",
+                tournament, user, second,
+            )
+    finally:
+        await conn.close()
+    db = await Database.open(pg_empty_url)
+    try:
+        assert [s.user_id for s in await db.tournaments.signups(tournament)] == [30, 20, 40, 10]
+        await db.tournaments.sign_up(tournament, 5, "new", None, now=1)
+        assert [s.user_id for s in await db.tournaments.signups(tournament)] == [30, 20, 40, 10, 5]
+    finally:
+        await db.close()

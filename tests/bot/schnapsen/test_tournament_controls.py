@@ -210,6 +210,23 @@ async def test_the_sign_up_message_lists_who_signed_up_with_edits_coalesced(
     assert "The teams:\n• #1 p1 & p2\n• #2 p3 & p4" in message.content and "p5" not in message.content
 
 
+async def test_singles_who_sign_up_within_one_second_are_paired_in_their_sign_up_order(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """erin, heidi, frank and grace sign up alone, all within one second (the fake's clock stands still):
+    they pair in sign-up order, erin with heidi and frank with grace, whoever's Discord id is lower."""
+    erin, frank, grace, heidi = await setup(world, 4)
+    on_fake_clock(world)
+    await command(world, world.admin, "create", name="Cup")
+    tournament = await only_tournament(world)
+    for person in (erin, heidi, frank, grace):
+        await command(world, person, "join")
+    await command(world, world.admin, "start")
+    assert world.bot is not None
+    teams = await world.bot.db.tournaments.teams(tournament.id)
+    assert [team.members for team in teams] == [(erin.id, heidi.id), (frank.id, grace.id)]
+
+
 async def test_a_tournament_starts_itself_at_its_start_time(fake_discord: FakeDiscord, world: Table) -> None:
     people = await setup(world, 4)
     on_fake_clock(world)
