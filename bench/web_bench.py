@@ -148,10 +148,10 @@ async def run(args: argparse.Namespace) -> None:
     before = rss_mb()
     cards = await asyncio.to_thread(build_cards)
     hub = LiveHub(db, service.held)
-    service.listen(hub.table_changed)
     # The viewers all come from one address here: the per-client limit would refuse them, so it is lifted.
     context = WebContext(db, service, cards, hub, limiter=RateLimiter(rate=1e9, burst=10**9))
     runner = web.AppRunner(make_app(context), **RUNNER_OPTIONS)
+    service.listen(context.table_changed)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

@@ -227,8 +227,9 @@ class DailyRepo(Repository):
     # --- monthly leagues (migration 009; the rules: bot/game/dailyleague.py) ------------------------------
 
     async def league_ladder(self, guild_id: int, month: str) -> list[tuple[int, str]] | None:
-        """The server's ladder for the month as seeded, top first (user id, name); None: not built yet."""
-        async with self._core.transaction():
+        """The server's ladder for the month as seeded, top first (user id, name); None: not built yet. Two
+        reads of one snapshot: no write lock taken (a page view reads this)."""
+        async with self._core.reading():
             built = await self._core.fetch_one(
                 "SELECT 1 AS built FROM daily_league_months WHERE guild_id = ? AND month = ?", (guild_id, month)
             )

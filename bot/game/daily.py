@@ -440,10 +440,12 @@ class DailyDeals:
 
     # --- monthly leagues (the rules: bot/game/dailyleague.py) ------------------------------------------
 
-    async def league(self, guild_id: int, month: str | None = None) -> League:
-        """The server's league of the month (this month's when None) as it stands."""
+    async def league(self, guild_id: int, month: str | None = None, *, store: bool = True) -> League:
+        """The server's league of the month (this month's when None) as it stands. ``store=False`` (a web page
+        view) reads only: a month's ladder not stored yet is worked out in memory, the same as the stored one
+        would be, and left for the bot's own work to store."""
         month = month or dailyleague.month_of(self.today())
-        seeded, settled = await self._ladder(guild_id, month)
+        seeded, settled = await self._ladder(guild_id, month, store=store)
         ladder = dailyleague.ladder_with_newcomers(seeded, await self._month_players(guild_id, month))
         table = dailyleague.standings(ladder, await self._month_scores(guild_id, month))
         return League(month, tuple(tuple(division) for division in table), settled)
@@ -457,23 +459,25 @@ class DailyDeals:
         everyone = await self.db.daily.standings(days, guild_id, limit=1_000_000)
         return {s.user_id: MonthScore(s.score, s.days) for s in everyone}
 
-    async def _ladder(self, guild_id: int, month: str) -> tuple[list[Member], bool]:
+    async def _ladder(self, guild_id: int, month: str, *, store: bool = True) -> tuple[list[Member], bool]:
         """The month's ladder as seeded from the month before (stored once that month's attempts are all
-        over; a month not stored before is built from the one before it first), and whether it is settled."""
+        over, unless ``store`` is False; a month not stored before is built from the one before it first), and
+        whether it is settled."""
         stored = await self.db.daily.league_ladder(guild_id, month)
         if stored is not None:
             return [Member(*member) for member in stored], True
         before = dailyleague.previous_month(month)
         players = await self._month_players(guild_id, before)
         if not players:  # nobody played here the month before: everyone starts at the bottom, as they come
-            await self.db.daily.store_league_ladder(guild_id, month, [], self.core.now())
+            if store:
+                await self.db.daily.store_league_ladder(guild_id, month, [], self.core.now())
             return [], True
-        seeded, settled = await self._ladder(guild_id, before)
+        seeded, settled = await self._ladder(guild_id, before, store=store)
         ladder = dailyleague.ladder_with_newcomers(seeded, players)
         ladder = dailyleague.next_ladder(ladder, await self._month_scores(guild_id, before))
         days = dailyleague.days_of_month(before)
         settled = settled and not await self.db.daily.attempts_open_between(guild_id, days[0], days[-1])
-        if settled:
+        if settled and store:
             members = [(m.user_id, m.display_name) for m in ladder]
             await self.db.daily.store_league_ladder(guild_id, month, members, self.core.now())
         return ladder, settled

@@ -26,6 +26,13 @@ class PrefsCache:
         self.core = core
         self.clock = clock
         self._prefs: Lru[int, PlayerPrefs] = Lru(REMEMBERED_PREFS)  # user id -> their choices, as stored
+        self._forget_listeners: list[Callable[[], None]] = []
+
+    def on_forget(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after each person is forgotten here (what keeps copies of stored names drops
+        them: the web pages), until the returned function is called."""
+        self._forget_listeners.append(listener)
+        return lambda: self._forget_listeners.remove(listener)
 
     async def player_prefs(self, user_id: int) -> PlayerPrefs:
         """Where the person's hand lives and in which order it is shown (read once, then from memory)."""
@@ -67,6 +74,8 @@ class PrefsCache:
         except InTournament:  # bot/db/tournaments.py: their team plays on
             raise UserError("error.forget_in_tournament") from None
         self._prefs.pop(user_id, None)
+        for listener in list(self._forget_listeners):
+            listener()
         # No id in the log: the person asked to be forgotten.
         log.info("forgot a person on request: %s", forgotten)
         return forgotten

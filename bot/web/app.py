@@ -24,11 +24,12 @@ from bot.db import RATING_MIN_GAMES, Database, TableRow, shown_rating
 from bot.db.tournaments import TournamentNotFound
 from bot.game.daily import day_over
 from bot.game.service import TableService
-from bot.game.table import rules_of
+from bot.game.table import TableSnapshot, rules_of
 from bot.game.tournaments import TournamentService
 from bot.vocabulary import DECK_STYLES, LEADERBOARD_SORTS, LeaderboardSort
 
 from . import links
+from .boards import BoardsCache, changes_boards
 from .cards import CARD_FILE
 from .graph import rating_graph
 from .live import LiveHub, public_state
@@ -69,6 +70,18 @@ class WebContext:
     streams: dict[str, int] = field(default_factory=dict)
     static: dict[str, bytes] = field(default_factory=dict)
     version: str = "1"  # in static files' addresses: a new bot version is a new address, never a stale copy
+    boards: BoardsCache = field(init=False)  # the server page's boards, kept a while (made by make_app)
+
+    def table_changed(self, before: TableSnapshot | None, after: TableSnapshot, events: tuple[object, ...]) -> None:
+        """The table core's listener (this process's tables): the live pages follow, the boards are dropped
+        when the change may show on them."""
+        self.hub.table_changed(before, after, events)
+        if changes_boards(before, after):
+            self.boards.invalidate(after.guild_id)
+
+    def forgotten(self) -> None:
+        """forget-me: no page may show what was read before it."""
+        self.boards.clear()
 
 
 def make_app(context: WebContext) -> web.Application:
@@ -89,6 +102,7 @@ def make_app(context: WebContext) -> web.Application:
         seats=SEATS,
     )
     pages = Pages(context, templates)
+    context.boards = BoardsCache(pages.read_boards)
     app = web.Application(middlewares=[guard(context.limiter, pages.not_found_page)], client_max_size=1024)
     p = context.prefix
     app.router.add_get(p + "/s/{token}/", pages.server)
@@ -182,21 +196,26 @@ class Pages:
         only_query(request, "sort", "page")
         guild_id, token = await self.guild_of(request)
         sort_text = request.query.get("sort")
-        if sort_text is None:
-            sort: LeaderboardSort = await self.service.queries.default_leaderboard_sort(guild_id)
-        elif sort_text in LEADERBOARD_SORTS:
-            sort = next(s for s in LEADERBOARD_SORTS if s == sort_text)
-        else:
+        if sort_text is not None and sort_text not in LEADERBOARD_SORTS:
             raise NotFound
         page = number(request.query.get("page", "1"))
         if not 1 <= page <= MAX_PAGE:
             raise NotFound
+        boards = await self.context.boards.get(guild_id, sort_text, page)
+        return self.render("server", token=token, when=when, **boards)
+
+    async def read_boards(self, guild_id: int, sort_text: str | None, page: int) -> dict[str, Any]:
+        """The server page's boards as storage has them now (read only; kept a while by ``BoardsCache``)."""
+        if sort_text is None:
+            sort: LeaderboardSort = await self.service.queries.default_leaderboard_sort(guild_id)
+        else:
+            sort = next(s for s in LEADERBOARD_SORTS if s == sort_text)
         min_games = RATING_MIN_GAMES if sort == "rating" else MIN_GAMES_FOR_WINRATE if sort == "winrate" else 0
         board = await self.service.queries.leaderboard(guild_id, sort, min_games, (page - 1) * PAGE_SIZE, PAGE_SIZE)
         pages = max(1, -(-board.total // PAGE_SIZE))
         today = await self.service.daily.board(guild_id)
         week = await self.service.daily.board(guild_id, week=True)
-        league = await self.service.daily.league(guild_id)
+        league = await self.service.daily.league(guild_id, store=False)  # a page view writes nothing
         tournaments = []
         for tournament_id in await self.db.web.tournament_ids(guild_id, 10):
             try:
@@ -207,24 +226,21 @@ class Pages:
             row for row in await self.db.web.open_tables_of_guild(guild_id) if not await self._daily_running(row.id)
         ]
         recent = await self.db.web.recent_bummerl_of_guild(guild_id, 10)
-        return self.render(
-            "server",
-            token=token,
-            sort=sort,
-            sorts=LEADERBOARD_SORTS,
-            page=page,
-            pages=pages,
-            board=board,
-            min_games=min_games,
-            today=today,
-            week=week,
-            league=league,
-            tournaments=tournaments,
-            open_tables=open_tables,
-            recent=recent,
-            when=when,
-            table_names={row.id: await self._names(row.id) for row in open_tables},
-        )
+        return {
+            "sort": sort,
+            "sorts": LEADERBOARD_SORTS,
+            "page": page,
+            "pages": pages,
+            "board": board,
+            "min_games": min_games,
+            "today": today,
+            "week": week,
+            "league": league,
+            "tournaments": tournaments,
+            "open_tables": open_tables,
+            "recent": recent,
+            "table_names": {row.id: await self._names(row.id) for row in open_tables},
+        }
 
     async def _daily_running(self, table_id: int) -> bool:
         attempt = await self.db.daily.attempt_of_table(table_id)

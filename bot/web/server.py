@@ -31,7 +31,7 @@ class WebServer:
         self.links = links.WebLinks(service.db, settings.base_url, service.clock)
         self.hub = LiveHub(service.db, service.held)
         self._runner: web.AppRunner | None = None
-        self._unlisten: Callable[[], None] | None = None
+        self._unlisten: list[Callable[[], None]] = []
 
     async def start(self) -> None:
         """Listen on WEB_HOST:WEB_PORT; the links in messages point at WEB_BASE_URL from now on."""
@@ -44,15 +44,15 @@ class WebServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.settings.host, self.settings.port)
         await site.start()
-        self._unlisten = self.service.listen(self.hub.table_changed)
+        self._unlisten = [self.service.listen(context.table_changed), self.service.prefs.on_forget(context.forgotten)]
         links.activate(self.links)
         log.info("web pages on %s:%s, linked as %s", self.settings.host, self.settings.port, self.settings.base_url)
 
     async def stop(self) -> None:
         links.deactivate(self.links)
-        if self._unlisten is not None:
-            self._unlisten()
-            self._unlisten = None
+        for unlisten in self._unlisten:
+            unlisten()
+        self._unlisten = []
         self.hub.close()
         if self._runner is not None:
             await self._runner.cleanup()

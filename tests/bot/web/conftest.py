@@ -58,6 +58,7 @@ class Site:
     service: TableService
     hub: LiveHub
     token: str
+    context: WebContext
 
     async def get(self, path: str) -> tuple[int, str]:
         async with self.client.get(path) as response:
@@ -70,13 +71,14 @@ async def site(service: TableService, clock: Clock, cards: dict[tuple[str, str],
     settings = await service.guilds.update_guild_settings(GUILD, web_pages=True)
     assert settings.web_token is not None
     hub = LiveHub(service.db, service.held, poll_seconds=0.2, keepalive_seconds=0.5)
-    unlisten = service.listen(hub.table_changed)
     context = WebContext(service.db, service, cards, hub, clock=clock, limiter=RateLimiter(rate=1000, burst=1000))
     client = TestClient(QuietServer(make_app(context)))
+    unlisten = [service.listen(context.table_changed), service.prefs.on_forget(context.forgotten)]
     await client.start_server()
     try:
-        yield Site(client, service, hub, settings.web_token)
+        yield Site(client, service, hub, settings.web_token, context)
     finally:
         hub.close()
-        unlisten()
+        for stop in unlisten:
+            stop()
         await client.close()
