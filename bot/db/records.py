@@ -98,6 +98,12 @@ class RecordsRepo(Repository):
             practice=bool(table["practice"]),
         )
 
+    async def latest_deal_no(self, table_id: int) -> int | None:
+        """The number of the table's latest deal (running or finished); None before its first."""
+        row = await self._core.fetch_one("SELECT COUNT(*) AS deals FROM deals WHERE table_id = ?", (table_id,))
+        deals = 0 if row is None else int(row["deals"])
+        return deals - 1 if deals else None
+
     async def finished_deal_nos(self, table_id: int) -> list[int]:
         rows = await self._core.fetch_all(
             "SELECT deal_no FROM deal_results WHERE table_id = ? ORDER BY deal_no", (table_id,)

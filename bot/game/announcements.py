@@ -43,8 +43,9 @@ class FinalHand:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A line in the table's channel. ``archive_thread``: the table closed, and the thread the bot opened for
-    it is archived once this has arrived."""
+    """A line in the table's channel. ``closes_table``: the table closed, and its table message shows that
+    (no buttons) before this is sent; ``archive_thread``: the thread the bot opened for it is archived once
+    this has arrived."""
 
     channel_id: int
     lang: str
@@ -52,11 +53,13 @@ class Notice:
     values: tuple[tuple[str, NoticeValue], ...] = ()
     mention: int | None = None
     archive_thread: int | None = None
+    closes_table: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class SetAside:
-    """The table no longer replayed and was closed: its channel gets the record."""
+    """The table no longer replayed and was closed: its table message shows it closed, then its channel gets
+    the record."""
 
     channel_id: int
     lang: str
@@ -85,10 +88,12 @@ def encode(announcement: Announcement) -> tuple[OutboxKind, dict[str, Any]]:
                 "channel_id": channel_id,
                 "message_id": message_id,
             }
-        case Notice(channel_id, lang, key, values, mention, archive_thread):
+        case Notice(channel_id, lang, key, values, mention, archive_thread, closes_table):
             payload: dict[str, Any] = {"channel_id": channel_id, "lang": lang, "key": key, "values": dict(values)}
             if mention is not None:
                 payload["mention"] = mention
+            if closes_table:  # absent in what earlier versions wrote: read back as False
+                payload["closes_table"] = True
             return "notice", _archiving(payload, archive_thread)
         case SetAside(channel_id, lang, archive_thread):
             return "set_aside", _archiving({"channel_id": channel_id, "lang": lang}, archive_thread)
@@ -118,6 +123,7 @@ def decode(kind: str, payload: dict[str, Any]) -> Announcement:
                 tuple(payload.get("values", {}).items()),
                 payload.get("mention"),
                 payload.get("archive_thread"),
+                bool(payload.get("closes_table", False)),
             )
         case "set_aside":
             return SetAside(payload["channel_id"], payload["lang"], payload.get("archive_thread"))

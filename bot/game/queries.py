@@ -34,6 +34,19 @@ class TableQueries:
             raise UserError("error.table_gone")
         return restore(row, await self.db.seats.seats_of(table_id), await self.db.records.load_record(table_id), up_to_deal=deal_no)
 
+    async def closed_table(self, table_id: int) -> TableSnapshot | None:
+        """The table as storage has it now (None: no such table), for the last edits of a closed table's
+        messages: replayed, or, when its record no longer replays (a table set aside), without its deals."""
+        row = await self.db.tables.get_table(table_id)
+        if row is None:
+            return None
+        seats = await self.db.seats.seats_of(table_id)
+        record = await self.db.records.load_record(table_id)
+        try:
+            return restore(row, seats, record)
+        except Exception:  # whatever the replay raises: the table was set aside for it, and says only that it closed
+            return restore(row, seats, replace(record, deals=()))
+
     async def finished_deal(
         self, guild_id: int | None, table_id: int, deal_no: int, *, viewer: int | None = None
     ) -> TableSnapshot:

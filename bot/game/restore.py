@@ -82,8 +82,19 @@ class Restorer:
                     await self.db.tables.set_status(table.id, "finished", self.core.now())
                 return await self.core.refresh(table)
             log.warning("table %s: its last deal ended but no next deal was stored; dealing it now", table.id)
-            async with self.db.transaction():
-                dealt = await self.core.deal_next(table)
-                if dealt is None:  # its planned deals are all played (a daily attempt): it is over
-                    await self.db.tables.set_status(table.id, "closed", self.core.now())
-            return await self.core.refresh(table if dealt is None else dealt.applied_to(table))
+            dealt = []
+
+            async def deal_or_close() -> list[ev.TableEvent]:
+                if (following := await self.core.deal_next(table)) is not None:
+                    dealt.append(following)
+                    return []
+                # Its planned deals are all played (a daily attempt): it is over, and closes as it would have
+                # after its last deal, with its notice and the last edits of its messages owed.
+                await self.db.tables.set_status(table.id, "closed", self.core.now())
+                return [ev.TableClosed("notice.closed_deals_played")]
+
+            await self.core.store(table.row, deal_or_close)
+            repaired = await self.core.refresh(dealt[0].applied_to(table) if dealt else table)
+            if repaired.status == "closed":
+                self.core.forget(table.id)  # shown once more as it stands (start-up), then it leaves memory
+            return repaired

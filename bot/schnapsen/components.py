@@ -93,6 +93,7 @@ class TableButton(ShellButton, template=PATTERN):
     def find_table(self, interaction: Interaction) -> TableSnapshot:
         table = interaction.client.service.snapshot(self.button.table)
         if table is None:
+            interaction.client.runtime.messages.closed.correct(self.button.table, interaction)  # a stale message
             raise UserError("error.table_gone")
         return table
 

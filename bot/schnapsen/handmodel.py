@@ -85,21 +85,25 @@ def hand_model(
     """The seat's private message: their hand as an image, the trick and the contract as text, and their
     buttons when it is their turn. ``deal`` defaults to the running deal (a finished one for its last word).
     On a card play of theirs the image shows the cards on the table above the hand (one screen is enough);
-    ``order`` is the player's choice of how their cards are arranged, in the image and the buttons alike."""
+    ``order`` is the player's choice of how their cards are arranged, in the image and the buttons alike. A
+    closed table's hand says so and offers nothing: no move, no hint, no "I'm back"."""
     deal = deal or table.deal
     occupant = table.seats[seat]
+    closed = table.status == "closed"
     title = t(lang, "hand.title", id=table.id, where=where)
     if deal is None or occupant is None:
-        return HandModel(table.id, title, t(lang, "hand.no_deal"))
+        return HandModel(table.id, title, t(lang, "hand.table_closed" if closed else "hand.no_deal"))
     view = engine.view_for(deal, seat)
-    my_turn = view.to_act == seat and not occupant.ai_takeover
-    if deal.finished:
+    my_turn = view.to_act == seat and not occupant.ai_takeover and not closed
+    if closed:
+        description = t(lang, "hand.table_closed")
+    elif deal.finished:
         description = t(lang, "hand.deal_over")
     elif my_turn:
         description = t(lang, f"hand.prompt.{deal.phase}")
     else:
         description = t(lang, "hand.waiting")
-    if occupant.ai_takeover:
+    if occupant.ai_takeover and not closed:
         description += "\n" + t(lang, "hand.taken_over")
     fields: list[Field] = [
         (t(lang, "table.trump"), trump_text(table, lang, view), True),
@@ -119,7 +123,7 @@ def hand_model(
         contract = None if view.contract is None else contract_name(lang, view.contract)
         image = PlainHand(cards, trump, table.deck, lang, contract)
     model = HandModel(table.id, title, description, tuple(fields), image)
-    if occupant.ai_takeover:
+    if occupant.ai_takeover and not closed:
         return replace(model, back=t(lang, "button.back"))
     if not my_turn:
         return model

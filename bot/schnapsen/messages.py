@@ -24,6 +24,7 @@ from bot.game.table import TableSnapshot
 from bot.i18n import t
 
 from . import answers, payloads, repost, threads
+from .closing import ClosedTables
 from .coalesce import Coalescer
 from .hands import ANSWER_BUDGET, Hands
 from .replies import acknowledge
@@ -51,6 +52,7 @@ class Messages:
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
         self.reposts = repost.Reposts(bot.settings.repost_after)  # messages too old to edit (repost.py)
         self.hands = Hands(self)
+        self.closed = ClosedTables(self)  # a closed table's messages: their last edits, a stale one clicked
         # Two facts about a table which outlive its memory (the close is what forgets it): a posted table
         # message no snapshot knows yet (the table closed meanwhile, or storing the message's id failed: the
         # retry stores this one instead of posting a second), and, once a closed table's message shows it
@@ -88,8 +90,11 @@ class Messages:
         self.hands.refresh_all(table)
 
     def forget(self, table_id: int) -> None:
-        """A closed table's memory goes, as a whole (what it still owes is delivered)."""
-        self._tables.pop(table_id, None)
+        """A closed table's memory goes, as a whole (what it still owes is delivered; its ephemeral hands wait
+        for their last edit, closing.py)."""
+        memory = self._tables.pop(table_id, None)
+        if memory is not None:
+            self.closed.keep_channel_hands(table_id, memory.channel_hands)
 
     # --- what the drivers ask of the hands ---------------------------------------------------------------
 
@@ -309,8 +314,10 @@ class Messages:
             await self.service.outbox.announcement_delivered(entry.id)
 
     async def _deliver_one(self, entry: Owed) -> None:
-        await self._deliver_message(entry)
         closing = entry.announcement
+        if isinstance(closing, SetAside) or (isinstance(closing, Notice) and closing.closes_table):
+            await self.closed.show_closed(entry.table_id)  # the table message shows the close before its notice
+        await self._deliver_message(entry)
         if isinstance(closing, Notice | SetAside) and (thread_id := closing.archive_thread) is not None:
             # The table closed: its message shows that first (no edit reaches an archived thread).
             await self._show_closed_first(entry.table_id)
@@ -343,7 +350,13 @@ class Messages:
                     # She moved her hand to the channel during the deal: the DM keeps saying so (no next
                     # hand will come there).
                     return
-                table = await self._deal_end(entry.table_id, hand.deal_no)
+                try:
+                    table = await self._deal_end(entry.table_id, hand.deal_no)
+                except Exception:
+                    stored = await self.service.queries.closed_table(entry.table_id)
+                    if stored is None or stored.status != "closed" or stored.deal is not None:
+                        raise
+                    table = stored  # set aside, its record no longer replays: its hand says only that it closed
                 seat, message_id = hand.seat, hand.message_id
                 model = self.hands.model(table, seat, hand.user_id, table.deal)
                 message = await payloads.hand_message(model)

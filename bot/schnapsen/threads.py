@@ -200,3 +200,19 @@ async def edit_in_thread(
         log.warning("table %s: its thread %s was archived while it is open; unarchiving it", table.id, table.channel_id)
         await bot.http.edit_channel(table.channel_id, archived=False, reason="its Schnapsen table is open")
         await message.edit(**payload.edit_kwargs())  # its files afresh: a sent file is used up
+
+
+async def edit_closed(bot: SchnapsenBot, table: TableSnapshot, message: discord.PartialMessage, **changes: Any) -> None:
+    """Edit a closed table's message with ``changes``. In the bot's thread of the table, archived already (a
+    click on a message the close left behind), the thread is unarchived for the edit and archived again."""
+    try:
+        await message.edit(**changes)
+    except discord.HTTPException as err:
+        if err.code != THREAD_ARCHIVED or table.thread_parent_id is None:
+            raise
+        log.info("table %s: its thread %s is unarchived to show the table closed", table.id, table.channel_id)
+        await bot.http.edit_channel(table.channel_id, archived=False, reason="its Schnapsen table's message shows it closed")
+        try:
+            await message.edit(**changes)
+        finally:
+            await archive_thread(bot, table.channel_id)

@@ -1,7 +1,10 @@
 """What a change owes Discord, stored in the outbox in the change's own transaction: a finished deal's result
 message (with the tally and rating changes deal accounting answered) and the last edit of its hand messages,
 and the notices of the channel (a new host, an idle warning, a take-over, closed DMs, the table closed or set
-aside). The shell delivers them (bot/schnapsen/messages.py)."""
+aside). A table that closes, for whatever reason, also owes the last edit of every hand message it still has
+(a running deal's, or the finished Bummerl's last) and of its table message (with the closing notice), so that
+no message of a closed table is left offering a move, after a restart too. The shell delivers them
+(bot/schnapsen/messages.py)."""
 
 from __future__ import annotations
 
@@ -28,14 +31,31 @@ class Announcing:
         self.db = db
 
     async def __call__(self, change: Change) -> Sequence[TableEvent]:
-        for announcement in owed(change.row, change.events):
+        for announcement in owed(change.row, change.events, await self.hands_left(change)):
             kind, payload = encode(announcement)
             await self.db.outbox.add_announcement(change.row.id, kind, payload, change.now)
         return ()
 
+    async def hands_left(self, change: Change) -> list[FinalHand]:
+        """The last edits a closing table owes its hand messages: every person's of the latest deal (a running
+        one's, or the finished Bummerl's last), unless the deal ended in this very change (its own last edits
+        are owed with its result)."""
+        closes = any(isinstance(event, TableClosed | TableSetAside) for event in change.events)
+        if not closes or change.row.status == "lobby" or any(isinstance(e, DealEnded) for e in change.events):
+            return []
+        deal_no = await self.db.records.latest_deal_no(change.row.id)
+        if deal_no is None:
+            return []
+        return [
+            FinalHand(deal_no, s.seat, s.user_id, s.dm_channel_id, s.dm_message_id)
+            for s in await self.db.seats.seats_of(change.row.id)
+            if s.user_id is not None and s.dm_channel_id is not None and s.dm_message_id is not None
+        ]
 
-def owed(row: TableRow, events: Sequence[TableEvent]) -> list[Announcement]:
-    """What ``events`` of the table ``row`` owe, in the order they are to arrive."""
+
+def owed(row: TableRow, events: Sequence[TableEvent], hands_left: Sequence[FinalHand] = ()) -> list[Announcement]:
+    """What ``events`` of the table ``row`` owe, in the order they are to arrive; ``hands_left``: the last edits
+    of the hand messages a closing table still has, which go before its closing notice."""
     rated = next((event for event in events if isinstance(event, BummerlRated)), None)
     channel, lang = row.channel_id, row.language
     archive = row.channel_id if row.thread_parent_id is not None else None
@@ -59,7 +79,9 @@ def owed(row: TableRow, events: Sequence[TableEvent]) -> list[Announcement]:
             case DmsClosed(_, user_id):
                 found.append(Notice(channel, lang, "notice.dms_closed", mention=user_id))
             case TableClosed(reason_key):
-                found.append(Notice(channel, lang, reason_key, archive_thread=archive))
+                found.extend(hands_left)
+                found.append(Notice(channel, lang, reason_key, archive_thread=archive, closes_table=True))
             case TableSetAside():
+                found.extend(hands_left)
                 found.append(SetAside(channel, lang, archive))
     return found

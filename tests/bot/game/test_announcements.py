@@ -18,6 +18,7 @@ EXAMPLES: list[Announcement] = [
     Notice(500, "en", "notice.closed_by"),
     Notice(500, "en", "notice.idle_warning", (("seconds", 20),), mention=11),
     Notice(500, "en", "notice.closed_abandoned", archive_thread=500),
+    Notice(500, "en", "notice.closed_by", closes_table=True),
     SetAside(500, "en"),
     SetAside(500, "de", 500),
 ]
@@ -59,6 +60,11 @@ def test_an_announcement_is_read_back_as_stored(announcement: Announcement) -> N
             "notice",
             {"channel_id": 5, "lang": "en", "key": "notice.dms_closed", "values": {}, "mention": 11},
             Notice(5, "en", "notice.dms_closed", mention=11),
+        ),
+        (
+            "notice",
+            {"channel_id": 5, "lang": "en", "key": "notice.closed_by", "values": {}, "archive_thread": 5},
+            Notice(5, "en", "notice.closed_by", archive_thread=5),  # a close before its table message was owed
         ),
         ("set_aside", {"channel_id": 5, "lang": "en", "archive_thread": 5}, SetAside(5, "en", 5)),
     ],

@@ -23,7 +23,7 @@ from bot.schnapsen.tournament_images import standings_lines
 from bot.schnapsen.tournaments import chunks
 from bot.tournament import standings
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
-from tests.bot.schnapsen.harness import Table
+from tests.bot.schnapsen.harness import Table, game_buttons
 
 CREATE = discord.Permissions(create_public_threads=True).value
 SEND_IN_THREADS = discord.Permissions(send_messages_in_threads=True).value
@@ -255,6 +255,19 @@ async def test_a_team_that_does_not_show_loses_by_forfeit_at_the_deadline(
     (match,) = await db.tournaments.matches(tournament.id)
     assert (match.decided_by, match.winner_team) == ("forfeit", match.first_team)
     assert world.bot.service.table_of_user(p1.id) is None, "the match's table is closed"
+
+    def hands_closed(user: FakeUser) -> bool:
+        """None of the person's hand DMs of the match's table offers a move, and the latest says it closed."""
+        hands = [
+            hand
+            for hand in fake_discord.dm_messages(user)
+            if hand.embeds and f"table {match.table_id} " in str(hand.embeds[0].get("title"))
+        ]
+        return bool(hands) and not any(game_buttons(hand) for hand in hands) and "closed" in hands[-1].visible_text
+
+    await fake_discord.wait_for(
+        lambda: hands_closed(p1) and hands_closed(p2), what="the winners' hands to show the table closed"
+    )
 
 
 async def test_an_elimination_round_posts_the_standings_and_the_bracket_and_then_the_winners(
