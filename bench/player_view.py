@@ -372,7 +372,9 @@ def figures(
         "second_clicks": len(repeats),
         "second_clicks_accepted": sum(1 for r in repeats if accepted(r)),
         "out_of_date": stale,
-        "refused_first_clicks": len(clicks) - len(taken),
+        "first_clicks_refused": sum(1 for c in clicks if refusal(c.interaction) is not None),
+        # No callback within Discord's 3 s (the person saw "This interaction failed"), or none at all.
+        "first_clicks_unanswered": sum(1 for c in clicks if c.interaction.response is None),
         "rest": rest,
         "bot_core": round(bot_cpu / window, 2),
         "http_429_retried": report.get("http_429_retried", 0),
@@ -424,8 +426,9 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
     f = found
     print(describe(args))
     print(
-        f"accepted game clicks in the window: {f['accepted']} ({f['clicks_per_s']} a second; refused first clicks "
-        f"{f['refused_first_clicks']}); tables opened in {f['open_seconds']} s; bot core busy {f['bot_core']}"
+        f"accepted game clicks in the window: {f['accepted']} ({f['clicks_per_s']} a second); first clicks refused "
+        f"{f['first_clicks_refused']}, not answered within 3 s {f['first_clicks_unanswered']}; tables opened in "
+        f"{f['open_seconds']} s; bot core busy {f['bot_core']}"
     )
     print("| what a player sees, from the click (+ the latency back to their client) | p50 | p95 | max | clicks | never |")
     print("|---|---|---|---|---|---|")
