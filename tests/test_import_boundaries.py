@@ -35,10 +35,11 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/schnapsen/texts.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
     # What a hand message shows, as a value compared for changes: Discord-free like the texts it is made of.
     "bot/schnapsen/handmodel.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
-    # The web companion reads storage and the table service, never Discord (docs/web.md).
+    # The web companion reads storage and the table service, never Discord (docs/web.md); its words are the
+    # table messages' own (the shell's Discord-free texts), its markup escaped by Jinja2's markupsafe.
     "bot/web": (
-        "aiohttp", "jinja2", "PIL", "engine", "bot.db", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary",
-        "bot.settings",
+        "aiohttp", "jinja2", "markupsafe", "PIL", "engine", "bot.db", "bot.game", "bot.i18n", "bot.render",
+        "bot.vocabulary", "bot.settings", "bot.schnapsen.texts",
     ),
 }
 

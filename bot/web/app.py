@@ -16,17 +16,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+from urllib.parse import urlencode
 
 import jinja2
 from aiohttp import web
+from markupsafe import Markup
 
 from bot.db import RATING_MIN_GAMES, Database, TableRow, shown_rating
 from bot.db.tournaments import TournamentNotFound
 from bot.game.daily import day_over
 from bot.game.service import TableService
-from bot.game.table import TableSnapshot, rules_of
+from bot.game.table import TableSnapshot
 from bot.game.tournaments import TournamentService
-from bot.vocabulary import DECK_STYLES, LEADERBOARD_SORTS, LeaderboardSort
+from bot.vocabulary import DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS, LeaderboardSort
 
 from . import links
 from .boards import BoardsCache, changes_boards
@@ -35,7 +37,7 @@ from .graph import rating_graph
 from .live import LiveHub, public_state
 from .replay import ReplayDeal, replay_data
 from .security import SECURITY_HEADERS, NotFound, RateLimiter, client_of, guard
-from .words import SEATS, contract_name
+from .words import contract_name, html, html_label, language_of, script_words, translator
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,27 @@ STATIC_FILES = {
     "site.css": "text/css; charset=utf-8",
     "replay.js": "text/javascript; charset=utf-8",
     "live.js": "text/javascript; charset=utf-8",
+}
+# The words the pages' scripts fill in themselves ({name} and the like left in), by the scripts' names.
+LIVE_WORDS = {
+    "lobby": "web.status.lobby",
+    "playing": "web.status.playing",
+    "finished": "web.status.finished",
+    "closed": "web.status.closed",
+    "to_act": "web.to_act",
+    "took_trick": "web.took_trick",
+    "in_hand": "web.in_hand",
+    "turned_up": "table.aufschlag",
+    "contract_by": "table.contract_by",
+    "sides": "table.tricks",
+}
+REPLAY_WORDS = {
+    "step": "web.replay.step",
+    "took_trick": "web.took_trick",
+    "declarer": "web.role.declarer",
+    "sits_out": "web.role.sits_out",
+    "to_act": "web.role.to_act",
+    "sides": "table.tricks",
 }
 STATIC_MAX_AGE = 3600
 CARD_MAX_AGE = 7 * 86400
@@ -99,7 +122,8 @@ def make_app(context: WebContext) -> web.Application:
         prefix=context.prefix,
         static=lambda file: f"{context.prefix}/static/{file}?v={context.version}",
         card_url=lambda deck, card: f"{context.prefix}/cards/{deck}/{card}.webp",
-        seats=SEATS,
+        languages=LANGUAGES,
+        bdi=lambda text: Markup("<bdi>{}</bdi>").format(text),  # a name inside a sentence, isolated
     )
     pages = Pages(context, templates)
     context.boards = BoardsCache(pages.read_boards)
@@ -137,10 +161,23 @@ def number(text: str) -> int:
 
 
 def only_query(request: web.Request, *allowed: str) -> None:
-    """A query with any other parameter, or one given twice, is malformed."""
+    """A query with any other parameter, or one given twice, is malformed; ``lang`` (one of the bot's
+    languages) is allowed everywhere."""
     keys = [key for key, _ in request.query.items()]
-    if any(key not in allowed for key in keys) or len(keys) != len(set(keys)):
+    if any(key not in (*allowed, "lang") for key in keys) or len(keys) != len(set(keys)):
         raise NotFound
+    if request.query.get("lang", LANGUAGES[0]) not in LANGUAGES:
+        raise NotFound
+
+
+def override_of(request: web.Request) -> str | None:
+    """The ``?lang=`` the viewer chose, when it is one of the bot's languages."""
+    lang = request.query.get("lang")
+    return lang if lang in LANGUAGES else None
+
+
+def page_language(request: web.Request) -> str:
+    return language_of(override_of(request), request.headers.get("Accept-Language", ""))
 
 
 def when(stamp: int | None) -> str:
@@ -159,15 +196,38 @@ class Pages:
 
     # --- helpers --------------------------------------------------------------------------------------
 
-    def render(self, template: str, status: int = 200, **values: Any) -> web.Response:
-        values.setdefault("token", None)
-        html = self.templates.get_template(f"{template}.html").render(**values)
-        response = web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
+    def render(self, request: web.Request, template: str, status: int = 200, **values: Any) -> web.Response:
+        """The page in the viewer's language (``?lang=``, else Accept-Language); its links keep a ``?lang=``
+        the viewer chose."""
+        lang = page_language(request)
+        override = override_of(request)
+        token = values.setdefault("token", None)
+        prefix = self.context.prefix
+
+        def url(rel: str = "", **query: object) -> str:
+            """An address of this server's pages (``rel`` after ``/s/<token>/``), with the chosen language."""
+            pairs = {key: value for key, value in query.items() if value is not None}
+            if override is not None:
+                pairs["lang"] = override
+            return f"{prefix}/s/{token}/{rel}" + (f"?{urlencode(pairs)}" if pairs else "")
+
+        values.update(
+            lang=lang,
+            _=translator(lang),
+            html=lambda key, **v: html(lang, key, **v),
+            html_label=lambda key, **v: html_label(lang, key, **v),
+            url=url,
+            in_language=lambda code: str(request.rel_url.update_query(lang=code)),
+        )
+        text = self.templates.get_template(f"{template}.html").render(**values)
+        response = web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
         response.headers["Cache-Control"] = "no-store"
+        response.headers["Content-Language"] = lang
+        response.headers["Vary"] = "Accept-Language"
         return response
 
     def not_found_page(self, request: web.Request) -> web.Response:
-        return self.render("notfound", status=404)
+        return self.render(request, "notfound", status=404)
 
     async def guild_of(self, request: web.Request) -> tuple[int, str]:
         token = request.match_info["token"]
@@ -202,7 +262,7 @@ class Pages:
         if not 1 <= page <= MAX_PAGE:
             raise NotFound
         boards = await self.context.boards.get(guild_id, sort_text, page)
-        return self.render("server", token=token, when=when, **boards)
+        return self.render(request, "server", token=token, when=when, **boards)
 
     async def read_boards(self, guild_id: int, sort_text: str | None, page: int) -> dict[str, Any]:
         """The server page's boards as storage has them now (read only; kept a while by ``BoardsCache``)."""
@@ -259,19 +319,24 @@ class Pages:
         table = await self.context.hub.current(row.id)
         if table is None:
             raise NotFound
-        state = public_state(table)
+        lang = page_language(request)
+        state = public_state(table, lang)
         settings = await self.db.settings.get_guild_settings(guild_id)
         results = await self.db.records.deal_results(row.id) if settings.deal_review else []
+        path = f"{self.context.prefix}{links.table_path(token, row.id)}"
         return self.render(
+            request,
             "table",
             token=token,
             state=state,
+            words=script_words(lang, LIVE_WORDS),
             results=results,
             replays=settings.deal_review,
-            contract_name=contract_name,
+            contract_name=lambda contract: contract_name(lang, contract),
             when=when,
-            events_url=f"{self.context.prefix}{links.table_path(token, row.id)}/events",
-            replay_base=f"{self.context.prefix}{links.table_path(token, row.id)}/deal/",
+            events_url=f"{path}/events?{urlencode({'lang': lang})}",  # the events in the page's language
+            replay_base=f"{path}/deal/",
+            replay_query=f"?{urlencode({'lang': override})}" if (override := override_of(request)) else "",
         )
 
     async def events(self, request: web.Request) -> web.StreamResponse:
@@ -298,9 +363,10 @@ class Pages:
         )
         try:
             await stream.prepare(request)
-            first = public_state(table)
+            lang = page_language(request)
+            first = public_state(table, lang)
             await stream.write(_event(first))
-            async for state in hub.states(row.id, first):
+            async for state in hub.states(row.id, first, lang):
                 await stream.write(b": still here\n\n" if state is None else _event(state))
         except (ConnectionResetError, ConnectionError):
             pass  # the viewer left
@@ -322,22 +388,22 @@ class Pages:
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
         if stored is None or not stored.finished or not stored.actions:
             raise NotFound  # never dealt, still running, or its moves pruned (RETENTION_DAYS)
-        names = await self._names(row.id)
-        deal = ReplayDeal(rules_of(row), stored.dealer, stored.hands, stored.actions, tuple(names), row.deck)  # type: ignore[arg-type]
-        data = replay_data(deal)
+        lang = page_language(request)
+        seats = tuple(await self.db.seats.seats_of(row.id))
+        data = replay_data(ReplayDeal(row, seats, stored.dealer, stored.hands, stored.actions), lang)
+        data["words"] = script_words(lang, REPLAY_WORDS)
         finished = [d.deal_no for d in record.deals if d.finished and d.actions]
         index = finished.index(deal_no)
-        base = f"{self.context.prefix}{links.table_path(token, row.id)}"
         return self.render(
+            request,
             "replay",
             token=token,
             table_id=row.id,
             deal_no=deal_no,
             data=data,
             last=data["steps"][-1],
-            table_url=base,
-            previous_url=f"{base}/deal/{finished[index - 1] + 1}" if index > 0 else None,
-            next_url=f"{base}/deal/{finished[index + 1] + 1}" if index + 1 < len(finished) else None,
+            previous_deal=finished[index - 1] + 1 if index > 0 else None,
+            next_deal=finished[index + 1] + 1 if index + 1 < len(finished) else None,
         )
 
     # --- a player ---------------------------------------------------------------------------------------
@@ -355,10 +421,11 @@ class Pages:
         shown = [shown_rating(mu, sigma) for _, mu, sigma in history]
         recent = await self.db.web.recent_bummerl(guild_id, user_id, RECENT_GAMES)
         return self.render(
+            request,
             "player",
             token=token,
             profile=profile,
-            name=profile.display_name or "(unknown)",
+            name=profile.display_name or "—",
             graph=rating_graph(shown),
             ratings=shown,
             recent=recent,
@@ -384,6 +451,7 @@ class Pages:
         for match in await self.db.tournaments.matches(tournament_id):
             rounds.setdefault(match.round, []).append(match)
         return self.render(
+            request,
             "tournament",
             token=token,
             tournament=tournament,

@@ -19,13 +19,23 @@ import engine
 from bot.db import Database
 from bot.game.table import TableSnapshot, restore
 
-from .words import SEATS, card_label, contract_name, suit_label, team_label
+from .words import (
+    auction_lines,
+    card_label,
+    contract_name,
+    doubling_lines,
+    marriage_lines,
+    result_text,
+    seat_label,
+    suit_label,
+    team_label,
+)
 
 log = logging.getLogger(__name__)
 
 
-def public_state(table: TableSnapshot) -> dict[str, Any]:
-    """The table as everybody at it sees it: seats, score, and of the deal only its public view."""
+def public_state(table: TableSnapshot, lang: str) -> dict[str, Any]:
+    """The table as everybody at it sees it, in ``lang``: seats, score, and of the deal only its public view."""
     names = table.names()
     deck = table.deck
     state: dict[str, Any] = {
@@ -34,8 +44,8 @@ def public_state(table: TableSnapshot) -> dict[str, Any]:
         "status": table.status,
         "deck": deck,
         "names": list(names),
-        "seats": list(SEATS),
-        "teams": [team_label(names, team) for team in (0, 1)],
+        "seats": [seat_label(lang, seat) for seat in range(4)],
+        "teams": [team_label(names, team, lang) for team in (0, 1)],
         "score": list(engine.displayed_score(table.rules, table.match.score)),
         "target": table.rules.target,
         "deal_no": table.deal_no,
@@ -67,32 +77,31 @@ def public_state(table: TableSnapshot) -> dict[str, Any]:
         "to_act": view.to_act,
         "hand_sizes": list(view.hand_sizes),
         "trump": view.trump,
-        "trump_name": suit_label(view.trump, deck),
+        "trump_name": suit_label(view.trump, deck, lang),
         "aufschlag": view.aufschlag_card,
-        "contract": contract_name(view.contract),
+        "contract": contract_name(lang, view.contract),
         "declarer": view.declarer,
         "multiplier": view.multiplier,
         "sitting_out": view.sitting_out,
-        "auction": [f"{names[seat]}: {'pass' if bid is None else contract_name(bid)}" for seat, bid in view.auction],
-        "doubling": [f"{names[seat]}: {word}" for seat, word in view.doubling],
+        "auction": auction_lines(view.auction, names, lang),
+        "doubling": doubling_lines(view.doubling, names, lang),
         "trick": trick,
         "last_trick": last_trick,
         "face_up": face_up,
         "team_tricks": list(view.team_tricks),
         "team_points": None if view.team_points is None else list(view.team_points),
-        "marriages": [f"{names[m.seat]}: {m.value} in {suit_label(m.suit, deck)}" for m in view.marriages],
-        "result": None
-        if result is None
-        else {"winner": result.winner, "game_points": result.game_points, "reason": result.reason},
+        "marriages": marriage_lines(view.marriages, names, deck, lang),
+        "result": None if result is None else {"winner": result.winner, "text": result_text(table, lang)},
         "finished": view.result is not None,
     }
-    state["cards"] = {card: card_label(card, deck) for card in dict.fromkeys(shown)}
+    state["cards"] = {card: card_label(card, deck, lang) for card in dict.fromkeys(shown)}
     return state
 
 
 @dataclass(eq=False, slots=True)
 class Watcher:
     table_id: int
+    lang: str
     latest: dict[str, Any] | None = None
     woken: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -130,9 +139,11 @@ class LiveHub:
         watchers = self._watchers.get(after.id)
         if not watchers:
             return
-        state = public_state(after)
+        states: dict[str, dict[str, Any]] = {}  # one per language watched
         for watcher in watchers:
-            watcher.offer(state)
+            if watcher.lang not in states:
+                states[watcher.lang] = public_state(after, watcher.lang)
+            watcher.offer(states[watcher.lang])
 
     async def current(self, table_id: int) -> TableSnapshot | None:
         """The table as it stands: this process's snapshot, else rebuilt from storage."""
@@ -147,10 +158,10 @@ class LiveHub:
     def full(self) -> bool:
         return self.watching >= self.max_watchers
 
-    async def states(self, table_id: int, first: dict[str, Any]) -> AsyncIterator[dict[str, Any] | None]:
-        """The table's newer states as they come (None: nothing new for a while, time for a keep-alive); ends
-        when the table is closed or the web app stops."""
-        watcher = Watcher(table_id)
+    async def states(self, table_id: int, first: dict[str, Any], lang: str) -> AsyncIterator[dict[str, Any] | None]:
+        """The table's newer states in ``lang`` as they come (None: nothing new for a while, time for a
+        keep-alive); ends when the table is closed or the web app stops."""
+        watcher = Watcher(table_id, lang)
         self._watchers.setdefault(table_id, set()).add(watcher)
         version = first["version"]
         try:
@@ -167,7 +178,7 @@ class LiveHub:
                     row = await self.db.tables.get_table(table_id)
                     if row is not None and row.version != version:
                         table = await self.current(table_id)
-                        state = None if table is None else public_state(table)
+                        state = None if table is None else public_state(table, lang)
                 if state is None or (state["version"] == version and state["status"] != "closed"):
                     yield None
                     continue

@@ -3,51 +3,75 @@
 Every step is the deal after one more action (the first: as dealt): the four hands still held, the trump, the
 auction and doubling so far, the trick on the table (a trick just completed stays there with its winner, as on
 the table), tricks and points per team, and at the end the result. The page's script only shows these steps;
-it computes nothing."""
+it computes nothing. Every word is in the viewer's language, as the table messages say it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import engine
-from engine import DealState, Ruleset
+from bot.db import SeatRow, TableRow
+from bot.game.table import TableSnapshot, rules_of, seats_by_number
+from bot.schnapsen.texts import seat_name
+from engine import DealState
 from engine.contracts import TRUMP_CONTRACTS
 
-from .words import SEATS, TEAMS, card_label, contract_name, event_lines, suit_label, team_label
+from .words import (
+    auction_lines,
+    card_label,
+    contract_name,
+    dealt_line,
+    doubling_lines,
+    event_lines,
+    marriage_lines,
+    result_text,
+    seat_label,
+    side_label,
+    suit_label,
+    team_label,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ReplayDeal:
-    """What the replay page needs of one finished deal."""
+    """What the replay page needs of one finished deal: the table's row and seats (names, deck, rules) and
+    the deal as stored."""
 
-    rules: Ruleset
+    row: TableRow
+    seats: tuple[SeatRow, ...]
     dealer: int
     hands: tuple[tuple[str, ...], ...]
     actions: tuple[str, ...]
-    names: tuple[str, str, str, str]
-    deck: str
 
 
-def replay_data(deal: ReplayDeal) -> dict[str, Any]:
+def replay_data(deal: ReplayDeal, lang: str) -> dict[str, Any]:
     """The steps, the tricks with the points after each, the result and the card names (for alt texts)."""
-    record = engine.GameRecord(deal.rules, deal.dealer, (engine.DealRecord(deal.hands, deal.actions),))
+    rules = rules_of(deal.row)
+    record = engine.GameRecord(rules, deal.dealer, (engine.DealRecord(deal.hands, deal.actions),))
+    match = engine.new_match(rules, deal.dealer)
+    seats = seats_by_number(deal.seats)
+    deck = deal.row.deck
     steps: list[dict[str, Any]] = []
     final: DealState | None = None
     for step in engine.replay_steps(record):
         final = step.state
-        lines = event_lines(step.events, deal.names, deal.deck) if step.action is not None else ["The cards are dealt."]
-        steps.append(_step(step.state, lines, deal.names, deal.deck))
+        table = TableSnapshot(deal.row, seats, rules, match, step.state)  # the table with this deal on it
+        names = [seat_name(table, seat) for seat in range(4)]
+        if step.action is None:
+            lines = [dealt_line(table, deal.dealer, lang)]
+        else:
+            lines = event_lines(table, step.events, lang)
+        steps.append(_step(table, lines, names, lang))
     assert final is not None
-    cards = {card: card_label(card, deal.deck) for card in engine.DECK}
+    names = [seat_name(TableSnapshot(deal.row, seats, rules, match), seat) for seat in range(4)]
     return {
-        "deck": deal.deck,
-        "names": list(deal.names),
-        "seats": list(SEATS),
-        "teams": [team_label(deal.names, team) for team in (0, 1)],
-        "team_sides": list(TEAMS),
-        "cards": cards,
+        "deck": deck,
+        "names": names,
+        "seats": [seat_label(lang, seat) for seat in range(4)],
+        "teams": [team_label(names, team, lang) for team in (0, 1)],
+        "team_sides": [side_label(lang, team) for team in (0, 1)],
+        "cards": {card: card_label(card, deck, lang) for card in engine.DECK},
         "tricks": tricks_table(final),
         "steps": steps,
     }
@@ -71,7 +95,10 @@ def tricks_table(state: DealState) -> list[dict[str, Any]]:
     return rows
 
 
-def _step(state: DealState, lines: Sequence[str], names: Sequence[str], deck: str) -> dict[str, Any]:
+def _step(table: TableSnapshot, lines: list[str], names: list[str], lang: str) -> dict[str, Any]:
+    state = table.deal
+    assert state is not None
+    deck = table.deck
     contract = state.contract
     shown_trump = state.trump if contract is None or contract in TRUMP_CONTRACTS else None
     if state.trick:
@@ -88,13 +115,11 @@ def _step(state: DealState, lines: Sequence[str], names: Sequence[str], deck: st
         "to_act": state.to_act,
         "hands": [list(engine.display_order(hand, state.trump, contract)) for hand in state.hands],
         "trump": shown_trump,
-        "trump_name": suit_label(shown_trump, deck),
+        "trump_name": suit_label(shown_trump, deck, lang),
         "aufschlag": state.aufschlag_card,
-        "auction": [
-            f"{names[seat]}: {'pass' if bid is None else contract_name(bid)}" for seat, bid in state.auction
-        ],
-        "doubling": [f"{names[seat]}: {word}" for seat, word in state.doubling],
-        "contract": contract_name(contract),
+        "auction": auction_lines(state.auction, names, lang),
+        "doubling": doubling_lines(state.doubling, names, lang),
+        "contract": contract_name(lang, contract),
         "declarer": state.declarer,
         "multiplier": state.multiplier,
         "sitting_out": state.sitting_out,
@@ -103,17 +128,6 @@ def _step(state: DealState, lines: Sequence[str], names: Sequence[str], deck: st
         "done": len(state.tricks),
         "team_tricks": list(state.team_tricks),
         "points": [state.total(0), state.total(1)],
-        "marriages": [
-            f"{names[m.seat]}: {m.value} in {suit_label(m.suit, deck)}" for m in state.marriages
-        ],
-        "result": None
-        if result is None
-        else {
-            "winner": result.winner,
-            "game_points": result.game_points,
-            "multiplier": result.multiplier,
-            "made": result.made,
-            "reason": result.reason,
-        },
+        "marriages": marriage_lines(state.marriages, names, deck, lang),
+        "result": None if result is None else {"winner": result.winner, "text": result_text(table, lang)},
     }
-

@@ -4,6 +4,7 @@
   var root = document.getElementById("replay");
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var steps = data.steps;
+  var words = data.words;
   var base = root.dataset.cardBase;
   var slider = document.getElementById("slider");
   var at = 0;
@@ -19,8 +20,11 @@
     img.dataset.card = code;
     return img;
   }
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, name) { return name in values ? String(values[name]) : whole; });
+  }
   function listed(items) { return items.length ? items.join(", ") : "—"; }
-  function teams(pair) { return data.team_sides[0] + " " + pair[0] + " · " + data.team_sides[1] + " " + pair[1]; }
+  function teams(pair) { return fill(words.sides, { a: pair[0], b: pair[1] }); }
 
   function show(n) {
     at = Math.max(0, Math.min(steps.length - 1, n));
@@ -28,9 +32,9 @@
     for (var seat = 0; seat < 4; seat++) {
       byId("hand-" + seat).replaceChildren.apply(byId("hand-" + seat), s.hands[seat].map(function (c) { return cardImage(c); }));
       var roles = [];
-      if (s.declarer === seat) roles.push("declarer");
-      if (s.sitting_out === seat) roles.push("sits out");
-      if (s.to_act === seat) roles.push("to act");
+      if (s.declarer === seat) roles.push(words.declarer);
+      if (s.sitting_out === seat) roles.push(words.sits_out);
+      if (s.to_act === seat) roles.push(words.to_act);
       byId("role-" + seat).textContent = roles.join(" · ");
       byId("seat-" + seat).classList.toggle("active", s.to_act === seat);
     }
@@ -41,9 +45,9 @@
       slot.querySelector(".spot").replaceChildren(cardImage(play[1]));
       if (s.trick_winner === play[0]) slot.classList.add("won");
     });
-    byId("trick-winner").textContent = s.trick_winner === null ? "" : data.names[s.trick_winner] + " takes the trick.";
+    byId("trick-winner").textContent = s.trick_winner === null ? "" : fill(words.took_trick, { name: data.names[s.trick_winner] });
     byId("step-text").textContent = s.text;
-    byId("step-no").textContent = "Step " + at + " of " + (steps.length - 1);
+    byId("step-no").textContent = fill(words.step, { step: at, steps: steps.length - 1 });
     byId("trump").textContent = s.trump_name || "—";
     byId("contract").textContent = s.contract ? s.contract + (s.multiplier > 1 ? " ×" + s.multiplier : "") : "—";
     byId("auction").textContent = listed(s.auction);
@@ -54,8 +58,7 @@
     var result = byId("result");
     if (s.result) {
       result.hidden = false;
-      result.textContent = data.teams[s.result.winner] + " win " + s.result.game_points + " game point" +
-        (s.result.game_points === 1 ? "" : "s") + ". " + s.result.reason;
+      result.textContent = s.result.text;
     } else {
       result.hidden = true;
       result.textContent = "";

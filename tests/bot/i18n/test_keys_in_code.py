@@ -1,4 +1,5 @@
-"""Every catalogue key the bot's code names exists: literal keys, and every expansion of an f-string key."""
+"""Every catalogue key the bot's code names exists: literal keys, and every expansion of an f-string key (in
+the web pages' templates: a key given to ``_``/``html``, and every expansion of a key joined with ``~``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from pathlib import Path
 
 import engine
+from bot.db.tournaments import TOURNAMENT_STATUSES
 from bot.game.rulesettings import RULE_SETTINGS
 from bot.i18n import catalogue, plural_keys
 from bot.render import DECK_STYLES
@@ -21,6 +23,10 @@ NAMESPACES = {key.split(".")[0] for key in ENGLISH}
 KEY_SHAPE = re.compile(r"[a-z_]+(?:\.[A-Za-z0-9_]+)+")
 KEY_PREFIX_SHAPE = re.compile(r"[a-z_]+(?:\.[a-z_]+)*\.")
 FILE_NAME = re.compile(r".+\.(?:png|json)")
+TEMPLATES = ROOT / "bot" / "web" / "templates"
+# In a template: _("key") or html("key"), and "prefix." ~ value (a key built at run time).
+TEMPLATE_KEY = re.compile(r"""\b(?:_|html)\(\s*["']([a-z_]+(?:\.[A-Za-z0-9_]+)+)["']""")
+TEMPLATE_PREFIX = re.compile(r"""["']([a-z_]+(?:\.[a-z_]+)*\.)["']\s*~""")
 PHASES = (engine.TRUMP, engine.AUCTION, engine.DOUBLING, engine.PLAY)  # a seat is to act
 CONTRACT_IDS = tuple(contract.id for contract in engine.Contract)
 
@@ -66,6 +72,10 @@ EXPANSIONS: dict[str, tuple[str, ...]] = {
     ),
     # Choice names, also shown for stored settings; test_translator checks every choice of every command.
     "command.choice.": ("standard", "stargames", "en", "de", "nl", "tr", "pimc", "greedy"),
+    # The web pages' templates (bot/web/templates)
+    "web.status.": ("lobby", "playing", "finished", "closed"),
+    "web.tournament.status.": TOURNAMENT_STATUSES,
+    "web.match.status.": ("pending", "playing", "done"),
 }
 
 
@@ -93,6 +103,14 @@ def keys_in_code() -> tuple[dict[str, str], dict[str, str]]:
                     and len(node.values) == 2  # "<prefix>{value}" and nothing after it
                 ):
                     prefixes.setdefault(str(head.value), f"{where}:{node.lineno}")
+    for path in sorted(TEMPLATES.glob("*.html")):
+        where = str(path.relative_to(ROOT))
+        text = path.read_text(encoding="utf-8")
+        for found in TEMPLATE_KEY.finditer(text):
+            literals.setdefault(found[1], where)
+        for found in TEMPLATE_PREFIX.finditer(text):
+            if found[1].split(".")[0] in NAMESPACES:
+                prefixes.setdefault(found[1], where)
     return literals, prefixes
 
 
@@ -100,6 +118,7 @@ def test_the_scan_finds_the_keys_the_code_uses():
     literals, prefixes = keys_in_code()
     assert {"status.lobby", "button.pass", "error.not_seated", "log.new_deal"} <= set(literals)
     assert {"status.", "seat.", "contract.", "rules."} <= set(prefixes)
+    assert {"web.table_name", "web.footer"} <= set(literals) and "web.status." in prefixes  # the templates too
 
 
 def test_every_literal_key_in_the_code_exists():
