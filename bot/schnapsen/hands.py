@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -33,7 +32,6 @@ from bot.vocabulary import HandOrder
 from . import payloads, repost
 from .content import Payload
 from .handmodel import HandModel, hand_model
-from .replies import acknowledge
 from .tablememory import ChannelHand, forget_refused_click
 
 if TYPE_CHECKING:
@@ -52,11 +50,6 @@ TOKEN_REFUSED = frozenset({401, 403, 404})  # an interaction's token Discord no 
 # A deal's DM is sent through its owner's latest DM click only while that token has this long to go: it also
 # edits the new message until they click it (a deal at human pace takes about a minute).
 FOLLOWUP_TOKEN_LEFT = 5 * 60.0
-HandKey = tuple[object, ...]  # a hand message: ("dm", message id) or ("channel", table id, user id)
-# A click's own answer must reach Discord within its three seconds: drawing the hand for it may take what is
-# left of this after the move was stored, else the click is answered with a deferred update and the hand's
-# usual edit follows (through the click's token).
-ANSWER_BUDGET = 2.5
 
 
 class Hands:
@@ -76,9 +69,6 @@ class Hands:
         # Daily attempt played in a channel -> its player's latest ephemeral hand (outlives the table's memory, for
         # the last deal's result and the closing notice, delivered once the table is closed).
         self.private_hands = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
-        # Hands whose click is being stored and answered (``hold``): their own edits wait for the answer, which
-        # shows the move in the click's callback.
-        self._held: Counter[HandKey] = Counter()
 
     # --- whose hand, where, in which language ----------------------------------------------------------
 
@@ -168,7 +158,7 @@ class Hands:
         if self.hand_in_channel(occupant):
             self._refresh_channel_hand_if_changed(table, seat, occupant.user_id)
             return
-        if occupant.dm_message_id is None or ("dm", occupant.dm_message_id) in self._held:
+        if occupant.dm_message_id is None or self.messages.answers.holds(("dm", occupant.dm_message_id)):
             return
         memory = self.messages.memory(table.id)
         shown = self.model(table, seat, occupant.user_id)
@@ -200,13 +190,13 @@ class Hands:
             memory = self.messages.memory(now.id)
             shown = self.model(now, seat, user_id)
             payload = await payloads.hand_message(shown)
-            answers = memory.answers[("dm", message_id)]
+            answered_before = memory.clicks_answered[("dm", message_id)]
             try:
                 if self.messages.reposts.due(message_id):  # too old to edit: a new DM takes its place
                     await repost.repost_dm(self, now, seat, user_id, (channel_id, message_id), shown, payload)
                     return
                 await self.edit_dm(now.id, channel_id, message_id, payload)
-                if memory.answers[("dm", message_id)] != answers:  # a click's answer may have landed first
+                if memory.clicks_answered[("dm", message_id)] != answered_before:  # a click's answer may have landed first
                     memory.forget_dm(message_id)
                     self.refresh_if_changed(self.messages.current(now), seat)
             except discord.Forbidden as err:
@@ -245,105 +235,6 @@ class Hands:
                 .edit(**payload.edit_kwargs(keep_attachments=unchanged))
             )
         memory.dm_images[message_id] = digest
-
-    # --- answering a click on a hand with the move it made --------------------------------------------
-
-    def hold(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
-        """A click on ``seat``'s hand is being stored and answered: until ``release``, the hand's own edits wait,
-        since the click's answer shows the move (and a second edit of the same would only cost a call)."""
-        occupant, message = table.seats[seat], interaction.message
-        if occupant is None or occupant.user_id is None or message is None:
-            return None
-        if message.flags.ephemeral:
-            if not self.hand_in_channel(occupant):
-                return None  # a hand shown on request: the DM, not this message, is kept up to date
-            key: HandKey = ("channel", table.id, occupant.user_id)
-        else:
-            key = ("dm", message.id)
-        self._held[key] += 1
-        return key
-
-    def release(self, table_id: int, seat: int, key: HandKey | None) -> None:
-        """The click is answered (or refused): the hand shows whatever changed since the answer was drawn."""
-        if key is None:
-            return
-        self._held[key] -= 1
-        if self._held[key] <= 0:
-            del self._held[key]
-        table = self.service.snapshot(table_id)
-        if table is not None:
-            self.refresh_if_changed(table, seat)
-
-    async def answer_move(
-        self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float
-    ) -> None:
-        """Answer a click whose move is stored: the clicked hand is updated in the click's own callback (type 7)
-        with what the move made of it, or, for a click another process acknowledged already (``routing.py``),
-        edited at once through its token. Where that cannot be (the message no longer shows the running deal,
-        it is due to be re-posted, the drawing is late, Discord refused the answer), the click is acknowledged
-        (if it still can be) and the hand's usual edit shows the move."""
-        loop = asyncio.get_running_loop()
-        user_id, message = interaction.user.id, interaction.message
-        now = self.service.snapshot(table_id)
-        occupant = None if now is None else now.seats[seat]
-        model: HandModel | None = None
-        key: HandKey | None = None
-        if now is not None and occupant is not None and occupant.user_id == user_id and message is not None:
-            if message.flags.ephemeral:
-                if now.status in ("playing", "finished"):  # the same ephemeral hand shows the next deal too
-                    model = self.model(now, seat, user_id)
-                    key = ("channel", now.id, user_id) if self.hand_in_channel(occupant) else None
-            elif self.hand_in_channel(occupant) or self.messages.reposts.due(message.id):
-                pass  # the DM is retired, or will be replaced: its own path shows it
-            elif now.deal_no == deal_no and occupant.dm_message_id == message.id:
-                model, key = self.model(now, seat, user_id), ("dm", message.id)
-            elif (ended := self.messages.memory(table_id).deal_ends.get(deal_no)) is not None:
-                model = self.model(ended, seat, user_id, ended.deal)  # the move ended the deal: its last word
-        answered = False
-        if model is not None:
-            memory = self.messages.memory(table_id)
-            try:
-                payload = await asyncio.wait_for(
-                    payloads.hand_message(model), max(0.0, started + ANSWER_BUDGET - loop.time())
-                )
-            except TimeoutError:
-                log.warning("table %s: drawing the answer to a click took too long; the hand is edited instead", table_id)
-            else:
-                digest = hash(payload.images.get("hand.png"))
-                unchanged = message is not None and memory.dm_images.get(message.id) == digest
-                try:
-                    if interaction.response.is_done():
-                        await interaction.edit_original_response(**payload.edit_kwargs(keep_attachments=unchanged))
-                    else:
-                        await interaction.response.edit_message(**payload.edit_kwargs(keep_attachments=unchanged))
-                    answered = True
-                except discord.HTTPException as err:
-                    # Expired (the move took longer than Discord's three seconds), refused, or lost: the move
-                    # is stored; the hand's usual edit shows it.
-                    log.warning("table %s: answering a click with its hand failed (%s %s)", table_id, err.status, err.code)
-                if answered and key is not None and message is not None:
-                    memory.answers[key] += 1
-                    if key[0] == "dm":
-                        memory.dm_shown[message.id] = model
-                        memory.dm_images[message.id] = digest
-                    else:
-                        memory.channel_shown[user_id] = model
-        if not answered:
-            if key is not None:  # whatever it shows now, the hand's own edit must not trust it
-                memory = self.messages.memory(table_id)
-                if key[0] == "dm" and message is not None:
-                    memory.forget_dm(message.id)
-                else:
-                    memory.channel_shown.pop(user_id, None)
-            with contextlib.suppress(discord.HTTPException):
-                await acknowledge(interaction)
-        if now is None or not interaction.response.is_done():
-            return
-        if message is not None and message.flags.ephemeral:
-            if occupant is not None:
-                self.remember_channel_hand(now, user_id, interaction, None, shows_now=answered)
-        else:
-            self.remember_dm_click(now, interaction)
 
     def remember_dm_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
         """An acknowledged click on a hand DM: its token edits that message while it lasts (a deferred update's
@@ -564,7 +455,7 @@ class Hands:
             self._delete_later(table, notice[1], through=interaction if pressed and answered_as_update else None)
 
     def _refresh_channel_hand_if_changed(self, table: TableSnapshot, seat: int, user_id: int) -> None:
-        if ("channel", table.id, user_id) in self._held:
+        if self.messages.answers.holds(("channel", table.id, user_id)):
             return  # the click being answered shows it
         memory = self.messages.memory(table.id)
         shown = self.model(table, seat, user_id)
@@ -586,10 +477,10 @@ class Hands:
             hand = memory.channel_hands.get(user_id)
             if hand is not None and hand.fresh(asyncio.get_running_loop().time()):
                 payload = await payloads.hand_message(self.model(now, seat, user_id))
-                answers = memory.answers[("channel", now.id, user_id)]
+                answered_before = memory.clicks_answered[("channel", now.id, user_id)]
                 try:
                     await hand.edit(payload)
-                    if memory.answers[("channel", now.id, user_id)] != answers:  # a click's answer may have landed first
+                    if memory.clicks_answered[("channel", now.id, user_id)] != answered_before:  # a click's answer may have landed first
                         memory.channel_shown.pop(user_id, None)
                         self._refresh_channel_hand_if_changed(self.messages.current(now), seat, user_id)
                     return

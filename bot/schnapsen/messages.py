@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -24,10 +23,10 @@ from bot.game.table import TableSnapshot
 from bot.i18n import t
 
 from . import answers, payloads, repost, threads
+from .clickanswers import ClickAnswers
 from .closing import ClosedTables
 from .coalesce import Coalescer
-from .hands import ANSWER_BUDGET, Hands
-from .replies import acknowledge
+from .hands import Hands
 from .tablememory import ChannelHand, TableMemory, forget_refused_click
 
 if TYPE_CHECKING:
@@ -52,6 +51,7 @@ class Messages:
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
         self.reposts = repost.Reposts(bot.settings.repost_after)  # messages too old to edit (repost.py)
         self.hands = Hands(self)
+        self.answers = ClickAnswers(self)  # clicks answered with what their stored change made
         self.closed = ClosedTables(self)  # a closed table's messages: their last edits, a stale one clicked
         # Two facts about a table which outlive its memory (the close is what forgets it): a posted table
         # message no snapshot knows yet (the table closed meanwhile, or storing the message's id failed: the
@@ -62,10 +62,6 @@ class Messages:
         # Table message id -> the latest click on it answered with a deferred update (Start, Add AI, Rematch):
         # its token edits that message, off the bot token's global limit, while it lasts.
         self.table_clicks = Lru[int, ChannelHand](REMEMBERED_TABLE_CLICKS)
-        # Tables whose click on the table message is being stored and answered (``hold_table``): their message's
-        # edits wait for the answer, which shows the change; the latest table asked for meanwhile.
-        self._held_tables: Counter[int] = Counter()
-        self._wanted_while_held: dict[int, TableSnapshot] = {}
 
     def current(self, table: TableSnapshot) -> TableSnapshot:
         """The table as it stands now: the service's snapshot, or (the table closed) the one given."""
@@ -118,9 +114,8 @@ class Messages:
         not be stored: stored here, not posted again."""
         if self.service.daily.keeps_private(table.channel_id):
             return  # a daily attempt played in a channel has no table message: its ephemeral hand shows the table
-        if posted is None and self._held_tables[table.id]:
-            self._wanted_while_held[table.id] = table  # the click being answered shows it, or asks again
-            return
+        if posted is None and self.answers.table_wanted(table):
+            return  # the click being answered shows it, or asks again
         if posted is not None:
             self._posted_as_it_closed.setdefault(table.id, posted)
 
@@ -140,7 +135,7 @@ class Messages:
                     if now.table_message_id != message_id and now.status != "closed":  # its store had failed
                         await self._store_table_message(now, message_id)
                     self._posted_as_it_closed.pop(now.id, None)
-                    self._shown(now)
+                    self.shown(now)
                     return
                 except discord.NotFound:  # somebody deleted it: put a new one up
                     replaced = message_id
@@ -150,7 +145,7 @@ class Messages:
             sent = await self.channel(now.channel_id).send(
                 nonce=nonce, allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
-            self._shown(now)
+            self.shown(now)
             await self._store_table_message(now, sent.id)
 
         # A new deal's first picture is urgent too: the table message leaves the lobby (or the last deal) at once.
@@ -168,58 +163,6 @@ class Messages:
         if click is not None and click.fresh(asyncio.get_running_loop().time()):
             return settings.edit_interval / 2
         return settings.edit_interval * settings.table_edit_intervals
-
-    # --- answering a click on the table message with the change it made ------------------------------------
-
-    def hold_table(self, table_id: int) -> None:
-        """A click on the table message is being stored and answered: its edits wait (``release_table``)."""
-        self._held_tables[table_id] += 1
-
-    def release_table(self, table_id: int, shown: TableSnapshot | None) -> None:
-        """The click is answered (``shown``: the table its answer showed) or failed: what changed since is shown."""
-        self._held_tables[table_id] -= 1
-        if self._held_tables[table_id] > 0:
-            return
-        del self._held_tables[table_id]
-        wanted = self._wanted_while_held.pop(table_id, None)
-        if wanted is None:
-            return
-        if shown is None or self.current(wanted) is not shown:
-            self.refresh_table_message(wanted)
-
-    async def answer_table_click(self, interaction: discord.Interaction[Any], table_id: int, started: float) -> TableSnapshot | None:
-        """Answer a click on the table message whose change is stored: the message is updated in the click's
-        own callback (type 7) with the table as it stands, and the click's token edits it from then on. Where
-        that cannot be (not the table's current message, one due to be re-posted, drawn too late, refused), the
-        click is acknowledged with a deferred update and the usual edit follows. Returns the table shown."""
-        loop = asyncio.get_running_loop()
-        table = self.service.snapshot(table_id) or self._wanted_while_held.get(table_id)
-        message = interaction.message
-        shown = None
-        if (
-            table is not None
-            and message is not None
-            and message.id == table.table_message_id
-            and not self.reposts.due(message.id)
-            and not interaction.response.is_done()
-        ):
-            try:
-                payload = await asyncio.wait_for(
-                    payloads.table_payload(table, table.language), max(0.0, started + ANSWER_BUDGET - loop.time())
-                )
-                await interaction.response.edit_message(**payload.edit_kwargs())
-                shown = table
-                self._shown(table)
-            except TimeoutError:
-                log.warning("table %s: drawing the answer to a click took too long; the message is edited instead", table_id)
-            except discord.HTTPException as err:
-                log.warning("table %s: answering a click with the table failed (%s %s)", table_id, err.status, err.code)
-        if shown is None:
-            with contextlib.suppress(discord.HTTPException):
-                await acknowledge(interaction)
-        if table is not None and interaction.response.is_done():
-            self.remember_table_click(table, interaction)
-        return shown
 
     def remember_table_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
         """A click on the table message answered with a deferred update: its original response is that
@@ -269,7 +212,8 @@ class Messages:
         old = self.channel(table.channel_id).get_partial_message(old_id)
         repost.point_to_new(self.edits, table.id, old, repost.moved_payload(title, table.language, link))
 
-    def _shown(self, table: TableSnapshot) -> None:
+    def shown(self, table: TableSnapshot) -> None:
+        """The table message shows ``table`` (its thread may be archived once it shows the table closed)."""
         if table.status == "playing":
             self.memory(table.id).table_deal_shown = table.deal_no
         if table.status == "closed" and table.thread_parent_id is not None:  # its thread is archived next

@@ -20,9 +20,9 @@ from bot.db import PlayerPrefs
 from bot.game import events as ev
 from bot.game.table import TableSnapshot
 
+from .clickanswers import HandKey
 from .content import Payload
 from .drivers import Drivers
-from .hands import HandKey
 from .messages import Messages
 from .routing import ClickInbox, ClickRouter
 
@@ -107,26 +107,26 @@ class Runtime:
     # --- a click answered with what its stored change made (components.py) ------------------------------
 
     def hold_hand(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
-        return self.messages.hands.hold(table, seat, interaction)
+        return self.messages.answers.hold_hand(table, seat, interaction)
 
     def release_hand(self, table_id: int, seat: int, held: HandKey | None) -> None:
-        self.messages.hands.release(table_id, seat, held)
+        self.messages.answers.release_hand(table_id, seat, held)
 
     async def answer_move(
         self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float
     ) -> None:
-        await self.messages.hands.answer_move(interaction, table_id, seat, deal_no, started)
+        await self.messages.answers.answer_move(interaction, table_id, seat, deal_no, started)
 
     def hold_table(self, table_id: int) -> None:
-        self.messages.hold_table(table_id)
+        self.messages.answers.hold_table(table_id)
 
     def release_table(self, table_id: int, shown: TableSnapshot | None) -> None:
-        self.messages.release_table(table_id, shown)
+        self.messages.answers.release_table(table_id, shown)
 
     async def answer_table_click(
         self, interaction: discord.Interaction[Any], table_id: int, started: float
     ) -> TableSnapshot | None:
-        return await self.messages.answer_table_click(interaction, table_id, started)
+        return await self.messages.answers.answer_table_click(interaction, table_id, started)
 
     def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
         self.messages.hands.prefs_changed(table, user_id, before)

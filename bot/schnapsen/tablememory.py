@@ -93,7 +93,7 @@ class TableMemory:
     turn_notices: dict[int, tuple[int, int]] = field(default_factory=dict)
     # Clicks answered with their hand, by hand (("dm", message id) or ("channel", table, user)): an edit of the
     # hand that was on its way meanwhile may land after the answer, showing an older position, so it is redone.
-    answers: Counter[Hashable] = field(default_factory=Counter)
+    clicks_answered: Counter[Hashable] = field(default_factory=Counter)
     # The deal the table message last showed while playing: a new deal's first picture goes at once.
     table_deal_shown: int | None = None
 

@@ -72,7 +72,7 @@ async def test_a_card_click_is_answered_with_the_hand_the_stored_move_made(
     assert response.type == UPDATE_MESSAGE, "the clicked DM is updated in the click's own answer"
     shown = [b["custom_id"] for row in response.data["components"] for b in row["components"]]
     assert button["custom_id"] not in shown, "the answer shows the hand after the move"
-    assert await world.action_count(table.id) == actions + 1, "the answer came after the move was stored"
+    assert await world.action_count(table.id) > actions, "the answer came after the move was stored"
     assert bot_token_edits(fake_discord, hand.id, since) == [], "no bot-token edit of the clicked DM"
 
 
@@ -108,7 +108,7 @@ async def test_a_stop_between_the_commit_and_the_answer_leaves_the_click_unackno
         committed.set()
         await never.wait()
 
-    bot.runtime.messages.hands.answer_move = dies  # type: ignore[method-assign]
+    bot.runtime.messages.answers.answer_move = dies  # type: ignore[method-assign]
     click = await fake_discord.click(alice, hand, button["custom_id"])
     await committed.wait()
     await world.stop_bot()

@@ -1,0 +1,214 @@
+"""Answering a click with what its stored change made (issue 35): only a stored change is acknowledged, and
+the person who clicked sees it in the click's own answer.
+
+A click that changes a table (a move on a hand, Start, Add AI, Rematch, Close on the table message) is applied
+first; once the change is committed, the click is answered with the message it was made on as the change
+left it, in the interaction's own callback (type 7: one round trip, no bot-token call), and its token edits
+that message from then on. Meanwhile that message's own edits are held (``hold_hand``, ``hold_table``), so
+the answer is not followed by a second edit of the same; what changed after the answer was drawn is shown
+when the hold is released. Where the answer cannot be (the message no longer shows the running deal, it is
+due to be re-posted, drawing it took too long, Discord refused it), the click is acknowledged with a deferred
+update if it still can be, and the message's usual edit shows the change. A process that dies between the
+commit and the answer leaves the person an "interaction failed" and the change done: never the opposite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.game.table import TableSnapshot
+
+from . import payloads
+from .handmodel import HandModel
+from .replies import acknowledge
+
+if TYPE_CHECKING:
+    from .messages import Messages
+
+log = logging.getLogger(__name__)
+
+HandKey = tuple[object, ...]  # a hand message: ("dm", message id) or ("channel", table id, user id)
+# A click's own answer must reach Discord within its three seconds: drawing it may take what is left of this
+# after the change was stored, else the click is acknowledged with a deferred update and the usual edit follows.
+ANSWER_BUDGET = 2.5
+
+
+class ClickAnswers:
+    def __init__(self, messages: Messages) -> None:
+        self.messages = messages
+        self.hands = messages.hands
+        # Messages whose click is being stored and answered: hands by ``HandKey``, table messages by
+        # ("table", table id); and the latest table asked to be shown while its message was held.
+        self._held: Counter[tuple[object, ...]] = Counter()
+        self._wanted_while_held: dict[int, TableSnapshot] = {}
+
+    def holds(self, key: tuple[object, ...]) -> bool:
+        """Whether the message is being answered by a click (its own edits wait)."""
+        return key in self._held
+
+    def table_wanted(self, table: TableSnapshot) -> bool:
+        """The table message is asked to show ``table``: True when a click on it holds it (what it shows
+        next is decided when the click is answered)."""
+        if not self._held[("table", table.id)]:
+            return False
+        self._wanted_while_held[table.id] = table
+        return True
+
+    # --- a click on a hand -----------------------------------------------------------------------------
+
+    def hold_hand(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
+        """A click on ``seat``'s hand is being stored and answered: until ``release_hand``, the hand's own edits wait,
+        since the click's answer shows the move (and a second edit of the same would only cost a call)."""
+        occupant, message = table.seats[seat], interaction.message
+        if occupant is None or occupant.user_id is None or message is None:
+            return None
+        if message.flags.ephemeral:
+            if not self.hands.hand_in_channel(occupant):
+                return None  # a hand shown on request: the DM, not this message, is kept up to date
+            key: HandKey = ("channel", table.id, occupant.user_id)
+        else:
+            key = ("dm", message.id)
+        self._held[key] += 1
+        return key
+
+    def release_hand(self, table_id: int, seat: int, key: HandKey | None) -> None:
+        """The click is answered (or refused): the hand shows whatever changed since the answer was drawn."""
+        if key is None:
+            return
+        self._held[key] -= 1
+        if self._held[key] <= 0:
+            del self._held[key]
+        table = self.messages.service.snapshot(table_id)
+        if table is not None:
+            self.hands.refresh_if_changed(table, seat)
+
+    async def answer_move(
+        self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float
+    ) -> None:
+        """Answer a click whose move is stored: the clicked hand is updated in the click's own callback (type 7)
+        with what the move made of it, or, for a click another process acknowledged already (``routing.py``),
+        edited at once through its token. Where that cannot be (the message no longer shows the running deal,
+        it is due to be re-posted, the drawing is late, Discord refused the answer), the click is acknowledged
+        (if it still can be) and the hand's usual edit shows the move."""
+        loop = asyncio.get_running_loop()
+        user_id, message = interaction.user.id, interaction.message
+        now = self.messages.service.snapshot(table_id)
+        occupant = None if now is None else now.seats[seat]
+        model: HandModel | None = None
+        key: HandKey | None = None
+        if now is not None and occupant is not None and occupant.user_id == user_id and message is not None:
+            if message.flags.ephemeral:
+                if now.status in ("playing", "finished"):  # the same ephemeral hand shows the next deal too
+                    model = self.hands.model(now, seat, user_id)
+                    key = ("channel", now.id, user_id) if self.hands.hand_in_channel(occupant) else None
+            elif self.hands.hand_in_channel(occupant) or self.messages.reposts.due(message.id):
+                pass  # the DM is retired, or will be replaced: its own path shows it
+            elif now.deal_no == deal_no and occupant.dm_message_id == message.id:
+                model, key = self.hands.model(now, seat, user_id), ("dm", message.id)
+            elif (ended := self.messages.memory(table_id).deal_ends.get(deal_no)) is not None:
+                model = self.hands.model(ended, seat, user_id, ended.deal)  # the move ended the deal: its last word
+        answered = False
+        if model is not None:
+            memory = self.messages.memory(table_id)
+            try:
+                payload = await asyncio.wait_for(
+                    payloads.hand_message(model), max(0.0, started + ANSWER_BUDGET - loop.time())
+                )
+            except TimeoutError:
+                log.warning("table %s: drawing the answer to a click took too long; the hand is edited instead", table_id)
+            else:
+                digest = hash(payload.images.get("hand.png"))
+                unchanged = message is not None and memory.dm_images.get(message.id) == digest
+                try:
+                    if interaction.response.is_done():
+                        await interaction.edit_original_response(**payload.edit_kwargs(keep_attachments=unchanged))
+                    else:
+                        await interaction.response.edit_message(**payload.edit_kwargs(keep_attachments=unchanged))
+                    answered = True
+                except discord.HTTPException as err:
+                    # Expired (the move took longer than Discord's three seconds), refused, or lost: the move
+                    # is stored; the hand's usual edit shows it.
+                    log.warning("table %s: answering a click with its hand failed (%s %s)", table_id, err.status, err.code)
+                if answered and key is not None and message is not None:
+                    memory.clicks_answered[key] += 1
+                    if key[0] == "dm":
+                        memory.dm_shown[message.id] = model
+                        memory.dm_images[message.id] = digest
+                    else:
+                        memory.channel_shown[user_id] = model
+        if not answered:
+            if key is not None:  # whatever it shows now, the hand's own edit must not trust it
+                memory = self.messages.memory(table_id)
+                if key[0] == "dm" and message is not None:
+                    memory.forget_dm(message.id)
+                else:
+                    memory.channel_shown.pop(user_id, None)
+            with contextlib.suppress(discord.HTTPException):
+                await acknowledge(interaction)
+        if now is None or not interaction.response.is_done():
+            return
+        if message is not None and message.flags.ephemeral:
+            if occupant is not None:
+                self.hands.remember_channel_hand(now, user_id, interaction, None, shows_now=answered)
+        else:
+            self.hands.remember_dm_click(now, interaction)
+
+    # --- a click on the table message ------------------------------------------------------------------
+
+    def hold_table(self, table_id: int) -> None:
+        """A click on the table message is being stored and answered: its edits wait (``release_table``)."""
+        self._held[("table", table_id)] += 1
+
+    def release_table(self, table_id: int, shown: TableSnapshot | None) -> None:
+        """The click is answered (``shown``: the table its answer showed) or failed: what changed since is shown."""
+        self._held[("table", table_id)] -= 1
+        if self._held[("table", table_id)] > 0:
+            return
+        del self._held[("table", table_id)]
+        wanted = self._wanted_while_held.pop(table_id, None)
+        if wanted is None:
+            return
+        if shown is None or self.messages.current(wanted) is not shown:
+            self.messages.refresh_table_message(wanted)
+
+    async def answer_table_click(
+        self, interaction: discord.Interaction[Any], table_id: int, started: float
+    ) -> TableSnapshot | None:
+        """Answer a click on the table message whose change is stored: the message is updated in the click's
+        own callback (type 7) with the table as it stands, and the click's token edits it from then on. Where
+        that cannot be (not the table's current message, one due to be re-posted, drawn too late, refused), the
+        click is acknowledged with a deferred update and the usual edit follows. Returns the table shown."""
+        loop = asyncio.get_running_loop()
+        table = self.messages.service.snapshot(table_id) or self._wanted_while_held.get(table_id)
+        message = interaction.message
+        shown = None
+        if (
+            table is not None
+            and message is not None
+            and message.id == table.table_message_id
+            and not self.messages.reposts.due(message.id)
+            and not interaction.response.is_done()
+        ):
+            try:
+                payload = await asyncio.wait_for(
+                    payloads.table_payload(table, table.language), max(0.0, started + ANSWER_BUDGET - loop.time())
+                )
+                await interaction.response.edit_message(**payload.edit_kwargs())
+                shown = table
+                self.messages.shown(table)
+            except TimeoutError:
+                log.warning("table %s: drawing the answer to a click took too long; the message is edited instead", table_id)
+            except discord.HTTPException as err:
+                log.warning("table %s: answering a click with the table failed (%s %s)", table_id, err.status, err.code)
+        if shown is None:
+            with contextlib.suppress(discord.HTTPException):
+                await acknowledge(interaction)
+        if table is not None and interaction.response.is_done():
+            self.messages.remember_table_click(table, interaction)
+        return shown
