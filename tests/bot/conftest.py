@@ -9,7 +9,7 @@ import itertools
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import asyncpg
 import pytest
@@ -22,7 +22,8 @@ _database_numbers = itertools.count(1)
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
-    """A PostgreSQL cluster for the whole run, with a migrated template database; skipped without servers."""
+    """A PostgreSQL cluster for the whole run, with a migrated template database; skipped without servers.
+    Each pytest-xdist worker is a session of its own, so each has its own cluster (folder, socket, port)."""
     binaries = server_binaries()
     if binaries is None:
         pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl): `apt-get install postgresql`")
@@ -62,12 +63,29 @@ async def new_pg_database(cluster: Cluster, *, migrated: bool = True) -> str:
     return cluster.dsn(name)
 
 
-@pytest.fixture
-def pg_url(pg_cluster: Cluster) -> str:
-    """A fresh, migrated PostgreSQL database of its own for the test (a plain fixture: `db` asks for it only
-    on PostgreSQL, from inside its running loop, so it runs on a loop of its own)."""
+async def drop_pg_database(cluster: Cluster, url: str) -> None:
+    """Drop a test's database, whoever is still connected: a run makes hundreds, and deleting the folder of
+    a cluster that kept them all took half a minute at the end of a run."""
+    name = url.split("?")[0].rsplit("/", 1)[1]
+    admin = await asyncpg.connect(cluster.dsn())
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await admin.close()
+
+
+def _on_own_loop(coroutine: Any) -> Any:
     with ThreadPoolExecutor(1) as worker:
-        return worker.submit(asyncio.run, new_pg_database(pg_cluster)).result()
+        return worker.submit(asyncio.run, coroutine).result()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database of its own for the test (a plain fixture: `db` asks for it only
+    on PostgreSQL, from inside its running loop, so it runs on a loop of its own); dropped after the test."""
+    url = _on_own_loop(new_pg_database(pg_cluster))
+    yield url
+    _on_own_loop(drop_pg_database(pg_cluster, url))
 
 
 class TwoProcesses(NamedTuple):
@@ -91,10 +109,11 @@ async def two_pg_processes(pg_url: str) -> AsyncIterator[TwoProcesses]:
 
 
 @pytest.fixture
-def pg_empty_url(pg_cluster: Cluster) -> str:
-    """A fresh PostgreSQL database with no schema at all."""
-    with ThreadPoolExecutor(1) as worker:
-        return worker.submit(asyncio.run, new_pg_database(pg_cluster, migrated=False)).result()
+def pg_empty_url(pg_cluster: Cluster) -> Iterator[str]:
+    """A fresh PostgreSQL database with no schema at all; dropped after the test."""
+    url = _on_own_loop(new_pg_database(pg_cluster, migrated=False))
+    yield url
+    _on_own_loop(drop_pg_database(pg_cluster, url))
 
 
 @pytest.fixture

@@ -44,6 +44,9 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
         throttle_actions=1000,
         db_synchronous="NORMAL",
         identify_interval=0.0,
+        # One AI worker process per bot: pytest-xdist runs a test per core already, and each worker is a Python
+        # spawned at the bot's start (two per bot cost a fifth more CPU in the end-to-end tests).
+        ai_workers=1,
         daily_par_ahead=False,  # no day's par at every start: a test's attempt asks for its day's
     )
     return dataclasses.replace(base, **changes)
