@@ -98,6 +98,10 @@ class DatabaseCore:
         """Inside the current transaction: wake the listeners of `channel` once it commits (PostgreSQL's
         NOTIFY). An engine without notifications does nothing: its readers look for themselves."""
 
+    async def notify_now(self, channel: str, payload: str) -> None:
+        """Outside any transaction: wake the listeners of `channel` at once (one statement of its own, no write
+        lock: for news of a change already stored). An engine without notifications does nothing."""
+
     async def listen(
         self, channel: str, on_notice: Callable[[str], None], on_lost: Callable[[], None]
     ) -> Callable[[], Awaitable[None]] | None:

@@ -137,6 +137,10 @@ class Database:
         """A write transaction joining any repository calls made inside it (see `DatabaseCore.transaction`)."""
         return self.core.transaction(guild_id=guild_id)
 
+    async def notify_now(self, channel: str, payload: str) -> None:
+        """Wake the listeners of `channel` at once, outside any transaction (see `DatabaseCore.notify_now`)."""
+        await self.core.notify_now(channel, payload)
+
     async def listen(
         self, channel: str, on_notice: Callable[[str], None], on_lost: Callable[[], None]
     ) -> Callable[[], Awaitable[None]] | None:

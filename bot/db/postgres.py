@@ -228,6 +228,9 @@ class PostgresCore(DatabaseCore):
     async def notify(self, channel: str, payload: str) -> None:
         await self._writer().execute("SELECT pg_notify($1, $2)", channel, payload)
 
+    async def notify_now(self, channel: str, payload: str) -> None:
+        await self._pool.execute("SELECT pg_notify($1, $2)", channel, payload)
+
     async def insert_notifying(self, sql: str, params: Iterable[Any], channel: str, payload: str) -> Row:
         if self._current() is not None:  # part of the caller's transaction
             return await super().insert_notifying(sql, params, channel, payload)

@@ -35,6 +35,7 @@ from .boards import BoardsCache, changes_boards
 from .cards import CARD_FILE
 from .graph import rating_graph
 from .live import LiveHub, public_state
+from .notices import TableNews, WebNotices
 from .replay import ReplayDeal, replay_data
 from .security import SECURITY_HEADERS, NotFound, RateLimiter, client_of, guard
 from .words import contract_name, html, html_label, language_of, script_words, translator
@@ -94,16 +95,31 @@ class WebContext:
     static: dict[str, bytes] = field(default_factory=dict)
     version: str = "1"  # in static files' addresses: a new bot version is a new address, never a stale copy
     boards: BoardsCache = field(init=False)  # the server page's boards, kept a while (made by make_app)
+    notices: WebNotices | None = None  # news to and from the other processes (PostgreSQL)
 
     def table_changed(self, before: TableSnapshot | None, after: TableSnapshot, events: tuple[object, ...]) -> None:
         """The table core's listener (this process's tables): the live pages follow, the boards are dropped
-        when the change may show on them."""
+        when the change may show on them, and the other processes are told."""
         self.hub.table_changed(before, after, events)
-        if changes_boards(before, after):
+        boards = changes_boards(before, after)
+        if boards:
             self.boards.invalidate(after.guild_id)
+        if self.notices is not None:
+            self.notices.table_changed(after.id, after.version, after.guild_id, boards)
 
     def forgotten(self) -> None:
-        """forget-me: no page may show what was read before it."""
+        """forget-me here: no page anywhere may show what was read before it."""
+        self.boards.clear()
+        if self.notices is not None:
+            self.notices.forgotten()
+
+    def heard(self, news: TableNews) -> None:
+        """Another process's table changed (its notice)."""
+        self.hub.stored_change(news.table_id, news.version)
+        if news.boards:
+            self.boards.invalidate(news.guild_id)
+
+    def heard_forgotten(self) -> None:
         self.boards.clear()
 
 

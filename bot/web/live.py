@@ -4,7 +4,8 @@
 (``engine.view_for(deal, None)``): no card a player still holds ever goes into it. ``LiveHub`` listens to the
 table core (``TableService.listen``) and hands each watcher of a table the newest state (a slow watcher skips
 states, it never queues them); a table this process does not hold (another process's, with shards) is read
-from storage whenever its stored version moves."""
+from storage whenever that process's notice says it moved (bot/web/notices.py), or its stored version is
+seen to move (a look every 2 s where there are no notices)."""
 
 from __future__ import annotations
 
@@ -110,8 +111,23 @@ class Watcher:
         self.woken.set()
 
 
+@dataclass(eq=False, slots=True)
+class Follower:
+    """Reads another process's table from storage for its watchers here: when that process's notice says it
+    moved (``LiveHub.stored_change``), else every ``poll_seconds``."""
+
+    table_id: int
+    version: int  # the stored version its watchers have
+    nudged: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+
 class LiveHub:
-    """Who watches which table, and the newest state of each for them."""
+    """Who watches which table, and the newest state of each for them. A table this process serves is
+    followed through the table core's changes (``table_changed``); another process's through storage, read
+    once per change for all its watchers here (a ``Follower``), woken by that process's notice
+    (``stored_change``, bot/web/notices.py) or, while there are none (SQLite, the listening connection
+    down), every ``poll_seconds``; with notices, every ``safety_seconds`` besides."""
 
     def __init__(
         self,
@@ -119,16 +135,21 @@ class LiveHub:
         held: Callable[[int], TableSnapshot | None],
         *,
         poll_seconds: float = 2.0,
+        safety_seconds: float = 30.0,
         keepalive_seconds: float = 20.0,
         max_watchers: int = 2000,
     ) -> None:
         self.db = db
         self.held = held
         self.poll_seconds = poll_seconds
+        self.safety_seconds = safety_seconds
         self.keepalive_seconds = keepalive_seconds
         self.max_watchers = max_watchers
+        self.listening = False  # other processes' notices arrive (set by WebNotices)
         self._watchers: dict[int, set[Watcher]] = {}
+        self._followers: dict[int, Follower] = {}
         self.closing = asyncio.Event()
+        self.reads = 0  # tables read from storage for followers (tests, the bench)
 
     @property
     def watching(self) -> int:
@@ -136,14 +157,30 @@ class LiveHub:
 
     def table_changed(self, before: TableSnapshot | None, after: TableSnapshot, events: tuple[object, ...]) -> None:
         """The table core's listener: called after every published change (cheap unless someone watches)."""
-        watchers = self._watchers.get(after.id)
+        self._offer(after)
+
+    def _offer(self, table: TableSnapshot) -> None:
+        watchers = self._watchers.get(table.id)
         if not watchers:
             return
         states: dict[str, dict[str, Any]] = {}  # one per language watched
         for watcher in watchers:
             if watcher.lang not in states:
-                states[watcher.lang] = public_state(after, watcher.lang)
+                states[watcher.lang] = public_state(table, watcher.lang)
             watcher.offer(states[watcher.lang])
+
+    def stored_change(self, table_id: int, version: int) -> None:
+        """Another process stored a new version of the table (its notice): its follower here reads it."""
+        follower = self._followers.get(table_id)
+        if follower is not None and version != follower.version:
+            follower.nudged.set()
+
+    def set_listening(self, on: bool) -> None:
+        """Notices arrive (True), or no longer (False: the followers poll). Either way every follower looks
+        once now: a change may have been missed while they were not heard."""
+        self.listening = on
+        for follower in self._followers.values():
+            follower.nudged.set()
 
     async def current(self, table_id: int) -> TableSnapshot | None:
         """The table as it stands: this process's snapshot, else rebuilt from storage."""
@@ -167,19 +204,16 @@ class LiveHub:
         try:
             if first["status"] == "closed":
                 return
+            self._follow(table_id, version)
+            held = self.held(table_id)
+            if held is not None and held.version > version:  # changed between ``first`` and now
+                watcher.offer(public_state(held, lang))
             while not self.closing.is_set():
-                wait = self.poll_seconds if self.held(table_id) is None else self.keepalive_seconds
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(watcher.woken.wait(), wait)
+                    await asyncio.wait_for(watcher.woken.wait(), self.keepalive_seconds)
                 watcher.woken.clear()
-                state = watcher.latest
-                watcher.latest = None
-                if state is None and self.held(table_id) is None:  # another process's table: look in storage
-                    row = await self.db.tables.get_table(table_id)
-                    if row is not None and row.version != version:
-                        table = await self.current(table_id)
-                        state = None if table is None else public_state(table, lang)
-                if state is None or (state["version"] == version and state["status"] != "closed"):
+                state, watcher.latest = watcher.latest, None
+                if state is None or (state["version"] <= version and state["status"] != "closed"):
                     yield None
                     continue
                 version = state["version"]
@@ -192,9 +226,47 @@ class LiveHub:
                 watchers.discard(watcher)
                 if not watchers:
                     del self._watchers[table_id]
+                    self._unfollow(table_id)
+
+    def _follow(self, table_id: int, version: int) -> None:
+        if table_id in self._followers:
+            return
+        follower = Follower(table_id, version)
+        follower.task = asyncio.get_running_loop().create_task(self._read_along(follower), name="live table follower")
+        self._followers[table_id] = follower
+
+    def _unfollow(self, table_id: int) -> None:
+        follower = self._followers.pop(table_id, None)
+        if follower is not None and follower.task is not None:
+            follower.task.cancel()
+
+    async def _read_along(self, follower: Follower) -> None:
+        """While the table has watchers here: read it from storage when it moved, if another process serves it."""
+        while not self.closing.is_set():
+            wait = self.safety_seconds if self.listening else self.poll_seconds
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(follower.nudged.wait(), wait)
+            follower.nudged.clear()
+            if self.held(follower.table_id) is not None:
+                continue  # this process serves it (now): its changes come through table_changed
+            try:
+                row = await self.db.tables.get_table(follower.table_id)
+                if row is None or row.version == follower.version:
+                    continue
+                table = await self.current(follower.table_id)
+            except Exception:
+                log.warning("reading table %s for its live page failed", follower.table_id, exc_info=True)
+                continue
+            if table is None or self.held(follower.table_id) is not None:
+                continue
+            self.reads += 1
+            follower.version = table.version
+            self._offer(table)
 
     def close(self) -> None:
         self.closing.set()
+        for follower in self._followers.values():
+            follower.nudged.set()
         for watchers in self._watchers.values():
             for watcher in watchers:
                 watcher.woken.set()

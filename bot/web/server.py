@@ -17,6 +17,7 @@ from . import links
 from .app import WebContext, make_app
 from .cards import build_cards
 from .live import LiveHub
+from .notices import WebNotices
 
 log = logging.getLogger(__name__)
 # No access log: a page view is nobody's business but the viewer's (docs/privacy.md), and a bad request is
@@ -31,6 +32,7 @@ class WebServer:
         self.links = links.WebLinks(service.db, settings.base_url, service.clock)
         self.hub = LiveHub(service.db, service.held)
         self._runner: web.AppRunner | None = None
+        self.notices: WebNotices | None = None
         self._unlisten: list[Callable[[], None]] = []
 
     async def start(self) -> None:
@@ -40,6 +42,10 @@ class WebServer:
             self.service.db, self.service, cards, self.hub, prefix=urlsplit(self.settings.base_url).path.rstrip("/")
         )
         app = make_app(context)
+        context.notices = self.notices = WebNotices(
+            self.service.db, context.heard, context.heard_forgotten, self.hub.set_listening
+        )
+        self.notices.start()
         self._runner = web.AppRunner(app, **RUNNER_OPTIONS)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.settings.host, self.settings.port)
@@ -54,6 +60,9 @@ class WebServer:
             unlisten()
         self._unlisten = []
         self.hub.close()
+        if self.notices is not None:
+            await self.notices.close()
+            self.notices = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
