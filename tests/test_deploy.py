@@ -16,11 +16,14 @@ and is skipped elsewhere, with the reason. What stands in for the parts of a rea
   changing solver.py, stands in for a new version (so going back meets a database the older code refuses, and
   the documented restore; and the upgrade must compile the solver again, or the bot runs the pure one);
 * there is no systemd in a chroot: `systemctl` and `journalctl` only record their arguments, and the test starts
-  a unit the steps enabled or started itself: its `ExecStart` as its `User` in its `WorkingDirectory`;
-* the bot runs in a network namespace of its own, so Discord is unreachable: it must stop with exit status 2
-  and one line (the unit's `RestartPreventExitStatus=2` keeps it stopped);
-* the token typed in with `sudoedit` is written into `.env` by the test, and `$BACKUP` is the file the
-  upgrade's backup named (`backup written: ...`), as the docs tell the admin to set it;
+  a unit the steps enabled or started itself: its `ExecStart` as its `User` in its `WorkingDirectory`, and the
+  PostgreSQL cluster the install made, with `pg_ctlcluster`, if the install did not start it;
+* the bot runs in a network namespace of its own, so Discord is unreachable, as at a boot whose network comes
+  up late: it must open its database, then wait for Discord with a WARNING per try, and stop cleanly (exit
+  status 0) on the SIGINT the unit's `KillSignal` sends; a fault it cannot mend (a schema newer than the code)
+  must stop it at once with exit status 2 and one line (the unit's `RestartPreventExitStatus=2`);
+* the token typed in with `sudoedit` is written into `.env` by the test, and `$BACKUP` is the file a backup
+  named (`backup written: ...`), as the docs tell the admin to set it;
 * the Dockerfile's base image is the same Debian 12 with its Python 3.11, its venv module and its headers, as
   `python:3.11-slim-bookworm` has them, and no compiler (no registry is reachable to pull that image); each
   stage starts from a copy of it; the COPY of the build context copies the commit's files, which
@@ -38,6 +41,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -63,7 +67,8 @@ PYPI = "https://pypi.org/simple/pip/"
 DUMMY_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GdUmMy.dummy-token-for-the-deploy-test-0123456789"
 # The documented blocks, in the order an admin follows them.
 DOCUMENTED_STEPS = (
-    "prerequisites", "install", "systemd", "backup-timer", "upgrade", "downgrade", "restore-before-upgrade"
+    "prerequisites", "install", "systemd", "backup-timer", "restore", "upgrade", "downgrade", "restore-before-upgrade",
+    "postgresql-install", "postgresql", "postgresql-backup", "postgresql-restore",
 )
 CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -124,10 +129,20 @@ def test_every_documented_step_is_marked_for_the_deploy_test() -> None:
 
 
 @pytest.mark.parametrize("unit", ["schnapsen.service", "schnapsen@.service"])
-def test_a_unit_does_not_restart_a_configuration_error(unit: str) -> None:
+def test_a_unit_restarts_a_transient_fault_but_not_a_permanent_one(unit: str) -> None:
+    """Exit status 1 (a transient fault the bot waited out for 10 minutes, a crash) is restarted; 2 (a fault
+    the bot cannot mend) is not. What the bot creates is its user's only."""
     settings = unit_settings((ROOT / "deploy" / unit).read_text(encoding="utf-8"))
     assert settings["Restart"] == "on-failure"
-    assert "2" in settings["RestartPreventExitStatus"].split()
+    assert settings["RestartPreventExitStatus"].split() == ["2"]
+    assert settings["KillSignal"] == "SIGINT" and settings["UMask"] == "0077"
+    assert settings["User"] == "schnapsen" and settings["WorkingDirectory"] == "/opt/schnapsen"
+
+
+def test_the_backup_unit_backs_up_either_database_privately() -> None:
+    settings = unit_settings((ROOT / "deploy" / "schnapsen-backup.service").read_text(encoding="utf-8"))
+    assert settings["ExecStart"].endswith("-m bot.backup /var/backups/schnapsen --keep 14")
+    assert "postgresql.service" in settings["After"].split() and settings["UMask"] == "0077"
     assert settings["User"] == "schnapsen" and settings["WorkingDirectory"] == "/opt/schnapsen"
 
 
@@ -174,6 +189,9 @@ def test_the_image_installs_as_the_docs_do_and_runs_unprivileged_with_the_databa
     assert DockerStep("VOLUME", '["/data"]') in steps
     ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
     assert {".env", ".git", ".venv"} <= set(ignored), "the token and local environments stay out of the image"
+    # Databases and backups at any depth, and every compiled module of the AI (the solver's and the world
+    # sampler's): the image builds its own.
+    assert {"**/*.sqlite3*", "**/*.dump", "engine/ai/_*_compiled*", "**/*.so"} <= set(ignored)
 
 
 def test_constraints_pin_every_dependency_within_pyprojects_bounds() -> None:
@@ -216,14 +234,18 @@ class Chroot:
     path: Path
     timings: dict[str, float] = field(default_factory=dict)
 
-    def run(self, argv: list[str], *, step: str, user: str = "root", network: bool = True, timeout: float = 600,
-            env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def command(self, argv: list[str], *, user: str = "root", network: bool = True,
+                env: dict[str, str] | None = None) -> list[str]:
+        """The host's command line that runs `argv` in the chroot as `user` with a clean environment."""
         home = "/root" if user == "root" else self.home(user)
         environment = {"PATH": CHROOT_PATH, "HOME": home, "LANG": "C.UTF-8", "USER": user, **(env or {})}
         command = ["chroot", str(self.path), "runuser", "-u", user, "--", "env", "-i",
                    *(f"{key}={value}" for key, value in environment.items()), *argv]
-        if not network:
-            command = ["unshare", "--net", *command]
+        return command if network else ["unshare", "--net", *command]
+
+    def run(self, argv: list[str], *, step: str, user: str = "root", network: bool = True, timeout: float = 600,
+            env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        command = self.command(argv, user=user, network=network, env=env)
         started = time.monotonic()
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
@@ -348,8 +370,12 @@ def make_debian_12(path: Path) -> Chroot:
     if result.returncode != 0:
         raise StepFailed(f"debootstrap failed ({result.returncode}):\n{_tail(result.stdout + result.stderr)}")
     shutil.copy("/etc/resolv.conf", chroot.file("/etc/resolv.conf"))
-    with chroot.file("/etc/hosts").open("a") as hosts:  # as on a server: its own name resolves (sudo asks)
-        hosts.write(f"127.0.1.1 {socket.gethostname()}\n")
+    hosts = chroot.file("/etc/hosts")
+    known = hosts.read_text() if hosts.exists() else ""
+    with hosts.open("a") as lines:  # as on a server: localhost and its own name resolve (sudo, PostgreSQL ask)
+        if not re.search(r"(?m)^127\.0\.0\.1\s.*\blocalhost\b", known):
+            lines.write("127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n")
+        lines.write(f"127.0.1.1 {socket.gethostname()}\n")
     extra_certificates = sorted(Path("/usr/local/share/ca-certificates").glob("*.crt"))
     for certificate in extra_certificates:
         shutil.copy(certificate, chroot.file("/usr/local/share/ca-certificates"))
@@ -405,12 +431,89 @@ def recorded_calls(chroot: Chroot) -> list[str]:
     return chroot.file("/var/log/deploy-test-calls").read_text().splitlines()
 
 
-def start_unit(chroot: Chroot, unit: str, *, step: str) -> subprocess.CompletedProcess[str]:
-    """What systemd would run for the installed `unit`: its ExecStart as its User in its WorkingDirectory."""
+# What the bot logs when it tries to log in and Discord cannot be reached (bot/connect.py, bot/client.py).
+WAITING_FOR_DISCORD = "logging in to Discord failed (try 1): cannot log in: no network connection to Discord"
+
+
+def start_unit(chroot: Chroot, unit: str, *, step: str, until: str | None = None) -> subprocess.CompletedProcess[str]:
+    """What systemd would run for the installed `unit`: its ExecStart as its User in its WorkingDirectory,
+    without a network. `until`: a line the bot logs while it runs; once it has, it is stopped as systemd stops
+    it (SIGINT, the unit's KillSignal)."""
     settings = unit_settings(chroot.file(f"/etc/systemd/system/{unit}").read_text())
     command = f"cd {shlex.quote(settings['WorkingDirectory'])} && exec {settings['ExecStart']}"
-    return chroot.run(["sh", "-c", command], step=step, user=settings["User"], network=False, timeout=180,
-                      check=False)
+    if until is None:
+        return chroot.run(["sh", "-c", command], step=step, user=settings["User"], network=False, timeout=180,
+                          check=False)
+    return run_until_logged(chroot, command, user=settings["User"], env={}, step=step, marker=until)
+
+
+def run_until_logged(chroot: Chroot, command: str, *, user: str, env: dict[str, str], step: str, marker: str,
+                     timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run the shell `command` (which execs `python -m bot`) in the chroot without a network until its standard
+    output has a line with `marker`, then send the bot SIGINT and wait for it to end; what it printed and its
+    exit status (of the bot itself: runuser passes it on). A bot that ends by itself is returned as it ended."""
+    argv = chroot.command(["sh", "-c", command], user=user, network=False, env=env)
+    started = time.monotonic()
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out: list[str] = []
+    err: list[str] = []
+    seen = threading.Event()
+
+    def read(stream: object, into: list[str]) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            into.append(line)
+            if marker in line:
+                seen.set()
+
+    readers = [threading.Thread(target=read, args=(process.stdout, out), daemon=True),
+               threading.Thread(target=read, args=(process.stderr, err), daemon=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        while not seen.wait(0.2):
+            if process.poll() is not None or time.monotonic() - started > timeout:
+                break
+        if process.poll() is None and seen.is_set():
+            for pid in bot_processes(chroot):
+                os.kill(pid, signal.SIGINT)
+        process.wait(timeout=max(10.0, timeout - (time.monotonic() - started)))
+    except subprocess.TimeoutExpired as stuck:
+        process.kill()
+        raise StepFailed(f"step {step!r}: the bot did not stop within {timeout:.0f} s:\n{_tail(''.join(out + err))}") from stuck
+    finally:
+        for reader in readers:
+            reader.join(timeout=10)
+        chroot.timings[step] = chroot.timings.get(step, 0.0) + time.monotonic() - started
+    return subprocess.CompletedProcess(argv, process.returncode, "".join(out), "".join(err))
+
+
+def processes_in(chroot: Chroot) -> dict[int, list[bytes]]:
+    """Every process whose root is the chroot, with its command line's words."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            root = os.readlink(entry / "root")
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if Path(root) == chroot.path.resolve():
+            found[int(entry.name)] = words
+    return found
+
+
+def bot_processes(chroot: Chroot) -> list[int]:
+    """The pids of `python -m bot` processes running in the chroot (not its AI workers, which the bot stops)."""
+    return [pid for pid, words in processes_in(chroot).items() if words[1:3] == [b"-m", b"bot"]]
+
+
+def kill_leftovers(chroot: Chroot) -> None:
+    """A step that failed half-way may leave a process running in the chroot: none outlives the test."""
+    for pid, words in processes_in(chroot).items():
+        print(f"killing {pid} left in {chroot.path}: {b' '.join(words).decode(errors='replace')}")
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def assert_stops_with_one_line(result: subprocess.CompletedProcess[str], expected: str, *, step: str) -> None:
@@ -423,9 +526,14 @@ def assert_stops_with_one_line(result: subprocess.CompletedProcess[str], expecte
     assert len(errors) == 1 and expected in errors[0], explained
 
 
-def assert_stops_on_no_network(result: subprocess.CompletedProcess[str], *, step: str) -> None:
-    """The bot reached its login, found no network and stopped with exit status 2 and one line."""
-    assert_stops_with_one_line(result, "cannot log in: no network", step=step)
+def assert_waits_for_discord(result: subprocess.CompletedProcess[str], *, step: str) -> None:
+    """The bot opened its database, reached its login, found no network and waited for it, a WARNING per try,
+    until it was stopped: then it ended cleanly."""
+    output = result.stdout + result.stderr
+    explained = f"step {step!r}: exit status {result.returncode}; the output:\n{_tail(output)}"
+    assert "Traceback" not in output and result.stderr == "", explained
+    assert f" WARNING bot.connect: {WAITING_FOR_DISCORD}" in result.stdout, explained
+    assert result.returncode == 0, explained
 
 
 # The newer version's schema change: a migration the version under test does not know.
@@ -457,6 +565,87 @@ def a_newer_version(bare: Path, scratch: Path) -> tuple[str, int]:
 def schema_version(chroot: Chroot) -> int:
     with contextlib.closing(sqlite3.connect(chroot.file("/opt/schnapsen/schnapsen.sqlite3"))) as db:
         return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+# --- PostgreSQL in the chroot --------------------------------------------------------------------------------
+
+POSTGRESQL_URL = "postgresql://schnapsen@/schnapsen?host=/var/run/postgresql"
+# A row the SQLite database holds when it is moved to PostgreSQL (copydata must bring it along).
+MOVED = ("deploy_test", "moved from SQLite")
+
+
+def postgresql_clusters(chroot: Chroot) -> list[tuple[str, str, str]]:
+    """(version, name, status) of each cluster the Debian packaging made in the chroot."""
+    listed = chroot.run(["pg_lsclusters", "--no-header"], step="postgresql", check=False)
+    rows = [line.split() for line in listed.stdout.splitlines()]  # Ver Cluster Port Status Owner ...
+    return [(words[0], words[1], words[3]) for words in rows if len(words) >= 4]
+
+
+def start_postgresql(chroot: Chroot) -> None:
+    """What `systemctl enable --now postgresql` does, when the install did not start the server itself."""
+    clusters = postgresql_clusters(chroot)
+    assert clusters, "apt-get install postgresql made no cluster"
+    for version, name, status in clusters:
+        if not status.startswith("online"):
+            chroot.run(["pg_ctlcluster", version, name, "start"], step="postgresql: start the server")
+
+
+def stop_postgresql(chroot: Chroot) -> None:
+    """Stop any server running in the chroot (while /proc is mounted there)."""
+    if not chroot.file("/usr/bin/pg_lsclusters").exists():
+        return
+    for version, name, status in postgresql_clusters(chroot):
+        if status.startswith("online"):
+            chroot.run(["pg_ctlcluster", version, name, "stop", "-m", "fast"], step="postgresql: stop", check=False)
+
+
+def psql(chroot: Chroot, sql: str) -> str:
+    """One query as the bot's role on its database (peer authentication over the socket), its rows as text."""
+    return chroot.run(["psql", "--dbname=schnapsen", "--no-psqlrc", "--tuples-only", "--no-align", "--command", sql],
+                      step="postgresql: check", user="schnapsen").stdout.strip()
+
+
+def follow_postgresql(chroot: Chroot, blocks: dict[str, str], repo: str) -> None:
+    """The documented move to PostgreSQL with the data, its backup (by hand and by the timer's unit) and its
+    restore, which keeps the database it replaces."""
+    follow_documented_step(chroot, "postgresql-install", blocks["postgresql-install"], repo)
+    assert "systemctl enable --now postgresql" in recorded_calls(chroot)
+    start_postgresql(chroot)
+    insert = (f"import sqlite3; db = sqlite3.connect('/opt/schnapsen/schnapsen.sqlite3'); "
+              f"db.execute('INSERT INTO meta (key, value) VALUES (?, ?)', {MOVED!r}); db.commit(); db.close()")
+    chroot.run(["/opt/schnapsen/.venv/bin/python", "-c", insert], step="postgresql: a row to move", user="schnapsen")
+
+    follow_documented_step(chroot, "postgresql", blocks["postgresql"], repo)
+    env_file = chroot.file("/opt/schnapsen/.env")
+    settings = env_file.read_text()
+    assert f"DATABASE_URL={POSTGRESQL_URL}" in settings.splitlines() and "\nDATABASE_PATH=" not in settings
+    assert env_file.stat().st_mode & 0o777 == 0o600, "sed -i kept .env private"
+    assert psql(chroot, f"SELECT value FROM meta WHERE key = '{MOVED[0]}'") == MOVED[1]
+    started = start_unit(chroot, "schnapsen.service", step="start on PostgreSQL", until=WAITING_FOR_DISCORD)
+    assert_waits_for_discord(started, step="start on PostgreSQL")
+    assert "DATABASE_PATH" not in started.stdout, "nothing left for DATABASE_URL to override"
+
+    backups = chroot.file("/var/backups/schnapsen")
+    by_hand = follow_documented_step(chroot, "postgresql-backup", blocks["postgresql-backup"], repo)
+    written = re.search(r"^backup written: (\S+\.dump) ", by_hand.stdout, re.M)
+    assert written, f"the backup names its dump:\n{_tail(by_hand.stdout + by_hand.stderr)}"
+    dump = chroot.file(written[1])
+    assert dump.stat().st_mode & 0o777 == 0o600
+    psql(chroot, "CREATE TABLE after_the_backup (x integer)")  # a change the restore must undo
+    nightly = start_unit(chroot, "schnapsen-backup.service", step="backup of PostgreSQL")
+    assert nightly.returncode == 0 and "pg_restore reads it" in nightly.stdout, _tail(nightly.stdout + nightly.stderr)
+    assert len(list(backups.glob("schnapsen-*.dump"))) == 2
+
+    follow_documented_step(chroot, "postgresql-restore", blocks["postgresql-restore"], repo, BACKUP=written[1])
+    assert psql(chroot, "SELECT to_regclass('after_the_backup') IS NULL") == "t"
+    assert psql(chroot, f"SELECT value FROM meta WHERE key = '{MOVED[0]}'") == MOVED[1]
+    [kept] = backups.glob("replaced/schnapsen-*.dump")  # the database as it was before the restore
+    assert kept.stat().st_mode & 0o777 == 0o600
+    listed = chroot.run(["pg_restore", "--list", f"/var/backups/schnapsen/replaced/{kept.name}"],
+                        step="postgresql: check", user="schnapsen").stdout
+    assert "after_the_backup" in listed
+    assert_waits_for_discord(start_unit(chroot, "schnapsen.service", step="start on the restored PostgreSQL",
+                                        until=WAITING_FOR_DISCORD), step="start on the restored PostgreSQL")
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,17 +760,28 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
 
             follow_documented_step(chroot, "systemd", blocks["systemd"], repo)
             assert "systemctl enable --now schnapsen" in recorded_calls(chroot)
-            started = start_unit(chroot, "schnapsen.service", step="start")
-            assert_stops_on_no_network(started, step="start")
+            started = start_unit(chroot, "schnapsen.service", step="start", until=WAITING_FOR_DISCORD)
+            assert_waits_for_discord(started, step="start")
             assert COMPILED_SOLVER in started.stdout, _tail(started.stdout)
 
-            # The bot opens its database before it logs in, so the backups below have one to copy.
-            assert chroot.file("/opt/schnapsen/schnapsen.sqlite3").exists()
+            # The bot opens its database before it logs in, so the backups below have one to copy; it holds
+            # people's ids and names: its user's only.
+            database = chroot.file("/opt/schnapsen/schnapsen.sqlite3")
+            assert database.stat().st_mode & 0o777 == 0o600
             follow_documented_step(chroot, "backup-timer", blocks["backup-timer"], repo)
             assert "systemctl enable --now schnapsen-backup.timer" in recorded_calls(chroot)
             backup = start_unit(chroot, "schnapsen-backup.service", step="backup")
             assert backup.returncode == 0, _tail(backup.stdout + backup.stderr)
-            assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 1
+            [nightly] = chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3")
+            assert nightly.stat().st_mode & 0o777 == 0o600
+
+            # The documented restore after a clean stop (no -wal, no -shm): the database it replaces is kept.
+            follow_documented_step(chroot, "restore", blocks["restore"], repo,
+                                   BACKUP=f"/var/backups/schnapsen/{nightly.name}")
+            [kept] = chroot.file("/opt/schnapsen/replaced").glob("*/schnapsen.sqlite3")
+            assert database.read_bytes() == nightly.read_bytes() and database.stat().st_mode & 0o777 == 0o600
+            assert_waits_for_discord(start_unit(chroot, "schnapsen.service", step="start after the restore",
+                                                until=WAITING_FOR_DISCORD), step="start after the restore")
 
             known = schema_version(chroot)
             newer, migrated = a_newer_version(bare, scratch)
@@ -589,8 +789,8 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             assert installed_commit(chroot) == newer
             assert len(list(chroot.file("/var/backups/schnapsen").glob("schnapsen-*.sqlite3"))) == 2
             assert recorded_calls(chroot)[-2:] == ["systemctl stop schnapsen", "systemctl start schnapsen"]
-            upgraded = start_unit(chroot, "schnapsen.service", step="start after the upgrade")
-            assert_stops_on_no_network(upgraded, step="start after the upgrade")
+            upgraded = start_unit(chroot, "schnapsen.service", step="start after the upgrade", until=WAITING_FOR_DISCORD)
+            assert_waits_for_discord(upgraded, step="start after the upgrade")
             # solver.py changed: the documented upgrade compiled the new one (else the hash check falls back).
             assert COMPILED_SOLVER in upgraded.stdout, _tail(upgraded.stdout)
             assert schema_version(chroot) == migrated
@@ -605,8 +805,16 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             follow_documented_step(chroot, "restore-before-upgrade", blocks["restore-before-upgrade"], repo,
                                    BACKUP=written[1])
             assert schema_version(chroot) == known
-            assert_stops_on_no_network(start_unit(chroot, "schnapsen.service", step="start after the restore"),
-                                       step="start after the restore")
+            # Each restore kept the database it replaced in a folder of its own: the migrated one beside the first.
+            replaced = sorted(chroot.file("/opt/schnapsen/replaced").glob("*/schnapsen.sqlite3"))
+            assert len(replaced) == 2 and kept in replaced
+            assert_waits_for_discord(start_unit(chroot, "schnapsen.service", step="start on the older backup",
+                                                until=WAITING_FOR_DISCORD), step="start on the older backup")
+
+            try:
+                follow_postgresql(chroot, blocks, repo)
+            finally:
+                stop_postgresql(chroot)
 
         built = build_the_image(image_base, context, stages)
         image = stages[-1]
@@ -616,13 +824,16 @@ def test_the_documented_deploy_works_on_a_fresh_debian_12() -> None:
             kind = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {which_solver}"],
                              step="Dockerfile: solver", user=built.user, env=built.env, network=False)
             assert kind.stdout.strip() == "compiled"
-            result = image.run(["sh", "-c", f"cd {shlex.quote(built.workdir)} && exec {built.cmd}"],
-                               step="Dockerfile: CMD", user=built.user, network=False,
-                               env={**built.env, "DISCORD_TOKEN": DUMMY_TOKEN}, check=False)
-            assert_stops_on_no_network(result, step="Dockerfile: CMD")
+            result = run_until_logged(image, f"cd {shlex.quote(built.workdir)} && exec {built.cmd}",
+                                      user=built.user, env={**built.env, "DISCORD_TOKEN": DUMMY_TOKEN},
+                                      step="Dockerfile: CMD", marker=WAITING_FOR_DISCORD)
+            assert_waits_for_discord(result, step="Dockerfile: CMD")
             assert COMPILED_SOLVER in result.stdout, _tail(result.stdout)
             assert image.file(built.env["DATABASE_PATH"]).exists(), "the database is made on the volume"
     finally:
+        for left in (chroot, image_base, *stages):
+            if left is not None:
+                kill_leftovers(left)
         timings = chroot.timings if chroot else {}
         print("deploy test, seconds per step:", {step: round(seconds) for step, seconds in timings.items()})
         _remove(scratch, [c for c in (chroot, image_base, *stages) if c is not None])
