@@ -13,8 +13,11 @@ at start (``bot.connect.patiently``).
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterable
+
+import aiohttp
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 # Loggers of libraries, kept at WARNING unless LOG_LEVEL names them.
@@ -54,8 +57,7 @@ class ReconnectTries(logging.Filter):
         template = RECONNECT_MESSAGES.get(str(record.msg))
         if template is None:
             return True
-        error = record.exc_info[1] if record.exc_info else None
-        cause = "unknown cause" if error is None else f"{type(error).__name__}: {error}".rstrip(": ")
+        cause = _cause(record.exc_info[1] if record.exc_info else None)
         args = tuple(record.args) if isinstance(record.args, tuple) else ()
         if "shard" in str(record.msg):
             record.args = (args[0] if args else "?", cause, *args[1:])
@@ -65,6 +67,15 @@ class ReconnectTries(logging.Filter):
         record.levelno, record.levelname = logging.WARNING, "WARNING"
         record.exc_info = record.exc_text = None
         return True
+
+
+def _cause(error: BaseException | None) -> str:
+    """An exception in a few words: a refused connection as `cannot connect to host:port: Connection refused`."""
+    if error is None:
+        return "unknown cause"
+    if isinstance(error, aiohttp.ClientConnectorError) and error.os_error.errno:
+        return f"cannot connect to {error.host}:{error.port}: {os.strerror(error.os_error.errno)}"
+    return f"{type(error).__name__}: {error}".rstrip(": ")
 
 
 def demote_reconnect_tries() -> None:
