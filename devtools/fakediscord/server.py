@@ -26,7 +26,7 @@ import discord
 import yarl
 from aiohttp import WSMsgType, web
 
-from devtools.fakediscord import clients
+from devtools.fakediscord import clients, spec
 from devtools.fakediscord.components import find_component
 from devtools.fakediscord.latency import DelayedDelivery
 from devtools.fakediscord.limits import DiscordLimits, FakeClock, Limiter, Refusal, uses_interaction_token
@@ -111,6 +111,7 @@ class RecordedRequest:
 
 
 RECORD_KEY = web.RequestKey("record", RecordedRequest)
+BODY_KEY = web.RequestKey("body", tuple)  # the body as _read_body parsed it, read once per request
 
 
 def method_matches(wanted: str, actual: str) -> bool:
@@ -291,7 +292,7 @@ class FakeDiscord:
     def __init__(self, *, bot_name: str = "Schnapsbot", interaction_deadline: float = 3.0,
                  guild_ready_timeout: float = 0.1, record_requests: bool = True,
                  keep_history: bool = True, limits: DiscordLimits | None = None,
-                 clock: Callable[[], float] | None = None, latency: float = 0.0) -> None:
+                 clock: Callable[[], float] | None = None, latency: float = 0.0, check_spec: bool = True) -> None:
         # Unix seconds for snowflakes, message times and the rate limits; a test moves a FakeClock on
         # (``advance_clock``) instead of sleeping. Interaction deadlines run on real elapsed time.
         self.clock: Callable[[], float] = clock if clock is not None else FakeClock()
@@ -342,6 +343,14 @@ class FakeDiscord:
         self.random_faults_rules: list[RandomFaultRule] = []
         self.unhandled: list[RecordedRequest] = []
         self.internal_errors: list[str] = []
+        # Every request is checked against Discord's published API spec (spec.py) unless ``check_spec`` is
+        # off; each one that did not fit it (and was answered as Discord would: 400 50035, or 404/405 for a
+        # route or method Discord lacks), as "METHOD /path: why". The fixture fails the test on any.
+        self.check_spec = check_spec
+        self.spec_violations: list[str] = []
+        # What a timed-out ``wait_for`` adds to its message, so that it says where things stood (a test
+        # harness adds its tables' positions, the bot's running jobs).
+        self.diagnostics: list[Callable[[], str]] = []
         self.identifies: list[dict[str, Any]] = []
         self.sessions: list[GatewaySession] = []
         self.resumes = 0
@@ -414,6 +423,7 @@ class FakeDiscord:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        spec.save_stats()
 
     @contextlib.contextmanager
     def redirect(self) -> Iterator[None]:
@@ -448,12 +458,30 @@ class FakeDiscord:
                 return await asyncio.wait_for(self._condition.wait_for(predicate), timeout)
             except TimeoutError:
                 raise AssertionError(f"fake Discord: timed out after {timeout} s waiting for "
-                                     f"{what or getattr(predicate, '__name__', predicate)}") from None
+                                     f"{what or getattr(predicate, '__name__', predicate)}"
+                                     f"{self.diagnosis()}") from None
+
+    def diagnosis(self) -> str:
+        """What the ``diagnostics`` say now, one block each (a describer that fails says so instead)."""
+        blocks = []
+        for describe in self.diagnostics:
+            try:
+                blocks.append(describe())
+            except Exception as error:  # a diagnosis must never hide the timeout it explains
+                blocks.append(f"({getattr(describe, '__qualname__', describe)} failed: {error!r})")
+        return "".join(f"\n{block}" for block in blocks if block)
 
     async def changed(self) -> None:
         """Wake every ``wait_for``; called after each request and gateway event."""
         async with self._condition:
             self._condition.notify_all()
+
+    def take_spec_violations(self) -> list[str]:
+        """The requests Discord's API spec refused so far, forgotten here (a test that sends one on purpose
+        takes it, so that the fixture does not fail the test for it)."""
+        taken, self.spec_violations = self.spec_violations, []
+        spec.refused_on_purpose(len(taken))
+        return taken
 
     # ----------------------------------------------------------------- world setup (test side)
 
@@ -911,7 +939,9 @@ class FakeDiscord:
         resource = request.match_info.route.resource
         template = resource.canonical if resource is not None else request.path
         if not template.startswith(API_PREFIX):
-            return await handler(request)
+            if not request.path.startswith(API_PREFIX):
+                return await handler(request)  # the gateway, an attachment's download
+            template = request.path  # a route the fake does not serve: answered 404 as one, recorded
         template = template.removeprefix(API_PREFIX)
         path = request.path.removeprefix(API_PREFIX)
         record = RecordedRequest(request.method, path, template, dict(request.query))
@@ -938,6 +968,8 @@ class FakeDiscord:
                     response = refusal_response(refusal)
                 else:
                     self._check_auth(request, template)
+                    if self.check_spec:
+                        await self._check_spec(request, path)
                     answer = await handler(request)
                     response = response if after else answer
         except DiscordError as error:
@@ -1011,7 +1043,25 @@ class FakeDiscord:
         if request.headers.get("Authorization") != f"Bot {self.token}":
             raise DiscordError(401, 0, "401: Unauthorized")
 
+    async def _check_spec(self, request: web.Request, path: str) -> None:
+        """Discord's answer to a request its published API spec does not allow (spec.py)."""
+        payload, _ = await self._read_body(request)
+        try:
+            operation = spec.check_request(request.method, path, dict(request.query), request.content_type,
+                                           payload, request.body_exists)
+            spec.count(request.method, path, operation, None)
+        except spec.SpecViolation as violation:
+            spec.count(request.method, path, spec.find_operation(request.method, path), violation)
+            self.spec_violations.append(f"{request.method} {path}: {violation.summary}")
+            if violation.status == 404:
+                raise DiscordError(404, 0, f"404: Not Found ({violation.summary})") from None
+            if violation.status == 405:
+                raise DiscordError(405, 0, f"405: Method Not Allowed ({violation.summary})") from None
+            raise DiscordError(400, spec.INVALID_FORM_BODY, "Invalid Form Body", violation.errors) from None
+
     async def _read_body(self, request: web.Request) -> tuple[Any, dict[int, Upload]]:
+        if BODY_KEY in request:
+            return request[BODY_KEY]
         record = request[RECORD_KEY]
         files: dict[int, Upload] = {}
         payload: Any = None
@@ -1027,6 +1077,7 @@ class FakeDiscord:
             payload = json.loads(await request.text())
         record.payload = payload
         record.files = [files[index] for index in sorted(files)]
+        request[BODY_KEY] = (payload, files)
         return payload, files
 
     async def _unhandled(self, request: web.Request) -> web.Response:

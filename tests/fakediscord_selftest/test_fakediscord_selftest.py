@@ -325,6 +325,8 @@ async def test_attachments_on_callback_send_and_edits(fake_discord: FakeDiscord,
 async def test_limits_are_enforced_like_discord(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
     command = await fake_discord.slash(world.bob, world.channel, "demo", "toolong")
     assert (await command.wait_original()).content == "rejected 400 50035"
+    assert [v.split(": ", 1)[1] for v in fake_discord.take_spec_violations()] == [
+        "body.data.content: " + "'" + "x" * 99 + " ... " + "x" * 87 + "' is too long"]
 
 
 async def test_late_answer_is_refused(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
@@ -441,6 +443,8 @@ async def test_nonce_is_enforced_only_when_asked_and_per_channel(fake_discord: F
     assert elsewhere["id"] != enforced["id"] and elsewhere["nonce"] == "n1"
     status, error = await post(world.channel, {"content": "e", "nonce": "x" * 26, "enforce_nonce": True})
     assert status == 400 and error["code"] == 50035
+    assert [v.split(": ", 1)[1] for v in fake_discord.take_spec_violations()] == [
+        "body.nonce: 'xxxxxxxxxxxxxxxxxxxxxxxxxx' is too long"]
 
     fake_discord.nonce_window = 0.0
     _, expired = await post(world.channel, {"content": "f", "nonce": "n1", "enforce_nonce": True})
