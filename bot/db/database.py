@@ -21,6 +21,7 @@ from .profile import ProfileRepo
 from .ratings import RatingsRepo
 from .records import RecordsRepo
 from .retention import RetentionRepo
+from .reviews import ReviewsRepo
 from .seats import SeatsRepo
 from .settings import GuildSettingsRepo
 from .sqlite import SqliteCore
@@ -94,6 +95,7 @@ class Database:
         self.tournaments = TournamentsRepo(core)  # server tournaments (issue 30)
         self.tournament_controls = TournamentControlsRepo(core)  # their organiser's controls
         self.web = WebRepo(core)  # what only the web pages ask (docs/web.md)
+        self.reviews = ReviewsRepo(core)  # "Review my play" kept for the replay's marks
 
     @classmethod
     async def open(

@@ -2,7 +2,7 @@
 records other people played keep their shape with the person's name and id replaced.
 
 Deleted: their statistics in every guild, their ratings and rating history, the tallies of every pair they
-were part of, and their own choices. Replaced: in finished Bummerl, their user id by a pseudonym (a random
+were part of, their own choices and the reviews of their play they asked for (``deal_reviews``). Replaced: in finished Bummerl, their user id by a pseudonym (a random
 negative id no person or AI identity has, the same in all their rows, so that a ratings rebuild still sees one
 player and gives everybody else the ratings they have now) and their name by ``REMOVED_NAME``; at closed
 tables, their seat becomes a nameless seat with no user (their DM ids go too); in tournaments
@@ -35,10 +35,14 @@ class Forgotten:
     bummerl: int  # places in finished Bummerl given the pseudonym
     seats: int  # seats at closed tables made nameless
     tournaments: int = 0  # tournament sign-ups withdrawn or given the pseudonym, teams renamed
+    reviews: int = 0  # their kept "Review my play" results deleted
 
     @property
     def anything(self) -> bool:
-        counts = (self.statistics, self.ratings, self.tallies, self.prefs, self.bummerl, self.seats, self.tournaments)
+        counts = (
+            self.statistics, self.ratings, self.tallies, self.prefs, self.bummerl, self.seats, self.tournaments,
+            self.reviews,
+        )
         return any(counts)
 
 
@@ -91,4 +95,5 @@ class PrivacyRepo(Repository):
             )
             await self._core.execute("DELETE FROM daily_hidden WHERE user_id = ?", (user_id,))
             tournaments = await TournamentsRepo(self._core).forget_person(user_id, pseudonym, REMOVED_NAME)
-        return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats, tournaments)
+            reviews = await self._core.execute("DELETE FROM deal_reviews WHERE user_id = ?", (user_id,))
+        return Forgotten(statistics, ratings, tallies, prefs, bummerl, seats, tournaments, reviews)

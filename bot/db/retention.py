@@ -63,6 +63,15 @@ class RetentionRepo(Repository):
                     )
                 deleted_any = deleted_any or deleted > 0
                 if deleted < BATCH_ROWS:
+                    async with self._core.transaction():  # a review's marks mean nothing without the moves
+                        await self._core.execute(
+                            """
+                            DELETE FROM deal_reviews WHERE table_id = ?1
+                              AND EXISTS (SELECT 1 FROM game_tables
+                                          WHERE id = ?1 AND status = 'closed' AND updated_at < ?2)
+                            """,
+                            (table_id, older_than),
+                        )
                     break
                 await asyncio.sleep(0)  # let waiting tasks have the connection
             pruned += deleted_any

@@ -44,6 +44,8 @@ TABLES: tuple[str, ...] = (
     "tournament_matches",
     "tournament_log",
     "tournament_organiser_roles",
+    # "Review my play" kept for the replay's marks (issue 36)
+    "deal_reviews",
 )
 # The tables numbered by the database (SQLite AUTOINCREMENT, PostgreSQL identity), by their `id`.
 NUMBERED: tuple[str, ...] = (

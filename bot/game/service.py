@@ -7,7 +7,8 @@ do the bot's other jobs with tables and their storage, each named for its one jo
 - ``prefs``: people's own choices; ``guilds``: a server's defaults;
 - ``queries`` and ``profiles``: read-only questions answered from storage; ``housekeeping``: storage chores.
 
-- ``restorer``: start-up's rebuilding of the open tables this process serves; ``daily``: the daily deal.
+- ``restorer``: start-up's rebuilding of the open tables this process serves; ``daily``: the daily deal;
+- ``reviews``: "Review my play" kept for the replay page's marks.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .prefs import PrefsCache
 from .profile import ProfileQueries
 from .queries import TableQueries
 from .restore import Restored, Restorer
+from .reviews import ReviewStore
 from .seating import Seating
 from .subscribers import SUBSCRIBERS
 
@@ -62,3 +64,4 @@ class TableService(TableCore):
         self.housekeeping = Housekeeping(db, clock)
         self.restorer = Restorer(self, self.directory)
         self.daily = DailyDeals(self, db)
+        self.reviews = ReviewStore(db, clock)

@@ -9,7 +9,7 @@ import io
 import json
 import logging
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -18,6 +18,7 @@ from bot import render
 from bot.db import RATING_MIN_GAMES, LeaderboardEntry, Tally
 from bot.game.coach import Hint, ReviewSubject
 from bot.game.profile import PlayerProfile
+from bot.game.reviews import ReviewStore
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from bot.vocabulary import LeaderboardSort
@@ -133,6 +134,29 @@ def review_embed(subject: ReviewSubject, lang: str, decisions: list[Judged]) -> 
         embed.description = t(lang, "coach.review_nothing")
     embed.set_footer(text=t(lang, "coach.values_note"))
     return embed
+
+
+async def review_replay_link(
+    reviews: ReviewStore, user_id: int, table_id: int, deal_no: int, seat: int, decisions: list[Judged], lang: str
+) -> dict[str, Any]:
+    """The review answer's "Replay with my review" link (as ``view=``), where the deal has a replay page: the
+    review is kept for it under a token of its own, which only this link carries (docs/web.md). Kept only
+    then, since nothing else shows it; nothing is kept, and no link given, where there is no replay page, no
+    decision to mark, or keeping it failed (the answer itself still comes)."""
+    links = web_links.active()
+    if links is None or not decisions:
+        return {}
+    try:
+        url = await links.replay_url_of(table_id, deal_no)
+        if url is None:
+            return {}
+        token = await reviews.keep(user_id, table_id, deal_no, seat, decisions)
+    except Exception:
+        log.warning("keeping a review for its replay failed; answered without the link", exc_info=True)
+        return {}
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Button(label=t(lang, "button.replay_review"), url=web_links.with_review(url, token)))
+    return {"view": view}
 
 
 def hint_embed(table: TableSnapshot, lang: str, hint: Hint) -> discord.Embed:

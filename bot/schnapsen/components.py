@@ -393,7 +393,11 @@ class CoachButton(TableButton, template=template(COACH_VERBS)):
         )
         client.coach.admit_review(user_id)
         decisions = await client.coach.review(user_id, subject)
-        await answer(interaction, embed=answers.review_embed(subject, self.lang, decisions))
+        link = await answers.review_replay_link(  # the review kept for the replay's marks (docs/web.md)
+            client.service.reviews, user_id, self.button.table, int(self.button.arg), subject.seat, decisions,
+            self.lang,
+        )
+        await answer(interaction, embed=answers.review_embed(subject, self.lang, decisions), **link)
 
     async def show_hint(self, interaction: Interaction) -> None:
         table, seat = self.table, self.seat

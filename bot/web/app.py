@@ -35,6 +35,7 @@ from .boards import BoardsCache, changes_boards
 from .cards import CARD_FILE
 from .graph import rating_graph
 from .live import LiveHub, public_state
+from .marks import review_marks
 from .notices import TableNews, WebNotices
 from .replay import ReplayDeal, replay_data
 from .security import SECURITY_HEADERS, NotFound, RateLimiter, client_of, guard
@@ -395,11 +396,20 @@ class Pages:
         return stream
 
     async def replay(self, request: web.Request) -> web.Response:
-        only_query(request)
+        """A finished deal step by step; with ``?review=<token>`` (the link in the answer to "Review my play"),
+        that review's marks at the decisions it judged: the token is the only key to them."""
+        only_query(request, "review")
         guild_id, token, row = await self.shown_table(request)
         deal_no = number(request.match_info["deal"]) - 1
         if not (await self.db.settings.get_guild_settings(guild_id)).deal_review:
             raise NotFound
+        review = None
+        if (review_token := request.query.get("review")) is not None:
+            if not TOKEN.match(review_token):
+                raise NotFound
+            review = await self.service.reviews.review(review_token, row.id, deal_no)
+            if review is None:
+                raise NotFound  # unknown, or another deal's: the same 404 as any bad address
         record = await self.db.records.load_record(row.id)
         stored = next((deal for deal in record.deals if deal.deal_no == deal_no), None)
         if stored is None or not stored.finished or not stored.actions:
@@ -408,6 +418,7 @@ class Pages:
         seats = tuple(await self.db.seats.seats_of(row.id))
         data = replay_data(ReplayDeal(row, seats, stored.dealer, stored.hands, stored.actions), lang)
         data["words"] = script_words(lang, REPLAY_WORDS)
+        data["review"] = None if review is None else review_marks(review, data["steps"], data["names"], row.deck, lang)
         finished = [d.deal_no for d in record.deals if d.finished and d.actions]
         index = finished.index(deal_no)
         return self.render(

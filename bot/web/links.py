@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 from bot.db import Database
 from bot.game.daily import day_over
@@ -25,6 +26,11 @@ def table_path(token: str, table_id: int) -> str:
 
 def replay_path(token: str, table_id: int, deal_no: int) -> str:
     return f"/s/{token}/table/{table_id}/deal/{deal_no + 1}"  # people count deals from 1
+
+
+def with_review(replay_url: str, review_token: str) -> str:
+    """A replay's address that shows the marks of one kept review (its token: bot/game/reviews.py)."""
+    return f"{replay_url}?{urlencode({'review': review_token})}"
 
 
 def player_path(token: str, user_id: int) -> str:
@@ -60,6 +66,12 @@ class WebLinks:
         if attempt is not None and not day_over(attempt.day, self.clock()):
             return None
         return self.base_url + replay_path(settings.web_token, table_id, deal_no)
+
+    async def replay_url_of(self, table_id: int, deal_no: int) -> str | None:
+        """``replay_url`` for a table of whichever server (found in storage): "Review my play" may be asked in
+        a DM (a daily attempt's)."""
+        row = await self.db.tables.get_table(table_id)
+        return None if row is None else await self.replay_url(row.guild_id, table_id, deal_no)
 
     async def table_url(self, guild_id: int, table_id: int) -> str | None:
         token = await self.token_of(guild_id)

@@ -5,6 +5,8 @@
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var steps = data.steps;
   var words = data.words;
+  var marks = {};  // a kept review's marks, by the step showing the decision judged (only with its link)
+  (data.review ? data.review.marks : []).forEach(function (mark) { marks[mark.step] = mark; });
   var base = root.dataset.cardBase;
   var slider = document.getElementById("slider");
   var at = 0;
@@ -66,6 +68,15 @@
     document.querySelectorAll("tr[data-trick]").forEach(function (row) {
       row.hidden = Number(row.dataset.trick) > s.done;
     });
+    var mark = marks[at], box = byId("mark");
+    if (box) {
+      box.hidden = !mark;
+      box.textContent = mark ? mark.where + " " + (mark.costly ? "?" : "✓") + " " + mark.text : "";
+      box.classList.toggle("costly", Boolean(mark && mark.costly));
+    }
+    document.querySelectorAll(".marks a[data-step]").forEach(function (link) {
+      link.classList.toggle("here", Number(link.dataset.step) === at);
+    });
     slider.value = String(at);
     byId("first").disabled = byId("back").disabled = at === 0;
     byId("last").disabled = byId("forward").disabled = at === steps.length - 1;
@@ -86,6 +97,10 @@
       show(moves[event.key]);
     }
   });
-  var hash = /^#step=(\d+)$/.exec(location.hash);
-  show(hash ? Number(hash[1]) : 0);
+  function fromHash() {
+    var hash = /^#step=(\d+)$/.exec(location.hash);
+    return hash ? Number(hash[1]) : 0;
+  }
+  window.addEventListener("hashchange", function () { show(fromHash()); });  // a mark's link
+  show(fromHash());
 })();

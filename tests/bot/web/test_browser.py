@@ -197,3 +197,21 @@ async def test_hostile_names_are_text_in_the_browser(site: Site, browser: Any) -
         assert await page.evaluate("document.querySelectorAll('img[src=\"x\"], main script:not([type])').length") == 0
         assert await page.evaluate("document.documentElement.scrollWidth") <= 360  # a long name wraps
     assert not problems, problems
+
+
+async def test_a_reviews_marks_show_at_their_steps_in_the_browser(site: Site, browser: Any, tmp_path: Path) -> None:
+    from tests.bot.web.test_review_marks import TOKEN, kept_review
+
+    table_id, judged = await kept_review(site)
+    page, problems = await new_page(browser, 360)
+    await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table_id}/deal/1?review={TOKEN}&lang=de")))
+    assert await page.is_visible("#mark") is False  # step 0: no decision yet
+    await page.click(f'.marks a[data-step="{judged[1] + 1}"]')  # the costly one, from the list of marks
+    assert await page.get_attribute("#replay", "data-step") == str(judged[1] + 1)
+    mark = await page.inner_text("#mark")
+    assert "?" in mark and "Gewählt: " in mark and "0,40" in mark
+    await page.keyboard.press("ArrowRight")
+    assert await page.is_visible("#mark") is (judged[2] == judged[1] + 1)
+    await page.screenshot(path=str(screenshot_path("web-review-phone.png", tmp_path)), full_page=True)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert not problems, problems
