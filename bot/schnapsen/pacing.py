@@ -15,6 +15,12 @@ not hold a person's next buttons back.
 
 Several processes on one token share Discord's 50: with them, ``tokenshare.TokenShare`` keeps each process's
 pacer at its share (``per_second`` changes while it runs).
+
+Discord counts a request when it arrives, which is some time after the process let it go and before its answer
+came back; on a loaded machine or a slow network that time varies from request to request, so requests let go
+a second apart can arrive closer together. A request seen through the trace therefore holds its place in the
+window until a second after its answer came back (``until_answered``): whatever the delays, no second at
+Discord then holds more than ``per_second`` of them. It costs a little of the pace (a round trip per second).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import collections
 import contextvars
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import aiohttp
@@ -38,6 +45,23 @@ URGENT: contextvars.ContextVar[bool] = contextvars.ContextVar("pacing_urgent", d
 # How long a request that is not urgent waits for an urgent one that is due in the same instant to go first.
 YIELD_SECONDS = 0.001
 TOKEN_PACE = 45  # the bot token's requests a second the bot keeps to, under Discord's 50
+# A request whose answer has not come back holds its place at most this long (one cancelled on its way, whose
+# trace never ends, must not hold it for ever); while the window is full of such requests, the pacer looks
+# again this often.
+ANSWER_AT_MOST = 30.0
+ANSWER_POLL = 0.01
+
+
+@dataclass(eq=False)
+class Slot:
+    """A request's place in the window: from ``at`` (when it went, or, for one that waits for its answer, when
+    the answer came back) until a second later."""
+
+    at: float
+    waiting_answer: bool = False
+
+    def frees_at(self) -> float:
+        return self.at + (ANSWER_AT_MOST if self.waiting_answer else 1.0)
 
 
 def counts_globally(path: str) -> bool:
@@ -58,35 +82,47 @@ class GlobalPacer:
         self.per_second = per_second
         self.clock = clock
         self.sleep = sleep
-        self._sent: collections.deque[float] = collections.deque()  # when each of the last requests went
+        self._sent: collections.deque[Slot] = collections.deque()  # the last requests' places in the window
         self._turn = asyncio.Lock()  # first come, first served
         self.waited = 0  # requests that had to wait (a figure for the benches)
         self._urgent_waiting = 0
         self.asked = 0  # requests that asked for a turn: the demand tokenshare.py shares the budget by
 
-    async def wait_turn(self, urgent: bool = False) -> None:
+    async def wait_turn(self, urgent: bool = False, *, until_answered: bool = False) -> Slot:
+        """Wait for a place in the window. ``until_answered``: it is held until ``answered`` (plus a second)."""
         self.asked += 1
         asked = self.clock()
         if urgent:
             self._urgent_waiting += 1
             try:
-                await self._take_slot(asked, urgent=True)
+                return await self._take_slot(asked, urgent=True, until_answered=until_answered)
             finally:
                 self._urgent_waiting -= 1
-            return
         async with self._turn:
-            await self._take_slot(asked, urgent=False)
+            return await self._take_slot(asked, urgent=False, until_answered=until_answered)
 
-    async def _take_slot(self, asked: float, *, urgent: bool) -> None:
+    def answered(self, slot: Slot) -> None:
+        """The request's answer came back (or it failed): its place is free a second from now."""
+        slot.at = max(slot.at, self.clock())
+        slot.waiting_answer = False
+
+    async def _take_slot(self, asked: float, *, urgent: bool, until_answered: bool) -> Slot:
         while True:
             now = self.clock()
-            while self._sent and self._sent[0] <= now - 1.0:
-                self._sent.popleft()
+            if any(slot.frees_at() <= now for slot in self._sent):
+                self._sent = collections.deque(slot for slot in self._sent if slot.frees_at() > now)
             if len(self._sent) < self.per_second and (urgent or not self._urgent_waiting):
-                self._sent.append(now)
+                slot = Slot(now, until_answered)
+                self._sent.append(slot)
                 self.waited += now > asked
-                return
-            await self.sleep(self._sent[0] + 1.0 - now if len(self._sent) >= self.per_second else YIELD_SECONDS)
+                return slot
+            if len(self._sent) < self.per_second:
+                await self.sleep(YIELD_SECONDS)
+                continue
+            first_free = min(slot.frees_at() for slot in self._sent) - now
+            if any(slot.waiting_answer for slot in self._sent):
+                first_free = min(first_free, ANSWER_POLL)  # an answer may come back any moment
+            await self.sleep(first_free)
 
 
 def pacing_trace(pacer: GlobalPacer, config: aiohttp.TraceConfig) -> aiohttp.TraceConfig:
@@ -96,7 +132,14 @@ def pacing_trace(pacer: GlobalPacer, config: aiohttp.TraceConfig) -> aiohttp.Tra
         session: aiohttp.ClientSession, context: SimpleNamespace, params: aiohttp.TraceRequestStartParams
     ) -> None:
         if counts_globally(params.url.path):
-            await pacer.wait_turn(urgent=URGENT.get())
+            context.pacing_slot = await pacer.wait_turn(urgent=URGENT.get(), until_answered=True)
+
+    async def on_request_done(session: aiohttp.ClientSession, context: SimpleNamespace, params: object) -> None:
+        slot = getattr(context, "pacing_slot", None)
+        if slot is not None:
+            pacer.answered(slot)
 
     config.on_request_start.append(on_request_start)
+    config.on_request_end.append(on_request_done)
+    config.on_request_exception.append(on_request_done)
     return config

@@ -63,3 +63,20 @@ async def test_an_urgent_request_goes_before_the_others_waiting_and_still_within
     assert [name for name in names if name != "turn"] == [f"edit {n}" for n in range(25)], "the rest in order"
     for _, start in sent:
         assert sum(1 for _, t in sent if start <= t < start + 1.0) <= 10
+
+
+async def test_a_request_holds_its_place_until_a_second_after_its_answer_came_back() -> None:
+    """Discord counts a request when it arrives, which may be long after the process let it go (a loaded
+    machine, a slow network): so its place is free only a second after its answer came back."""
+    time = FakeTime()
+    pacer = GlobalPacer(2, clock=time.clock, sleep=time.sleep)
+    slow = await pacer.wait_turn(until_answered=True)
+    await pacer.wait_turn(until_answered=True)
+    third = asyncio.create_task(pacer.wait_turn())
+    while time.now < 1001.5:  # the pacer looks again and again: both answers are still on their way
+        await asyncio.sleep(0)
+    assert not third.done(), "no place is free while the window's requests have not been answered"
+    pacer.answered(slow)
+    answered_at = time.now
+    await third
+    assert time.now >= answered_at + 1.0 - 1e-9, "its place was free a second after its answer"
