@@ -196,7 +196,18 @@ class ViewTable(PacedTable):
             self.next_buttons(now)  # a turn notice: the next person is asked to open their hand
         elif message.embeds and "result.png" not in message.filenames and self.is_table_message(message):
             self.table_changed(message, now, labels)
+        new_result = "result.png" in message.filenames and message.id not in self.results
         super().channel_changed(message)
+        if new_result:
+            self.deal_ended(now)
+
+    def deal_ended(self, now: float) -> None:
+        """A result came after the table message last changed (a deal that ended on a lead, whose card the table
+        never shows, at the end of a Bummerl, when no later change follows): it shows the cards played before."""
+        for click in list(self.waiting["table"]):
+            if click.at <= now:
+                click.table, click.table_by = now, "the deal's end"
+                self.waiting["table"].remove(click)
 
     def is_table_message(self, message: FakeMessage) -> bool:
         return any(str(b.get("custom_id", "")).startswith(f"bs:{self.bot_table_id}:") for b in message.buttons)
