@@ -36,10 +36,11 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     # What a hand message shows, as a value compared for changes: Discord-free like the texts it is made of.
     "bot/schnapsen/handmodel.py": ("engine", "bot.game", "bot.i18n", "bot.render", "bot.vocabulary"),
     # The web companion reads storage and the table service, never Discord (docs/web.md); its words are the
-    # table messages' own (the shell's Discord-free texts), its markup escaped by Jinja2's markupsafe.
+    # table messages' own (the shell's Discord-free texts), its markup escaped by Jinja2's markupsafe; a port
+    # it cannot listen on stops the start as a bad setting does (bot.connect's StartError).
     "bot/web": (
         "aiohttp", "jinja2", "markupsafe", "PIL", "engine", "bot.db", "bot.game", "bot.i18n", "bot.render",
-        "bot.vocabulary", "bot.settings", "bot.schnapsen.texts",
+        "bot.vocabulary", "bot.settings", "bot.schnapsen.texts", "bot.connect",
     ),
 }
 

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from bot.connect import StartError
 from bot.game.service import TableService
 from bot.settings import WebSettings
 
@@ -49,7 +50,17 @@ class WebServer:
         self._runner = web.AppRunner(app, **RUNNER_OPTIONS)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.settings.host, self.settings.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as err:  # the port taken, or an address not of this machine: the operator's to fix
+            await self._runner.cleanup()
+            self._runner = None
+            await self.notices.close()
+            self.notices = None
+            raise StartError(
+                f"the web pages cannot listen on {self.settings.host}:{self.settings.port} "
+                f"({err.strerror or err}): set WEB_PORT to a free port and WEB_HOST to an address of this machine."
+            ) from None
         self._unlisten = [self.service.listen(context.table_changed), self.service.prefs.on_forget(context.forgotten)]
         links.activate(self.links)
         log.info("web pages on %s:%s, linked as %s", self.settings.host, self.settings.port, self.settings.base_url)

@@ -1,11 +1,12 @@
 """The web companion's tests: the app on a real SQLite database and a table service with a hand-moved clock,
-driven by aiohttp's test client."""
+driven by aiohttp's test client; ``web_world``: the bot with its pages on, through the fake Discord."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,12 +16,15 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.db import Database
 from bot.game.service import TableService
+from bot.settings import WebSettings
 from bot.web.app import WebContext, make_app
 from bot.web.cards import build_cards
 from bot.web.live import LiveHub
 from bot.web.security import RateLimiter
 from bot.web.server import RUNNER_OPTIONS
+from devtools.fakediscord import FakeDiscord
 from tests.bot.game.conftest import Clock
+from tests.bot.schnapsen.harness import Table
 
 GUILD = 1
 
@@ -82,3 +86,14 @@ async def site(service: TableService, clock: Clock, cards: dict[tuple[str, str],
         for stop in unlisten:
             stop()
         await client.close()
+
+
+@pytest_asyncio.fixture
+async def web_world(fake_discord: FakeDiscord, tmp_path: Path, unused_tcp_port: int) -> AsyncIterator[Table]:
+    """The bot through the fake Discord with its web pages served on a loopback port (a server turns its own
+    pages on with ``/schnapsen settings web_pages:True``)."""
+    base = f"http://127.0.0.1:{unused_tcp_port}"
+    world = Table(fake_discord, tmp_path / "bot.sqlite3", web=WebSettings(unused_tcp_port, base))
+    yield world
+    if world.bot is not None:
+        await world.stop_bot()

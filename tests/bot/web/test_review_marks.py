@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest_asyncio
 
 from bot.db.reviews import KeptReview
-from bot.settings import WebSettings
 from devtools.fakediscord import FakeDiscord
 from engine.actions import parse_action
 from tests.bot.game.test_service import ALICE, four_at_play, play_deal
@@ -99,14 +95,6 @@ async def test_retention_deletes_the_reviews_with_the_moves(site: Site) -> None:
 
 
 # --- end to end: the link in the review answer ------------------------------------------------------------
-
-
-@pytest_asyncio.fixture
-async def web_world(fake_discord: FakeDiscord, tmp_path: Path, unused_tcp_port: int) -> AsyncIterator[Table]:
-    world = Table(fake_discord, tmp_path / "bot.sqlite3", web=WebSettings(unused_tcp_port, f"http://127.0.0.1:{unused_tcp_port}"))
-    yield world
-    if world.bot is not None:
-        await world.stop_bot()
 
 
 async def test_the_review_answers_link_opens_the_replay_with_its_marks(fake_discord: FakeDiscord, web_world: Table) -> None:
