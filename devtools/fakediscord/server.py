@@ -461,6 +461,15 @@ class FakeDiscord:
                                      f"{what or getattr(predicate, '__name__', predicate)}"
                                      f"{self.diagnosis()}") from None
 
+    async def wait_event(self, event: asyncio.Event, timeout: float = 5.0, what: str = "an event") -> None:
+        """Wait for an event the test set up (the bot reached a point it patched in); a timeout says what the
+        ``diagnostics`` report, as ``wait_for``'s does."""
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"fake Discord: timed out after {timeout} s waiting for {what}"
+                                 f"{self.diagnosis()}") from None
+
     def diagnosis(self) -> str:
         """What the ``diagnostics`` say now, one block each (a describer that fails says so instead)."""
         blocks = []

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
+import os
+import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -52,6 +55,16 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
     return dataclasses.replace(base, **changes)
 
 
+def chosen_seeds() -> Callable[[], int]:
+    """The deals of a test: the same every run (seeded by the test's name, and by SCHNAPSEN_TEST_SEEDS if set,
+    to try other deals), never whatever the system's randomness deals. A test that needs a deal to take a
+    given course sets its own seed (``bot.service.new_seed``)."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    key = f"{test}|{os.environ.get('SCHNAPSEN_TEST_SEEDS', '')}"
+    draws = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+    return lambda: draws.getrandbits(62)
+
+
 def wake_on_changes(bot: SchnapsenBot, fake: FakeDiscord) -> None:
     """Tests wait for the bot's tables too (a status, a version, a stored DM id), and ``fake.wait_for``
     looks again only when the fake sees a request: the table core tells its listeners of every change it
@@ -75,6 +88,11 @@ def game_buttons(message: FakeMessage, *, enabled_only: bool = True) -> list[dic
         if parsed is not None and parsed.verb in GAME_VERBS and not (enabled_only and button.get("disabled")):
             found.append(button)
     return found
+
+
+def _version_or_none(button: dict[str, Any]) -> int | None:
+    parsed = ButtonId.parse(str(button.get("custom_id", "")))
+    return None if parsed is None else parsed.version
 
 
 def button_version(button: dict[str, Any]) -> int:
@@ -207,6 +225,38 @@ class Table:
         self.channel = self.guild.add_text_channel("schnapsen")
         self.bot: SchnapsenBot | None = None
         self.users: dict[int, FakeUser] = {}
+        self.new_seed = chosen_seeds()  # the world's deals, across the bot's restarts
+        fake.diagnostics.append(self.where_it_stands)  # every wait that times out says where the tables stood
+
+    def where_it_stands(self) -> str:
+        """What a test stuck waiting needs to tell why: each open table's position, each player's stored hand
+        message and the buttons their newest DMs show, and the bot's jobs still running."""
+        if self.bot is None:
+            return "the bot is not running"
+        lines = []
+        for now in self.bot.service.open_tables():
+            deal = now.deal
+            lines.append(
+                f"table {now.id} in channel {now.channel_id}: version {now.version}, deal {now.deal_no}, "
+                f"status {now.status}, phase {None if deal is None else deal.phase}, "
+                f"to act {None if deal is None else deal.to_act}"
+            )
+            for seat, occupant in enumerate(now.seats):
+                if occupant is None:
+                    continue
+                user = self.users.get(occupant.user_id or 0)
+                who = "AI" if user is None else user.name
+                lines.append(f"  seat {seat}: {who}, stored hand message {occupant.dm_message_id}")
+                for message in [] if user is None else self.fake.dm_messages(user)[-2:]:
+                    shown = [(b.get("label"), _version_or_none(b), bool(b.get("disabled"))) for b in message.buttons]
+                    lines.append(f"    DM {message.id}: buttons {shown}")
+        if not lines:
+            lines.append("no open table")
+        messages = self.bot.runtime.messages
+        lines.append(f"edits running: {sorted(map(str, messages.edits.running()))}")
+        lines.append(f"sends running: {sorted(map(str, messages.sends.running()))}")
+        lines.append(f"drives running: {sorted(map(str, self.bot.runtime.drivers.drives.running()))}")
+        return "\n".join(lines)
 
     def add_player(self, name: str, **options: Any) -> FakeUser:
         user = self.fake.add_user(name, **options)
@@ -222,6 +272,7 @@ class Table:
             self.bot = None  # start_client closed it: the world's teardown must not close it again
             raise
         wake_on_changes(self.bot, self.fake)
+        self.bot.service.new_seed = self.new_seed
         return self.bot
 
     async def stop_bot(self) -> None:

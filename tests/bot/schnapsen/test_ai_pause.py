@@ -32,5 +32,5 @@ async def test_the_ai_decides_during_its_pause_and_moves_only_after_it(
     version = table.version
     assert table.deal is not None and table.deal.to_act == 1
     # Decided within half the pause (asked only after it, as the AI once was, it could not be) ...
-    await asyncio.wait_for(decided.wait(), PAUSE_MS / 2000)
+    await fake_discord.wait_event(decided, PAUSE_MS / 2000, what="the AI's decision, within half its pause")
     assert table.version == version and table.deal.to_act == 1  # ... whose end the move still waits for

@@ -80,51 +80,13 @@ async def play_from_dms(
                     return (user, dms[-1])
             return None
 
-        try:
-            step = await world.fake.wait_for(
-                next_click, timeout=20, what="a DM with buttons for the position"
-            )
-        except AssertionError as stuck:
-            raise AssertionError(f"{stuck}\n{where_it_stands(world, table, people)}") from None
+        # A timeout says where the table stands (the harness's where_it_stands).
+        step = await world.fake.wait_for(next_click, timeout=20, what="a DM with buttons for the position")
         if step[0] == "stop":
             return
         user, message = step
         enabled = [b for b in message.buttons if not b.get("disabled") and action_on(b) is not None]
         await world.click_and_settle(user, message, choose(message, enabled)["custom_id"])
-
-
-def where_it_stands(world: Table, table: CurrentTable, people: list[FakeUser]) -> str:
-    """What a test stuck waiting for a DM's buttons needs to tell why: the position, each person's stored hand
-    message and the buttons their newest DMs show, and the bot's jobs still running."""
-    now = table.now()
-    if now is None:
-        return "the table is closed"
-    deal = now.deal
-    lines = [
-        f"table at version {now.version}, deal {now.deal_no}, status {now.status}, "
-        f"phase {None if deal is None else deal.phase}, to act {None if deal is None else deal.to_act}"
-    ]
-    for user in people:
-        seat = now.seat_of(user.id)
-        occupant = None if seat is None else now.seats[seat]
-        stored = None if occupant is None else occupant.dm_message_id
-        lines.append(f"{user.name}: seat {seat}, stored hand message {stored}")
-        for message in world.fake.dm_messages(user)[-2:]:
-            shown = [
-                (b.get("label"), button_version_or_none(b), bool(b.get("disabled"))) for b in message.buttons
-            ]
-            lines.append(f"  DM {message.id}: buttons {shown}")
-    assert world.bot is not None
-    messages = world.bot.runtime.messages
-    lines.append(f"edits running: {sorted(map(str, messages.edits.running()))}")
-    lines.append(f"sends running: {sorted(map(str, messages.sends.running()))}")
-    lines.append(f"drives running: {sorted(map(str, world.bot.runtime.drivers.drives.running()))}")
-    return "\n".join(lines)
-
-
-def button_version_or_none(button: dict[str, Any]) -> int | None:
-    parsed = ButtonId.parse(str(button.get("custom_id", "")))
-    return None if parsed is None else parsed.version
 
 
 def first_card_play(table: CurrentTable) -> bool:

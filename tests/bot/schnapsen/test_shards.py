@@ -203,7 +203,7 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     click = await split.fake.click(player, message, custom_id)
     response = await click.wait_response()
     assert response.type == 6  # deferred: the answer comes from the owner, through the token
-    await asyncio.wait_for(handed.wait(), 10)
+    await split.fake.wait_event(handed, 10, what="the click to be handed on to its owner")
     [waiting] = await bot.db.inbox.clicks_for((1,))
     assert waiting.table_id == away.table_id and waiting.interaction["data"]["custom_id"] == custom_id
     assert await stored(bot, away.table_id) == before and not click.followups
@@ -212,7 +212,7 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     handed.clear()
     again = await split.fake.click(player, message, custom_id)
     assert (await again.wait_response()).type == 6
-    await asyncio.wait_for(handed.wait(), 10)
+    await split.fake.wait_event(handed, 10, what="the click to be handed on to its owner")
     assert looked_up.count(away.table_id) == 1
     assert [c.interaction["id"] for c in await bot.db.inbox.clicks_for((1,))] == [str(click.id), str(again.id)]
 
