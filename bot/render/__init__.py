@@ -11,11 +11,11 @@ from bot.render.images import (
     WIDTH,
     preload,
     render_hand,
-    render_profile,
     render_result,
     render_table,
 )
 from bot.render.names import ALL_CARDS, DECK_STYLES, LANGUAGES, card_name, label, suit_name
+from bot.render.profile import render_profile
 from bot.render.review import (
     DealReviewScene,
     ReviewTrick,

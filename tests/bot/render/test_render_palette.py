@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.render import DECK_STYLES, TableScene, _assets, render_hand, render_table
+from bot.render import DECK_STYLES, TableScene, _assets, render_table
 
 ROOT = Path(__file__).resolve().parents[3]  # tests/bot/render/ -> the repository
 
@@ -95,6 +95,6 @@ def test_a_palette_file_without_256_colours_is_refused(tmp_path, monkeypatch, co
     short.putpalette(bytes(range(3 * 16)))
     (tmp_path / "french").mkdir()
     short.save(tmp_path / "french" / _assets.PALETTE_FILE)
-    monkeypatch.setattr(_assets, "CARDS_DIR", tmp_path)
+    monkeypatch.setattr(_assets, "CARDS_DIR", tmp_path)  # (no card art there: the palette is what is read)
     with pytest.raises(ValueError, match="gen_palette"):
-        render_hand(["HA"], deck="french")
+        _assets.palette("french")

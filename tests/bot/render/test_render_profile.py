@@ -7,7 +7,8 @@ import pytest
 from PIL import Image
 
 from bot.render import LANGUAGES, WIDTH, ProfileScene, label, profile_alt_text, render_profile
-from bot.render.images import _CHART, GOLD
+from bot.render.images import GOLD
+from bot.render.profile import _CHART
 from bot.vocabulary import CONTRACT_FAMILIES
 
 CONTRACTS = (("normal", 120, 70), ("bettler", 14, 9), ("schnapser", 6, 4), ("all_tricks", 3, 1), ("farbringerl", 0, 0))
