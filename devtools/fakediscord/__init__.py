@@ -43,6 +43,13 @@ its answer comes 80 ms later; a gateway dispatch (a click's INTERACTION_CREATE) 
 it was emitted (``FakeInteraction.created_at``, the moment of the click). Off by default. Every message keeps
 when each of its versions took effect (``FakeMessage.changed_at``, monotonic), history or not; every
 interaction how it was answered (``response.type``, ``response.at``).
+
+Discord's own API spec (``spec.py``): every request is checked against Discord's published OpenAPI spec
+(devtools/discord_api_spec/): route and method, path parameters, query, JSON body or multipart ``payload_json``;
+one that does not fit is answered 400 50035 with the errors by field (404/405 for a route or method Discord
+lacks) and listed in ``fake.spec_violations``, which fails the test (``take_spec_violations`` for one sent on
+purpose). ``FakeDiscord(check_spec=False)`` turns it off. A ``wait_for`` or ``wait_event`` that times out adds
+what ``fake.diagnostics`` report (the harness: where each table stands).
 """
 
 from devtools.fakediscord.components import describe_buttons, find_button, iter_components
