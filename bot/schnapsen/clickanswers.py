@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -25,6 +26,7 @@ import discord
 from bot.game.table import TableSnapshot
 
 from . import payloads
+from .content import DRAW_FIRST, Payload
 from .handmodel import HandModel
 from .replies import acknowledge
 
@@ -37,6 +39,15 @@ HandKey = tuple[object, ...]  # a hand message: ("dm", message id) or ("channel"
 # A click's own answer must reach Discord within its three seconds: drawing it may take what is left of this
 # after the change was stored, else the click is acknowledged with a deferred update and the usual edit follows.
 ANSWER_BUDGET = 2.5
+
+
+async def drawn_first(drawing: Awaitable[Payload]) -> Payload:
+    """A click's answer is drawn before the drawings nobody waits for (``content.DRAW_FIRST``)."""
+    first = DRAW_FIRST.set(True)
+    try:
+        return await drawing
+    finally:
+        DRAW_FIRST.reset(first)
 
 
 class ClickAnswers:
@@ -118,7 +129,7 @@ class ClickAnswers:
             memory = self.messages.memory(table_id)
             try:
                 payload = await asyncio.wait_for(
-                    payloads.hand_message(model), max(0.0, started + ANSWER_BUDGET - loop.time())
+                    drawn_first(payloads.hand_message(model)), max(0.0, started + ANSWER_BUDGET - loop.time())
                 )
             except TimeoutError:
                 log.warning("table %s: drawing the answer to a click took too long; the hand is edited instead", table_id)
@@ -197,7 +208,8 @@ class ClickAnswers:
         ):
             try:
                 payload = await asyncio.wait_for(
-                    payloads.table_payload(table, table.language), max(0.0, started + ANSWER_BUDGET - loop.time())
+                    drawn_first(payloads.table_payload(table, table.language)),
+                    max(0.0, started + ANSWER_BUDGET - loop.time()),
                 )
                 await interaction.response.edit_message(**payload.edit_kwargs())
                 shown = table

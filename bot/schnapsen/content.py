@@ -4,6 +4,7 @@ and the small pool the images are drawn in, off the event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import io
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -12,13 +13,20 @@ from typing import Any
 
 import discord
 
+from .pacing import URGENT
+
 # Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
 # few malloc arenas (each thread that allocates gets one, which inflated memory with the default executor).
 RENDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="render")
+# What a person is waiting for (a click's own answer, the hand that gives someone their turn: ``DRAW_FIRST``, or
+# an urgent job's, ``pacing.URGENT``) is drawn on a thread of its own, never queued behind the others.
+FIRST_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render-first")
+DRAW_FIRST: contextvars.ContextVar[bool] = contextvars.ContextVar("draw_first", default=False)
 
 
 async def rendered(function: Callable[..., bytes], *args: Any) -> bytes:
-    return await asyncio.get_running_loop().run_in_executor(RENDER_POOL, function, *args)
+    pool = FIRST_POOL if DRAW_FIRST.get() or URGENT.get() else RENDER_POOL
+    return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
 
 
 @dataclass

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 from typing import Any
 
 import pytest
 
 from bot.client import SchnapsenBot
+from bot.schnapsen.clickanswers import drawn_first
+from bot.schnapsen.content import rendered
 from devtools.fakediscord import FakeDiscord, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
@@ -167,3 +170,12 @@ async def test_after_quick_lobby_clicks_a_start_command_shows_the_deal_at_once(
     # Three quick lobby edits and then a deal: the deal's first picture is not held back by the burst rule
     # (it waited out five of the table message's 3-second intervals; the wait's 5 s default catches that).
     await world.table_message(lambda m: any(b.get("label") == "My hand" for b in m.buttons))
+
+
+async def test_a_clicks_answer_is_drawn_on_a_thread_of_its_own_never_behind_the_others() -> None:
+    def thread_name() -> bytes:
+        return threading.current_thread().name.encode()
+
+    answer = await drawn_first(rendered(thread_name))  # type: ignore[arg-type]
+    assert answer.decode().startswith("render-first"), "a click's answer is drawn on the first pool"
+    assert (await rendered(thread_name)).decode().startswith("render_"), "the others on the shared pool"
