@@ -54,8 +54,14 @@ class BotProcesses:
         )  # fmt: skip
         log.close()
         assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)
-        assert line.strip() == b"READY", f"the bot on shard {shard_ids} did not start: {self.log_tail(shard_ids)}"
+        try:
+            line = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)
+        except TimeoutError:  # says so with the process's log, and leaves no process behind
+            line = b"nothing after %d s" % START_TIMEOUT
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
+        assert line.strip() == b"READY", f"the bot on shard {shard_ids} did not start ({line!r}): {self.log_tail(shard_ids)}"
         self.running[shard_ids] = process
 
     async def kill(self, shard_ids: str) -> None:
