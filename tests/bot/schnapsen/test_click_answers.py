@@ -137,18 +137,22 @@ async def test_a_refused_click_is_answered_with_the_refusal_alone(fake_discord: 
     assert again.response_type == 4 and not again.followups
 
 
-async def test_after_quick_lobby_clicks_start_shows_the_deal_in_its_own_answer(
-    fake_discord: FakeDiscord, world: Table
-) -> None:
-    # The edits paced as shipped: a lobby's quick edits once held a deal's first picture back by 15 s.
+async def a_quickly_filled_lobby(world: Table) -> tuple[FakeUser, CurrentTable]:
+    """A host adds three AI players in quick succession, with the edits paced as shipped (a lobby's quick edits
+    once held a deal's first picture back by 15 s: five of the table message's 3-second intervals)."""
     world.settings = dataclasses.replace(world.settings, edit_interval=1.0)
     host = world.add_player("host")
     await world.start_bot()
     await world.no_ai_delay()
-    table = await world.open_table(host, [None, None, None], start=False)
-    lobby = await world.table_message()
+    return host, await world.open_table(host, [None, None, None], start=False)
 
-    start = await fake_discord.click(host, lobby, label="Start")
+
+async def test_after_quick_lobby_clicks_start_shows_the_deal_in_its_own_answer(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    host, table = await a_quickly_filled_lobby(world)
+
+    start = await fake_discord.click(host, await world.table_message(), label="Start")
     response = await start.wait_response()
 
     assert response.type == UPDATE_MESSAGE, "the table message is updated in the Start click's own answer"
@@ -157,18 +161,11 @@ async def test_after_quick_lobby_clicks_start_shows_the_deal_in_its_own_answer(
     assert table.status == "playing"
 
 
-async def test_after_quick_lobby_clicks_a_start_command_shows_the_deal_at_once(
-    fake_discord: FakeDiscord, world: Table
-) -> None:
-    world.settings = dataclasses.replace(world.settings, edit_interval=1.0)
-    host = world.add_player("host")
-    await world.start_bot()
-    await world.no_ai_delay()
-    await world.open_table(host, [None, None, None], start=False)
+async def test_after_quick_lobby_clicks_a_start_command_shows_the_deal_at_once(world: Table) -> None:
+    host, _ = await a_quickly_filled_lobby(world)
 
     await world.command(host, "start")
-    # Three quick lobby edits and then a deal: the deal's first picture is not held back by the burst rule
-    # (it waited out five of the table message's 3-second intervals; the wait's 5 s default catches that).
+    # The deal's first picture is not held back by the burst rule (the wait's 5 s default would catch that).
     await world.table_message(lambda m: any(b.get("label") == "My hand" for b in m.buttons))
 
 
