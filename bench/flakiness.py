@@ -7,6 +7,7 @@ test, the first line of its error and the assertion that failed), then every tes
 how often. Exit status 1 when any run failed.
 
     python bench/flakiness.py --runs 10 --load 4
+    python bench/flakiness.py --runs 5 --load 4 --vary-deals   # each run deals other chosen deals
     python bench/flakiness.py --runs 3 --load 2 -- tests/bot/schnapsen -x     # pytest arguments after --
 """
 
@@ -46,6 +47,7 @@ class Run:
     skipped: int = 0
     failures: list[Failure] = field(default_factory=list)
     exit_status: int = 0
+    deals: str | None = None  # SCHNAPSEN_TEST_SEEDS of the run, when it varied them
 
 
 def test_id(case: ElementTree.Element) -> str:
@@ -90,14 +92,18 @@ def stop_load(loops: list[subprocess.Popen[bytes]]) -> None:
         loop.wait()
 
 
-def environment() -> dict[str, str]:
+def environment(deals: str | None) -> dict[str, str]:
     """This environment with the interpreter's own bin folder first on PATH (the test extra's tools: hadolint,
-    check-jsonschema), as in an activated virtual environment."""
+    check-jsonschema), as in an activated virtual environment; ``deals`` picks the end-to-end tests' deals
+    (SCHNAPSEN_TEST_SEEDS, tests/bot/schnapsen/harness.py)."""
     folder = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": os.pathsep.join([folder, os.environ.get("PATH", "")])}
+    changes = {"PATH": os.pathsep.join([folder, os.environ.get("PATH", "")])}
+    if deals is not None:
+        changes["SCHNAPSEN_TEST_SEEDS"] = deals
+    return {**os.environ, **changes}
 
 
-def one_run(number: int, load: int, pytest_args: list[str], folder: Path) -> Run:
+def one_run(number: int, load: int, pytest_args: list[str], folder: Path, deals: str | None = None) -> Run:
     report = folder / f"run-{number}.xml"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={report}", *pytest_args]
     loops = start_load(load)
@@ -106,12 +112,12 @@ def one_run(number: int, load: int, pytest_args: list[str], folder: Path) -> Run
         log = folder / f"run-{number}.log"
         with log.open("wb") as output:
             done = subprocess.run(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, check=False,
-                                  env=environment())
+                                  env=environment(deals))
         seconds = time.monotonic() - started
         load_after = os.getloadavg()[0]
     finally:
         stop_load(loops)
-    run = Run(number, round(seconds, 1), load_before, load_after, exit_status=done.returncode)
+    run = Run(number, round(seconds, 1), load_before, load_after, exit_status=done.returncode, deals=deals)
     if report.exists():
         run.tests, run.skipped, run.failures = failures_in(report)
     if done.returncode not in (0, 1) and not run.failures:  # pytest itself failed: collection, internal error
@@ -124,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10, help="how many runs of the suite (default 10)")
     parser.add_argument("--load", type=int, default=4, help="busy-loop processes beside each run (default 4)")
+    parser.add_argument("--vary-deals", action="store_true",
+                        help="each run deals other chosen deals (SCHNAPSEN_TEST_SEEDS=run-N): a test that passes "
+                             "only on its own deals fails in some run")
     parser.add_argument("--keep", type=Path, help="keep each run's log and JUnit XML in this folder")
     parser.add_argument("--json", action="store_true", help="print the runs as one JSON line at the end")
     parser.add_argument("pytest_args", nargs="*", help="arguments for pytest (after --)")
@@ -134,9 +143,10 @@ def main(argv: list[str] | None = None) -> int:
           f"on {os.cpu_count()} cores; logs in {folder}", flush=True)
     runs = []
     for number in range(1, args.runs + 1):
-        run = one_run(number, args.load, args.pytest_args, folder)
+        run = one_run(number, args.load, args.pytest_args, folder, f"run-{number}" if args.vary_deals else None)
         runs.append(run)
-        print(f"run {number}: {run.seconds:.0f} s, load {run.load_before:.1f} -> {run.load_after:.1f}, "
+        print(f"run {number}{f' (deals {run.deals})' if run.deals else ''}: {run.seconds:.0f} s, "
+              f"load {run.load_before:.1f} -> {run.load_after:.1f}, "
               f"{run.tests} tests ({run.skipped} skipped), {len(run.failures)} failed", flush=True)
         for failure in run.failures:
             print(f"  {failure.kind.upper()} {failure.test}\n    {failure.cause}", flush=True)
