@@ -92,7 +92,7 @@ async def test_a_refused_token_falls_back_to_the_bot_token(fake_discord: FakeDis
         "PATCH", "/webhooks/*/*/messages/@original", status=404, code=10015, times=10_000
     )
     since = len(fake_discord.requests)
-    click, dm, clicked = await click_whoever_may(fake_discord, world, people, table)
+    click, dm, _ = await click_whoever_may(fake_discord, world, people, table)
     assert click.response_type == 7, "the click's own answer needs no token edit"
 
     # The hands stay right: the deal is played to its end through the fallback alone.
