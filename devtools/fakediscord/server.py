@@ -36,6 +36,7 @@ from devtools.fakediscord.state import (
     DEFAULT_BOT_PERMISSIONS,
     EPHEMERAL_FLAG,
     LOADING_FLAG,
+    WAIT_SECONDS,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
@@ -451,7 +452,8 @@ class FakeDiscord:
 
     # ----------------------------------------------------------------- waiting
 
-    async def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0, what: str | None = None) -> T:
+    async def wait_for(self, predicate: Callable[[], T], timeout: float = WAIT_SECONDS,
+                       what: str | None = None) -> T:
         """Return the first truthy value of ``predicate()``, re-checked after every state change."""
         async with self._condition:
             try:
@@ -461,7 +463,7 @@ class FakeDiscord:
                                      f"{what or getattr(predicate, '__name__', predicate)}"
                                      f"{self.diagnosis()}") from None
 
-    async def wait_event(self, event: asyncio.Event, timeout: float = 5.0, what: str = "an event") -> None:
+    async def wait_event(self, event: asyncio.Event, timeout: float = WAIT_SECONDS, what: str = "an event") -> None:
         """Wait for an event the test set up (the bot reached a point it patched in); a timeout says what the
         ``diagnostics`` report, as ``wait_for``'s does."""
         try:
@@ -521,7 +523,7 @@ class FakeDiscord:
         return channel
 
     async def wait_for_dm(self, user: FakeUser, predicate: Callable[[FakeMessage], bool] | None = None,
-                          timeout: float = 5.0) -> FakeMessage:
+                          timeout: float = WAIT_SECONDS) -> FakeMessage:
         """The newest DM to ``user`` (satisfying ``predicate``), waiting until there is one."""
         def newest() -> FakeMessage | None:
             matching = [m for m in self.dm_messages(user) if predicate is None or predicate(m)]

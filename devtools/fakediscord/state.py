@@ -26,6 +26,10 @@ DISCORD_EPOCH_MS = 1_420_070_400_000
 EPHEMERAL_FLAG = 1 << 6
 LOADING_FLAG = 1 << 7
 DEFAULT_ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+# How long a test waits by default for what it awaits (a response, a message, a state): a wait ends as soon as
+# what it waits for happens, so this is only how long a failing test takes to say so. 5 s was too short on a
+# loaded machine (a click's answer and a command's follow-up took longer at load 12 on 2 cores).
+WAIT_SECONDS = 30.0
 
 # What @everyone may do on a freshly created server: talk, read, attach and use commands, manage nothing.
 DEFAULT_EVERYONE_PERMISSIONS = discord.Permissions(
@@ -667,13 +671,24 @@ class FakeInteraction:
         found = [self.original] if self.original is not None else []
         return found + [m for m in self.followups if m is not self.original]
 
-    async def wait_response(self, timeout: float = 5.0) -> InteractionResponse:
-        await self.fake.wait_for(lambda: self.response is not None, timeout=timeout,
-                                 what=f"a response to interaction {self.describe()}")
+    async def wait_response(self, timeout: float = WAIT_SECONDS) -> InteractionResponse:
+        try:
+            await self.fake.wait_for(lambda: self.response is not None, timeout=timeout,
+                                     what=f"a response to interaction {self.describe()}")
+        except AssertionError as stuck:
+            raise AssertionError(f"{stuck}\n{self.describe()}: {self.answered()}") from None
         assert self.response is not None
         return self.response
 
-    async def wait_original(self, predicate=None, timeout: float = 5.0) -> FakeMessage:
+    def answered(self) -> str:
+        """How the bot answered so far, for a test that waited in vain."""
+        refused = self.rejected_callbacks
+        return (f"{len(refused)} callback(s) refused (answered already, or later than Discord's "
+                f"{self.fake.interaction_deadline:g} s), {time.monotonic() - self.created_at:.1f} s since the "
+                f"interaction; response {None if self.response is None else self.response.type}, "
+                f"{len(self.followups)} follow-up(s)")
+
+    async def wait_original(self, predicate=None, timeout: float = WAIT_SECONDS) -> FakeMessage:
         """The original response once it exists, is no longer "thinking" and satisfies ``predicate``."""
         def ready() -> FakeMessage | None:
             original = self.original
@@ -686,9 +701,12 @@ class FakeInteraction:
         return await self.fake.wait_for(ready, timeout=timeout,
                                         what=f"the original response of {self.describe()}")
 
-    async def wait_followups(self, count: int = 1, timeout: float = 5.0) -> list[FakeMessage]:
-        await self.fake.wait_for(lambda: len(self.followups) >= count, timeout=timeout,
-                                 what=f"{count} followup(s) to {self.describe()}")
+    async def wait_followups(self, count: int = 1, timeout: float = WAIT_SECONDS) -> list[FakeMessage]:
+        try:
+            await self.fake.wait_for(lambda: len(self.followups) >= count, timeout=timeout,
+                                     what=f"{count} followup(s) to {self.describe()}")
+        except AssertionError as stuck:
+            raise AssertionError(f"{stuck}\n{self.describe()}: {self.answered()}") from None
         return list(self.followups)
 
     def describe(self) -> str:

@@ -335,6 +335,8 @@ async def test_late_answer_is_refused(fake_discord: FakeDiscord, world: World, b
     await fake_discord.wait_for(lambda: command.rejected_callbacks)
     assert command.response is None
     assert [r.status for r in fake_discord.requests_to("POST", "/interactions/*/*/callback")] == [404]
+    with pytest.raises(AssertionError, match=r"1 callback\(s\) refused \(answered already, or later than Discord's 0 s\)"):
+        await command.wait_response(timeout=0.01)  # a test that waits in vain is told why
 
 
 async def test_simultaneous_clicks_both_arrive(fake_discord: FakeDiscord, world: World, bot: DemoBot) -> None:
