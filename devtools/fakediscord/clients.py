@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from devtools.fakediscord.state import WAIT_SECONDS
+
 if TYPE_CHECKING:
     from devtools.fakediscord.server import FakeDiscord
 
 
-async def start_client(fake: FakeDiscord, client: discord.Client, *, timeout: float = 5.0) -> discord.Client:
+async def start_client(fake: FakeDiscord, client: discord.Client, *,
+                       timeout: float = WAIT_SECONDS) -> discord.Client:
     if fake.api_base != discord.http.Route.BASE:
         raise RuntimeError("discord.py is not redirected to this fake; use `with fake.redirect():` "
                            "or the fake_discord fixture")
@@ -55,7 +58,7 @@ def held_by(client: discord.Client, guild_id: int) -> bool:
     return (guild_id >> 22) % count in shard_ids
 
 
-async def stop_client(fake: FakeDiscord, client: discord.Client, *, timeout: float = 5.0) -> None:
+async def stop_client(fake: FakeDiscord, client: discord.Client, *, timeout: float = WAIT_SECONDS) -> None:
     """Close the client like a process shutting down; a restart test then starts a NEW client instance."""
     connection = fake._client_tasks.pop(client, None)
     await asyncio.wait_for(client.close(), timeout)

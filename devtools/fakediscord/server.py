@@ -439,11 +439,11 @@ class FakeDiscord:
             discord.http.Route.BASE = saved_base
             discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved_gateway
 
-    async def start_client(self, client: discord.Client, *, timeout: float = 5.0) -> discord.Client:
+    async def start_client(self, client: discord.Client, *, timeout: float = WAIT_SECONDS) -> discord.Client:
         """Log ``client`` in, connect it and return once it is ready (requires ``redirect`` to be active)."""
         return await clients.start_client(self, client, timeout=timeout)
 
-    async def stop_client(self, client: discord.Client, *, timeout: float = 5.0) -> None:
+    async def stop_client(self, client: discord.Client, *, timeout: float = WAIT_SECONDS) -> None:
         await clients.stop_client(self, client, timeout=timeout)
 
     async def stop_all_clients(self) -> None:
