@@ -298,6 +298,8 @@ async def start_child(
         command += ["--cpu", str(cpu)]
     if time_ai:
         command.append("--time-ai")
+    if getattr(args, "web_port", None):
+        command += ["--web-port", str(args.web_port)]
     child = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
     if quota is not None:
         quota.add(child.pid)  # at once: it has not started its AI workers yet, and they inherit the cgroup
@@ -925,6 +927,11 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
                     admin, channel, "schnapsen", "settings", ai_delay_ms=args.ai_delay_ms
                 )
                 await settings.wait_response(timeout=WAIT)
+            # Something else the bot does meanwhile (bench/web_bench.py: viewers of its web pages), set up
+            # now and running through the measured window; its figures come back with the step's.
+            hook = getattr(args, "window_hook", None)
+            if hook is not None:
+                await hook.prepare(fake, admin, guilds)
             # Tables open a few at a time (people do not open dozens in one second), fewer on a part of a core.
             opening = asyncio.Semaphore(max(2, round(OPENING_AT_ONCE * (args.cpu_quota or 1.0) * args.processes)))
 
@@ -950,8 +957,10 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
             parent_start = sum(os.times()[:2])
             window_over = asyncio.Event()
             lock_watch = asyncio.create_task(postgres.watch_write_lock(window_over)) if postgres else None
+            beside = asyncio.create_task(hook.during(args.seconds, tables)) if hook is not None else None
             await asyncio.sleep(args.seconds)
             window_over.set()
+            hook_figures = await beside if beside is not None else None
             database_figures = await lock_watch if lock_watch is not None else {}
             throttled = [
                 (held - held_before) / max(1, ran - ran_before)
@@ -1065,6 +1074,9 @@ async def paced_step(args: argparse.Namespace, table_count: int, postgres: Postg
         "rest": rest,
         "http_429_retried": marked_between(reports, "http:429 retried"),
         "http_429_surfaced": marked_between(reports, "http:429 surfaced"),
+        "bot_rss_at_stop_kb": [report.get("rss_at_stop_kb", 0) for report in reports],
+        "bot_serving_peak_rss_kb": [report.get("serving_peak_rss_kb", 0) for report in reports],
+        **({"beside": hook_figures} if hook_figures is not None else {}),
         **database_figures,
     }
 
@@ -1320,7 +1332,8 @@ def limits_description(args: argparse.Namespace) -> str:
     return fake.limits.describe()
 
 
-def main() -> None:
+def make_parser() -> argparse.ArgumentParser:
+    """The bench's options (bench/web_bench.py runs its human-pace steps with them too)."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -1427,6 +1440,11 @@ def main() -> None:
         "buckets, the 30046 rule, the invalid-request ban), answering 429s discord.py must wait out; with "
         "--find-capacity a step must also raise no 429 to the bot",
     )
+    return parser
+
+
+def main() -> None:
+    parser = make_parser()
     args = parser.parse_args()
     if args.pace == "instant":
         if args.tables is None:

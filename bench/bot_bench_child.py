@@ -42,6 +42,7 @@ from bot import render
 from bot.client import SchnapsenBot
 from bot.schnapsen import drivers
 from bot.schnapsen.messages import Messages
+from bot.settings import WebSettings
 from bot.shards import ShardRange
 
 # The drivers seed an AI decision with table id * SEED_STRIDE + version (bot/schnapsen/drivers.py).
@@ -253,6 +254,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         edit_interval=args.edit_interval,
         log_level="WARNING",
         shards=shards,
+        web=None if args.web_port is None else WebSettings(args.web_port, f"http://127.0.0.1:{args.web_port}"),
     )
     COSTS.bot = bot
     ai_spans: list[tuple[int, float, float]] = []
@@ -309,6 +311,7 @@ def main() -> int:
         "--cpu", type=int, help="pin this process (and the AI workers it starts) to this core"
     )
     parser.add_argument("--time-ai", action="store_true", help="report every AI decision's table and span")
+    parser.add_argument("--web-port", type=int, help="serve the web pages on this loopback port (docs/web.md)")
     parser.add_argument(
         "--table-message-by-bot-token",
         action="store_true",

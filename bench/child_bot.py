@@ -11,7 +11,7 @@ import discord
 import yarl
 
 from bot.client import SchnapsenBot, make_bot
-from bot.settings import Settings
+from bot.settings import Settings, WebSettings
 from bot.shards import ShardRange
 
 
@@ -24,9 +24,11 @@ def bot_for_fake_discord(
     edit_interval: float,
     log_level: str,
     shards: ShardRange | None = None,
+    web: WebSettings | None = None,
 ) -> SchnapsenBot:
     """A bot whose REST and gateway calls go to the fake, with nobody throttled (the bench clicks fast);
-    with ``shards``, a sharded bot on that range (no wait between its IDENTIFYs: the fake does not limit)."""
+    with ``shards``, a sharded bot on that range (no wait between its IDENTIFYs: the fake does not limit);
+    with ``web``, serving its web pages."""
     point_at_fake_discord(api, gateway)
     settings = Settings(
         token=token,
@@ -36,6 +38,7 @@ def bot_for_fake_discord(
         throttle_actions=1_000_000,
         shards=shards,
         identify_interval=0.0,
+        web=web,
     )
     bot = make_bot(settings)
     bot._connection.guild_ready_timeout = 0.2  # discord.py's default waits 2 s before `ready`

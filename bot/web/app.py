@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -77,6 +78,7 @@ REPLAY_WORDS = {
     "to_act": "web.role.to_act",
     "sides": "table.tricks",
 }
+REPLAYS_KEPT = 64  # replay pages kept as rendered (20-50 KB each)
 STATIC_MAX_AGE = 3600
 CARD_MAX_AGE = 7 * 86400
 
@@ -210,12 +212,24 @@ class Pages:
         self.service = context.service
         self.templates = templates
         self.tournaments = TournamentService(context.db, context.clock)
+        self.replays: OrderedDict[tuple[Any, ...], str] = OrderedDict()  # replay pages as rendered, latest last
 
     # --- helpers --------------------------------------------------------------------------------------
 
     def render(self, request: web.Request, template: str, status: int = 200, **values: Any) -> web.Response:
         """The page in the viewer's language (``?lang=``, else Accept-Language); its links keep a ``?lang=``
         the viewer chose."""
+        return self.html_response(self.render_text(request, template, **values), page_language(request), status)
+
+    @staticmethod
+    def html_response(text: str, lang: str, status: int = 200) -> web.Response:
+        response = web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Content-Language"] = lang
+        response.headers["Vary"] = "Accept-Language"
+        return response
+
+    def render_text(self, request: web.Request, template: str, **values: Any) -> str:
         lang = page_language(request)
         override = override_of(request)
         token = values.setdefault("token", None)
@@ -236,12 +250,7 @@ class Pages:
             url=url,
             in_language=lambda code: str(request.rel_url.update_query(lang=code)),
         )
-        text = self.templates.get_template(f"{template}.html").render(**values)
-        response = web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
-        response.headers["Cache-Control"] = "no-store"
-        response.headers["Content-Language"] = lang
-        response.headers["Vary"] = "Accept-Language"
-        return response
+        return self.templates.get_template(f"{template}.html").render(**values)
 
     def not_found_page(self, request: web.Request) -> web.Response:
         return self.render(request, "notfound", status=404)
@@ -416,12 +425,20 @@ class Pages:
             raise NotFound  # never dealt, still running, or its moves pruned (RETENTION_DAYS)
         lang = page_language(request)
         seats = tuple(await self.db.seats.seats_of(row.id))
+        finished = [d.deal_no for d in record.deals if d.finished and d.actions]
+        index = finished.index(deal_no)
+        previous_deal = finished[index - 1] + 1 if index > 0 else None
+        next_deal = finished[index + 1] + 1 if index + 1 < len(finished) else None
+        # A finished deal's page changes only with the names at its table (forget-me), its neighbours and the
+        # address (language chosen, review): all in the key of the pages kept.
+        key = (row.id, deal_no, lang, request.path_qs, tuple(seats), previous_deal, next_deal)
+        if (kept := self.replays.get(key)) is not None:
+            self.replays.move_to_end(key)
+            return self.html_response(kept, lang)
         data = replay_data(ReplayDeal(row, seats, stored.dealer, stored.hands, stored.actions), lang)
         data["words"] = script_words(lang, REPLAY_WORDS)
         data["review"] = None if review is None else review_marks(review, data["steps"], data["names"], row.deck, lang)
-        finished = [d.deal_no for d in record.deals if d.finished and d.actions]
-        index = finished.index(deal_no)
-        return self.render(
+        text = self.render_text(
             request,
             "replay",
             token=token,
@@ -429,9 +446,13 @@ class Pages:
             deal_no=deal_no,
             data=data,
             last=data["steps"][-1],
-            previous_deal=finished[index - 1] + 1 if index > 0 else None,
-            next_deal=finished[index + 1] + 1 if index + 1 < len(finished) else None,
+            previous_deal=previous_deal,
+            next_deal=next_deal,
         )
+        self.replays[key] = text
+        while len(self.replays) > REPLAYS_KEPT:
+            self.replays.popitem(last=False)
+        return self.html_response(text, lang)
 
     # --- a player ---------------------------------------------------------------------------------------
 
