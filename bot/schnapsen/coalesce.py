@@ -129,9 +129,12 @@ class Coalescer:
         # what the turn itself needs.
         limit = BURST if urgent else BURST - 1
         if len(runs) >= limit:
-            # The burst is Discord's (about 5 edits of a channel per 5 s, 5 per 2 s through a click's token): a key
-            # with a longer interval of its own (the table message with the bot token) does not stretch it.
-            pause = max(pause, runs[-limit] + BURST * min(interval, self.interval or interval) - now)
+            # An urgent run keeps to Discord's burst (about 5 edits of a channel per 5 s, 5 per 2 s through a click's
+            # token), which a key's longer interval of its own (the table message with the bot token) does not
+            # stretch: a lobby's quick edits must not hold a deal's first picture back for 5 of those intervals.
+            # The others keep to the key's own pace, bursts included (what the bot token can afford).
+            window = BURST * (min(interval, self.interval or interval) if urgent else interval)
+            pause = max(pause, runs[-limit] + window - now)
         return pause
 
     def _forget_old_runs(self) -> None:
