@@ -184,15 +184,15 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         # the move left it (a crash in between shows "interaction failed" and the move done after the restart).
         service, runtime = interaction.client.service, interaction.client.runtime
         started = asyncio.get_running_loop().time()
-        held = runtime.hold_hand(self.table, self.seat, interaction)
+        held = runtime.answers.hold_hand(self.table, self.seat, interaction)
         try:
             await service.act(
                 self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,
                 handed=self.handed,
             )  # fmt: skip
-            await runtime.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
+            await runtime.answers.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
         finally:
-            runtime.release_hand(self.table.id, self.seat, held)
+            runtime.answers.release_hand(self.table.id, self.seat, held)
 
 
 SIT, ADD_AI, LEAVE, START, PRACTICE = "sit", "ai", "leave", "start", "practice"
@@ -437,18 +437,18 @@ COMPONENTS = (
 
 async def answer_on_table_message(interaction: Interaction, table_id: int, change: Awaitable[object]) -> None:
     """Store a click's change of the table, then answer the click with the table message as the change left it
-    (type 7, ``Messages.answer_table_click``): only a stored change is acknowledged, and the clicker sees it
+    (type 7, ``ClickAnswers.answer_table_click``): only a stored change is acknowledged, and the clicker sees it
     in the answer itself. The table message's own edits wait meanwhile, so the answer is not followed by a
     second edit of the same."""
     runtime = interaction.client.runtime
     started = asyncio.get_running_loop().time()
     shown = None
-    runtime.hold_table(table_id)
+    runtime.answers.hold_table(table_id)
     try:
         await change
-        shown = await runtime.answer_table_click(interaction, table_id, started)
+        shown = await runtime.answers.answer_table_click(interaction, table_id, started)
     finally:
-        runtime.release_table(table_id, shown)
+        runtime.answers.release_table(table_id, shown)
 
 
 async def show_hand(interaction: Interaction, table: TableSnapshot, lang: str) -> None:

@@ -20,7 +20,6 @@ from bot.db import PlayerPrefs
 from bot.game import events as ev
 from bot.game.table import TableSnapshot
 
-from .clickanswers import HandKey
 from .content import Payload
 from .drivers import Drivers
 from .messages import Messages
@@ -38,6 +37,8 @@ class Runtime:
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.messages = Messages(bot)
+        # Clicks answered with what their stored change made (components.py calls it directly).
+        self.answers = self.messages.answers
         self.drivers = Drivers(bot, self.messages)
         # Where a click for a table is applied, and the clicks other processes hand to ours (routing.py).
         self.clicks = ClickRouter(bot)
@@ -103,30 +104,6 @@ class Runtime:
         *, shows_now: bool,
     ) -> None:  # fmt: skip
         self.messages.hands.remember_channel_hand(table, user_id, interaction, message_id, shows_now=shows_now)
-
-    # --- a click answered with what its stored change made (components.py) ------------------------------
-
-    def hold_hand(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
-        return self.messages.answers.hold_hand(table, seat, interaction)
-
-    def release_hand(self, table_id: int, seat: int, held: HandKey | None) -> None:
-        self.messages.answers.release_hand(table_id, seat, held)
-
-    async def answer_move(
-        self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float
-    ) -> None:
-        await self.messages.answers.answer_move(interaction, table_id, seat, deal_no, started)
-
-    def hold_table(self, table_id: int) -> None:
-        self.messages.answers.hold_table(table_id)
-
-    def release_table(self, table_id: int, shown: TableSnapshot | None) -> None:
-        self.messages.answers.release_table(table_id, shown)
-
-    async def answer_table_click(
-        self, interaction: discord.Interaction[Any], table_id: int, started: float
-    ) -> TableSnapshot | None:
-        return await self.messages.answers.answer_table_click(interaction, table_id, started)
 
     def prefs_changed(self, table: TableSnapshot, user_id: int, before: PlayerPrefs) -> None:
         self.messages.hands.prefs_changed(table, user_id, before)
