@@ -5,9 +5,9 @@ queue of ``AiWorker``: work someone waits for (``Priority.URGENT``) before the c
 (``Priority.BACKGROUND``), first come first served within a priority. It is served by ``workers`` processes at
 a time, by default one per core this process may run on, so searches never share a core with each other and
 the same view, seed and budget give the same action however long the queue is. A search's hard cap counts from
-when its worker starts it, not from when it was queued: waiting never turns a search into greedy's answer.
-Reviews hold at most all workers but one (when there are two or more), so a table's move finds a worker after
-at most one search.
+when its worker starts it, not from when it was queued: waiting behind other searches never turns a search
+into greedy's answer. Reviews hold at most all workers but one (when there are two or more), so a table's move
+finds a worker after at most one search.
 
 Under real overload (a decision waited more than ``overload_wait`` seconds) the decision searches with a
 smaller budget, in proportion to the wait, never below ``BUDGET_FLOOR`` of it; the queue's depth past a
@@ -16,15 +16,20 @@ threshold and every search cut to the floor are logged at WARNING, at most once 
 The bot awaits ``AiWorker.decide``; ``decide`` never raises (except ``asyncio.CancelledError``, which takes the
 request out of the queue, or lets a running search finish and drops its answer): whatever goes wrong with a
 search (an exception in it, a result that cannot be sent back or is not a legal action, a worker that exits or
-is killed, the hard cap passed, no worker that can be started, arguments that cannot be pickled) is answered by
-``greedy`` computed in a thread, and if greedy fails too by a random legal action. Every fallback is logged at
-WARNING with its reason.
+is killed, the hard cap passed, no worker ready in time or none that can be started, arguments that cannot be
+pickled) is answered by ``greedy`` computed in a thread, and if greedy fails too by a random legal action.
+Every fallback is logged at WARNING with its reason.
 
 Each worker is a separate process (``multiprocessing`` with the "spawn" start method; its loop and the bot's
 handle on it are in ``ai_processes.py``) with a pipe of its own, so a worker that overruns its hard cap is
 terminated alone: the searches of other workers go on. A worker that is terminated or dies is replaced at
 once in the background. ``start`` brings every worker up (engine imported,
-one tiny decision made) before the first table needs one.
+one tiny decision made) before the first table needs one. A start that fails (logged at ERROR) is tried again
+on a timer, after a pause that doubles from ``first_retry_seconds`` up to ``retry_seconds``, until the pool
+has its size again: no decision has to come along to restart it. Meanwhile a table's move or a hint never
+waits for a worker that may not come: with no worker left the queue gets greedy's answers at once, and an
+urgent request that has waited ``worker_wait`` seconds while no worker was searching (every one of them still
+starting) gets greedy's answer then, like any other fallback.
 
 This module may import the engine but never discord.
 """
@@ -69,6 +74,14 @@ BUDGET_FLOOR = 0.2
 QUEUE_WARNING_PER_WORKER = 8
 # Each kind of overload WARNING is logged at most once per this many seconds (with a count of the others).
 WARNING_INTERVAL_SECONDS = 60.0
+# How long an urgent request waits for a worker while none is searching (every worker starting, or none left)
+# before greedy answers it: a started worker is ready in about half a second on a quiet machine, a few on a
+# loaded one, and the table's AI pause (1.2 s by default) hides most of this wait.
+WORKER_WAIT_SECONDS = 3.0
+# The pause after a failed worker start before the next, doubled after each failure in a row up to
+# ``retry_seconds``: a worker killed while it started comes back at once, a start that keeps failing (a broken
+# install) is not tried again and again.
+FIRST_RETRY_SECONDS = 0.25
 
 
 class Priority(enum.IntEnum):
@@ -123,6 +136,7 @@ class _Request:
     may_shrink: bool  # a decision may search with less under overload; an evaluation's values may not change
     queued_at: float
     answer: asyncio.Future[Any]
+    no_worker_timer: asyncio.TimerHandle | None = None  # urgent only: greedy answers when no worker comes
 
 
 class AiWorker:
@@ -131,6 +145,7 @@ class AiWorker:
     ``search`` is the ``module:function`` a decision calls and ``evaluate`` the one an evaluation (the coach's)
     calls, each with ``(view, player, seed, budget_ms, rules)``; tests and fault-injection harnesses may name
     their own. ``workers`` is how many searches run at a time (default: the cores this process may use).
+    ``worker_wait`` is how long an urgent request waits while no worker is searching before greedy answers it.
     """
 
     def __init__(
@@ -141,6 +156,8 @@ class AiWorker:
         start_timeout: float = 60.0,
         retry_seconds: float = 5.0,
         *,
+        first_retry_seconds: float = FIRST_RETRY_SECONDS,
+        worker_wait: float = WORKER_WAIT_SECONDS,
         overload_wait: float = OVERLOAD_WAIT_SECONDS,
         budget_floor: float = BUDGET_FLOOR,
         queue_warning: int | None = None,
@@ -152,7 +169,9 @@ class AiWorker:
         self.search = search
         self.evaluate_search = evaluate
         self.start_timeout = start_timeout  # a worker not ready by then is given up (and logged)
-        self.retry_seconds = retry_seconds  # after a failed start, decisions wait this long to retry
+        self.first_retry_seconds = first_retry_seconds  # the pause after a failed start ...
+        self.retry_seconds = retry_seconds  # ... doubled after each failure in a row, up to this
+        self.worker_wait = worker_wait
         self.overload_wait = overload_wait
         self.budget_floor = budget_floor
         self.queue_warning = queue_warning or QUEUE_WARNING_PER_WORKER * self.workers
@@ -169,7 +188,9 @@ class AiWorker:
         self._arrivals = itertools.count()
         self._starting: set[asyncio.Task[bool]] = set()
         self._background: set[asyncio.Future[Any]] = set()
-        self._retry_at = 0.0
+        self._retry_at = 0.0  # no start before this (loop time) after a failed one
+        self._failed_starts = 0  # failed starts in a row (the pause doubles with each)
+        self._refill: asyncio.TimerHandle | None = None  # starts the missing workers when the pause ends
         self._closed = False
         self._all_retired: asyncio.Event | None = None
         self._warned_at: dict[str, float] = {}
@@ -277,6 +298,9 @@ class AiWorker:
         """Stop every worker and wait for the processes to end. Idempotent; decisions under way or waiting get
         greedy."""
         self._closed = True
+        if self._refill is not None:
+            self._refill.cancel()
+            self._refill = None
         self._fail_waiting("the AI workers are closing")
         for worker in list(self._idle):
             self._retire(worker)
@@ -329,7 +353,36 @@ class AiWorker:
                 waiting, urgent, self.workers, self._oldest_wait(),
             )  # fmt: skip
         self._dispatch()
-        return await request.answer
+        if priority == Priority.URGENT and not request.answer.done():
+            self._wait_for_a_worker(request)
+        try:
+            return await request.answer
+        finally:
+            if request.no_worker_timer is not None:
+                request.no_worker_timer.cancel()
+
+    def _wait_for_a_worker(self, request: _Request) -> None:
+        """Look again in ``worker_wait`` seconds whether the request has a worker coming."""
+        loop = asyncio.get_running_loop()
+        request.no_worker_timer = loop.call_later(self.worker_wait, self._no_worker_came, request)
+
+    def _no_worker_came(self, request: _Request) -> None:
+        """``worker_wait`` after an urgent request was queued (or last looked at): while a worker searches, the
+        queue moves (each search ends by its hard cap), so look again later; with none searching, the workers
+        are all starting or gone and the request gets greedy's answer now."""
+        request.no_worker_timer = None
+        if request.answer.done() or any(running is request for running in self._running.values()):
+            return
+        if self._running:
+            self._wait_for_a_worker(request)
+            return
+        _settle(
+            request,
+            _Fallback(
+                f"no AI worker was ready within {self.worker_wait:g} s "
+                f"({len(self._workers)} starting, {self.workers} wanted)"
+            ),
+        )
 
     def _dispatch(self) -> None:
         """Hand the first requests of the queue to idle workers (reviews to all but one of them)."""
@@ -463,14 +516,19 @@ class AiWorker:
         if not self._workers and self._all_retired is not None:
             self._all_retired.set()
         self._fill()
+        if not self._workers and not self._closed:  # none may start yet (a failed start's pause)
+            self._fail_waiting("no AI worker is running (the last start failed; retried shortly)")
         return worker.reaping
 
     def _fill(self, force: bool = False) -> None:
-        """Start workers until there are ``self.workers`` of them (not again soon after a failed start)."""
-        if self._closed:
+        """Start workers until there are ``self.workers`` of them; in the pause after a failed start, make sure a
+        timer starts them when it ends."""
+        if self._closed or len(self._workers) >= self.workers:
             return
         loop = asyncio.get_running_loop()
         if not force and loop.time() < self._retry_at:
+            if self._refill is None:
+                self._refill = loop.call_at(self._retry_at, self._refilled)
             return
         for _ in range(self.workers - len(self._workers)):
             parent, child = self._context.Pipe()
@@ -482,6 +540,10 @@ class AiWorker:
             task = asyncio.create_task(self._start_worker(worker, child), name="start AI worker")
             self._starting.add(task)
             task.add_done_callback(self._starting.discard)
+
+    def _refilled(self) -> None:
+        self._refill = None
+        self._fill()  # a later failure may have moved the retry on: then this sets the timer again
 
     async def _start_worker(self, worker: WorkerProcess, child: Connection) -> bool:
         """Start the process and wait for it to be ready; True when it joined the idle workers."""
@@ -500,19 +562,20 @@ class AiWorker:
             if isinstance(err, EOFError | OSError) and self._closed:
                 self._retire(worker)
                 return False
-            self._retry_at = asyncio.get_running_loop().time() + self.retry_seconds
-            log.error(
-                "AI worker could not start (%r); retrying in %g s at the earliest", err, self.retry_seconds
-            )
-            self._retire(worker)
-            if not self._workers:  # nobody left to serve the queue until the retry: greedy answers now
+            pause = min(self.retry_seconds, self.first_retry_seconds * 2 ** min(self._failed_starts, 30))
+            self._failed_starts += 1
+            self._retry_at = asyncio.get_running_loop().time() + pause
+            log.error("AI worker could not start (%r); retrying in %g s", err, pause)
+            if self._workers <= {worker}:  # nobody left to serve the queue until the retry: greedy answers now
                 self._fail_waiting(f"no AI worker could be started ({err!r})")
+            self._retire(worker)  # its replacement is started by a timer once the pause is over
             return False
         except BaseException:
             self._retire(worker)
             raise
         if note:
             log.warning("AI worker %s: %s", worker.pid, note)
+        self._failed_starts = 0
         self._release(worker)
         return True
 

@@ -19,6 +19,10 @@ from engine.ai import choose_action
 
 SEARCH = "tests.bot.ai_worker_faults:search"
 EVALUATE = "tests.bot.ai_worker_faults:evaluate"
+# ``search``, in workers whose start asks the test's start gate first (tests/bot/ai_worker_start_gate.py) ...
+GATED = "tests.bot.ai_worker_start_gate:search"
+# ... at the address in this environment variable (a spawned worker inherits the test's environment).
+START_GATE = "SCHNAPSEN_TEST_AI_START_GATE"
 
 
 class InjectedFault(LookupError):

@@ -25,10 +25,13 @@ from bot.ai_worker import AiWorker, Priority, usable_cores
 from bot.game.ai import AiPlayers
 from engine import STANDARD, apply_unchecked, deal_hands, legal_actions, new_deal, view_for
 from engine.ai import choose_action
-from tests.bot.ai_worker_faults import EVALUATE, SEARCH, not_greedy
+from tests.bot.ai_worker_faults import EVALUATE, GATED, SEARCH, START_GATE, not_greedy
 
 GUARD = 60  # seconds: only so that a broken test fails instead of hanging; never a claim about speed
 CAP = 60_000  # a hard cap no healthy decision reaches
+# A test that asserts a decision is searched while its worker (or a replacement) is still starting waits for
+# the start as long as it takes: on a loaded machine a start may take longer than the product's WORKER_WAIT.
+PATIENT = GUARD
 
 
 def _position():  # type: ignore[no-untyped-def]
@@ -50,7 +53,12 @@ async def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
-        loop.add_reader(ended, readable.set_result, None)
+
+        def wake() -> None:  # the pidfd stays readable: the reader may run again before it is removed
+            if not readable.done():
+                readable.set_result(None)
+
+        loop.add_reader(ended, wake)
         try:
             await asyncio.wait_for(readable, GUARD)
         finally:
@@ -111,7 +119,7 @@ class Holds:
 
 async def test_decision_comes_from_the_worker_process_and_matches_in_process() -> None:
     view = _view()
-    worker = AiWorker()
+    worker = AiWorker(worker_wait=PATIENT)
     try:
         action = await worker.decide(view, "pimc", seed=4, budget_ms=20, hard_cap_ms=30_000)
         assert action == choose_action(view, "pimc", 4, 20)
@@ -139,7 +147,7 @@ async def test_start_warms_every_worker_before_any_decision() -> None:
 
 async def test_a_decision_before_any_worker_is_up_waits_for_one_and_is_searched() -> None:
     view = _view()
-    worker = AiWorker(workers=1, search=SEARCH)
+    worker = AiWorker(workers=1, search=SEARCH, worker_wait=PATIENT)
     try:
         # The hard cap (1 s) counts from the search's start: starting the worker process first does not eat it.
         action = await worker.decide(view, "contrary", seed=1, budget_ms=10, hard_cap_ms=1000)
@@ -150,7 +158,9 @@ async def test_a_decision_before_any_worker_is_up_waits_for_one_and_is_searched(
 
 async def test_when_no_worker_can_start_a_decision_gets_greedy_at_once() -> None:
     view = _view()
-    worker = AiWorker(workers=1, search="tests.bot.no_such_module:search", retry_seconds=GUARD)
+    worker = AiWorker(
+        workers=1, search="tests.bot.no_such_module:search", first_retry_seconds=GUARD, retry_seconds=GUARD
+    )
     try:
         assert await worker.decide(view, "pimc", seed=1, budget_ms=10, hard_cap_ms=CAP) == choose_action(
             view, "greedy"
@@ -166,7 +176,7 @@ async def test_when_no_worker_can_start_a_decision_gets_greedy_at_once() -> None
 
 async def test_an_overrun_ends_only_its_own_worker_and_a_concurrent_search_completes() -> None:
     view = _view()
-    worker = AiWorker(workers=2, search=SEARCH)
+    worker = AiWorker(workers=2, search=SEARCH, worker_wait=PATIENT)
     try:
         await worker.start()
         async with Holds() as holds:
@@ -195,7 +205,7 @@ async def test_an_overrun_ends_only_its_own_worker_and_a_concurrent_search_compl
 @pytest.mark.parametrize("fault", ["raise", "unpicklable", "illegal", "exit", "sigkill"])
 async def test_any_worker_failure_falls_back_to_greedy_and_the_next_decision_is_searched(fault: str) -> None:
     view = _view()
-    worker = AiWorker(workers=1, search=SEARCH)
+    worker = AiWorker(workers=1, search=SEARCH, worker_wait=PATIENT)
     try:
         await worker.start()
         action = await worker.decide(view, fault, seed=8, budget_ms=20, hard_cap_ms=CAP)
@@ -209,7 +219,7 @@ async def test_any_worker_failure_falls_back_to_greedy_and_the_next_decision_is_
 
 async def test_a_worker_killed_mid_search_falls_back_to_greedy_and_is_replaced() -> None:
     view = _view()
-    worker = AiWorker(workers=1, search=SEARCH)
+    worker = AiWorker(workers=1, search=SEARCH, worker_wait=PATIENT)
     try:
         await worker.start()
         async with Holds() as holds:
@@ -231,7 +241,7 @@ async def test_a_worker_killed_mid_search_falls_back_to_greedy_and_is_replaced()
 
 async def test_a_worker_that_died_while_idle_is_replaced_before_the_decision() -> None:
     view = _view()
-    worker = AiWorker(workers=1, search=SEARCH)
+    worker = AiWorker(workers=1, search=SEARCH, worker_wait=PATIENT)
     try:
         await worker.start()
         [pid] = worker.worker_pids()
@@ -242,6 +252,152 @@ async def test_a_worker_that_died_while_idle_is_replaced_before_the_decision() -
         assert pid not in worker.worker_pids() and _gone(pid)
     finally:
         await worker.close()
+
+
+class StartGate:
+    """Where a ``GATED`` worker's start asks whether it may go on (tests/bot/ai_worker_start_gate.py): each goes
+    on, except the next ``dying`` ones, killed before they are ready, and, once ``holding``, those after them,
+    which wait starting until ``open``."""
+
+    async def __aenter__(self) -> StartGate:
+        self.dying = 0
+        self.holding = False
+        self.asked = 0  # starts that reached the gate
+        self._held: list[asyncio.StreamWriter] = []
+        self._changed = asyncio.Condition()
+        self._server = await asyncio.start_server(self._arrived, "127.0.0.1", 0)
+        host, port = self._server.sockets[0].getsockname()[:2]
+        self.address = f"{host}:{port}"
+        return self
+
+    async def _arrived(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()  # the starting worker's pid
+        self.asked += 1
+        if self.dying:
+            self.dying -= 1
+            writer.write(b"die\n")
+        elif self.holding:
+            async with self._changed:
+                self._held.append(writer)
+                self._changed.notify_all()
+            return
+        else:
+            writer.write(b"go\n")
+        await writer.drain()
+        writer.close()
+
+    async def held(self, count: int) -> None:
+        """Wait until ``count`` starts are held at the gate."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self._held) >= count), GUARD)
+
+    async def open(self) -> None:
+        """Every held start goes on, and so does every later one."""
+        self.holding = False
+        held, self._held = self._held, []
+        for writer in held:
+            writer.write(b"go\n")
+            await writer.drain()
+            writer.close()
+
+    async def __aexit__(
+        self, kind: type | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        for writer in self._held:
+            writer.close()
+        self._server.close()
+
+
+async def test_when_every_worker_is_killed_and_the_replacements_die_starting_tables_still_get_moves_and_the_pool_recovers(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The short chaos run's stall: both workers were killed, a replacement was killed while it started
+    (EOFError), and until a decision came along after the retry pause nothing started a worker again; the
+    decision already queued waited with no worker at all, and its table with it, for 76 s."""
+    view = _view()
+    caplog.set_level(logging.WARNING, logger="bot.ai_worker")
+    async with StartGate() as gate:
+        monkeypatch.setenv(START_GATE, gate.address)  # the spawned workers inherit it
+        worker = AiWorker(
+            workers=2, search=GATED, first_retry_seconds=0.05, retry_seconds=GUARD, worker_wait=0.2
+        )
+        try:
+            await worker.start()
+            killed = worker.worker_pids()
+            assert len(killed) == 2 and gate.asked == 2
+            gate.dying, gate.holding = 3, True  # the next three starts are killed, the ones after them held
+            for pid in killed:
+                await _kill(pid)
+            # The next move: both idle workers are found dead, both replacements die starting. The move gets
+            # greedy's answer, not a wait for a worker nobody starts.
+            assert await asyncio.wait_for(
+                worker.decide(view, "contrary", seed=1, budget_ms=5, hard_cap_ms=CAP), GUARD
+            ) == choose_action(view, "greedy")
+            # With no decision asking, the failed starts are tried again after a pause that doubles each time,
+            # until two starts are under way again (after the first two: 3 killed + 2 held at the gate).
+            await gate.held(2)
+            assert gate.asked == 2 + 5
+            failures = [r for r in caplog.records if r.getMessage().startswith("AI worker could not start")]
+            assert [r.levelno for r in failures] == [logging.ERROR] * 3
+            pauses = [r.getMessage().rsplit("retrying in ", 1)[1] for r in failures]
+            assert pauses == ["0.05 s", "0.1 s", "0.2 s"]
+            # A move while every worker is still starting is answered by greedy once it waited `worker_wait`
+            # (nothing else could answer it: the gate holds both starts).
+            assert await asyncio.wait_for(
+                worker.decide(view, "contrary", seed=2, budget_ms=5, hard_cap_ms=CAP), GUARD
+            ) == choose_action(view, "greedy")
+            assert worker.fallbacks == 2
+            assert "no AI worker was ready within 0.2 s (2 starting, 2 wanted)" in caplog.text
+            # The starts go on: the pool is back to its size, two searches run at once in two new processes.
+            await gate.open()
+            worker.worker_wait = PATIENT  # from here on the new workers answer, however slowly they start
+            async with Holds() as holds:
+                searches = [
+                    asyncio.create_task(
+                        worker.decide(view, holds.player, seed=seed, budget_ms=5, hard_cap_ms=CAP)
+                    )
+                    for seed in (3, 4)
+                ]
+                running = [await holds.held(), await holds.held()]
+                pids = {held.pid for held in running}
+                assert len(pids) == 2 and sorted(pids) == worker.worker_pids()
+                assert not pids & set(killed)
+                for held in running:
+                    await holds.release(held)
+                assert await asyncio.gather(*searches) == [not_greedy(view)] * 2
+            assert worker.fallbacks == 2
+        finally:
+            await worker.close()
+
+
+async def test_a_decision_finding_the_last_worker_dead_in_the_pause_after_a_failed_start_gets_greedy_at_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The chaos run's sequence exactly: of the two replacements of killed workers one dies starting (a long
+    pause before the next start), the other serves a move and is killed too. The next move finds it dead and no
+    worker may start: it must not wait in a queue nobody serves (it did, 76 s, until the bot restarted)."""
+    view = _view()
+    caplog.set_level(logging.WARNING, logger="bot.ai_worker")
+    async with StartGate() as gate:
+        monkeypatch.setenv(START_GATE, gate.address)
+        # Patient: only the fix under test, not the wait for a starting worker, may answer the move.
+        worker = AiWorker(workers=2, search=GATED, first_retry_seconds=GUARD, worker_wait=PATIENT)
+        try:
+            await worker.start()
+            for pid in worker.worker_pids():
+                await _kill(pid)
+            gate.dying = 1
+            served = await worker.decide(view, "contrary", seed=1, budget_ms=5, hard_cap_ms=CAP)
+            assert served == not_greedy(view) and gate.asked == 4  # one replacement died, one searched
+            [last] = worker.worker_pids()
+            await _kill(last)
+            assert await asyncio.wait_for(
+                worker.decide(view, "contrary", seed=2, budget_ms=5, hard_cap_ms=CAP), GUARD
+            ) == choose_action(view, "greedy")
+            assert worker.worker_pids() == [] and worker.fallbacks == 1
+            assert "no AI worker is running (the last start failed; retried shortly)" in caplog.text
+        finally:
+            await worker.close()
 
 
 async def test_a_cancelled_decision_leaves_its_worker_usable() -> None:
@@ -426,7 +582,7 @@ async def test_a_search_cap_counts_from_its_start_so_a_decision_queued_behind_a_
 ):
     view = _view()
     # No budget cut for the wait: this test is about the cap alone.
-    worker = AiWorker(workers=1, search=SEARCH, overload_wait=GUARD)
+    worker = AiWorker(workers=1, search=SEARCH, overload_wait=GUARD, worker_wait=PATIENT)
     try:
         await worker.start()
         async with Holds() as holds:
