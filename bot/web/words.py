@@ -15,7 +15,7 @@ from bot.render.names import card_name, label, suit_name
 from bot.schnapsen.texts import log_line, result_line, seat_name, why_text
 from bot.vocabulary import DEFAULT_LANGUAGE, LANGUAGES
 from engine import Contract
-from engine.events import Event
+from engine.events import CardPlayed, Event
 
 MAX_ACCEPT = 400  # characters of Accept-Language read (a longer header is somebody's experiment)
 
@@ -107,9 +107,17 @@ def marriage_lines(marriages: Sequence[Any], names: Sequence[str], deck: str, la
 
 
 def event_lines(table: TableSnapshot, events: Sequence[Event], lang: str) -> list[str]:
-    """What an action did, one sentence per public fact, as the table message's log says it."""
-    lines: tuple[LogLine, ...] = log_events((), events)
-    return [log_line(table, lang, key, values) for key, values in lines]
+    """What an action did, one sentence per public fact, as the table message's log says it; and the card
+    played, which the log leaves to the table's picture (a replay's step names it)."""
+    lines: list[str] = []
+    for event in events:
+        if isinstance(event, CardPlayed):
+            card = card_label(event.card, table.deck, lang)
+            lines.append(t(lang, "web.played", name=seat_name(table, event.seat), card=card))
+            continue
+        logged: tuple[LogLine, ...] = log_events((), (event,))
+        lines += [log_line(table, lang, key, values) for key, values in logged]
+    return lines
 
 
 def dealt_line(table: TableSnapshot, dealer: int, lang: str) -> str:

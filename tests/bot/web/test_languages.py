@@ -9,10 +9,12 @@ import re
 import pytest
 from markupsafe import escape
 
+import engine
 from bot.i18n import t
 from bot.render.names import card_name
 from bot.vocabulary import LANGUAGES
 from bot.web.words import language_of
+from engine.actions import parse_action
 from tests.bot.game.test_service import ALICE, four_at_play, play_deal
 from tests.bot.web.conftest import Site
 
@@ -82,6 +84,10 @@ async def test_the_replay_names_cards_contracts_and_actions_as_the_table_does(si
     assert data["words"]["step"] == t(lang, "web.replay.step", step="{step}", steps="{steps}")
     dealer_name = data["names"][record.deals[0].dealer]
     assert data["steps"][0]["text"] == t(lang, "log.new_deal", name=dealer_name)
+    for number, (seat, action) in enumerate(map(parse_action, record.deals[0].actions), start=1):
+        if isinstance(action, engine.PlayCard):  # each card's step names it
+            line = t(lang, "web.played", name=data["names"][seat], card=data["cards"][action.card])
+            assert data["steps"][number]["text"].startswith(line), number
     assert data["steps"][-1]["result"]["text"].startswith(t(lang, "result.title", team=data["teams"][data["steps"][-1]["result"]["winner"]], count=1)[:3])
     if lang != "en":
         assert not any(re.search(r"\b(?:plays|passes|wins trick)\b", step["text"]) for step in data["steps"])
