@@ -33,7 +33,8 @@
     if (deal) plays = deal.trick.length ? deal.trick : (deal.last_trick ? deal.last_trick.plays : []);
     for (var seat = 0; seat < 4; seat++) {
       var slot = document.querySelector('#trick .slot[data-seat="' + seat + '"]');
-      slot.querySelector(".who").textContent = state.names[seat];
+      var who = slot.querySelector(".who");
+      who.textContent = who.title = state.names[seat];  // the title: the whole name where the seat cuts it short
       slot.querySelector(".spot").replaceChildren();
       byId("size-" + seat).textContent = deal ? fill(words.in_hand, { count: deal.hand_sizes[seat] }) : "";
     }

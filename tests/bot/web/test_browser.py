@@ -1,8 +1,9 @@
 """The pages in a real browser: Debian's chromium, driven by Playwright for Python (never a downloaded browser;
 skipped where /usr/bin/chromium or Playwright is missing). The replay's scrubber shows, at every step of every
 deal of a whole Bummerl, the cards the stored record says; the live page shows a card within 2 s of its play;
-hostile names stay text; no page breaks its Content-Security-Policy. With WEB_SCREENSHOTS=1 the pages are
-photographed at 1280 and 360 px into docs/images (else into the test's temporary folder)."""
+hostile names stay text; no page breaks its Content-Security-Policy; at 360 px every page in every language fits
+the width with no word broken mid-word. With WEB_SCREENSHOTS=1 the pages are photographed at 1280 and 360 px
+into docs/images (else into the test's temporary folder)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ import pytest_asyncio
 import engine
 from bot.game.service import TableService
 from bot.game.table import rules_of
-from tests.bot.game.test_service import ALICE, BOB, act_once, four_at_play, open_lobby, play_deal
-from tests.bot.web.conftest import Site
+from bot.game.tournaments import TournamentService
+from tests.bot.game.conftest import Clock
+from tests.bot.game.test_service import ALICE, BOB, CARL, DORA, act_once, four_at_play, open_lobby, play_deal
+from tests.bot.game.test_tournaments import Places, play_round, signed_up
+from tests.bot.web.conftest import GUILD, Site
 
 CHROMIUM = "/usr/bin/chromium"
 playwright_api = pytest.importorskip("playwright.async_api")
@@ -30,6 +34,30 @@ ARGS = [
 ]
 IMAGES = Path(__file__).resolve().parents[3] / "docs" / "images"
 WIDTHS = {"desktop": 1280, "phone": 360}
+PHONE = WIDTHS["phone"]
+LANGUAGES = ("en", "de", "nl", "tr")
+# Every word on the page (a run of letters, marks and digits) must lie on one line: a line break inside one is a
+# word broken mid-word, as in a table column squeezed narrower than its heading's longest word.
+BROKEN_WORDS = r"""() => {
+    const broken = [];
+    const range = document.createRange();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const word of node.data.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
+            range.setStart(node, word.index);
+            range.setEnd(node, word.index + word[0].length);
+            const lines = new Set([...range.getClientRects()].map(rect => Math.round(rect.bottom)));
+            if (lines.size > 1) broken.push(word[0] + ' in <' + node.parentElement.tagName.toLowerCase() + '>');
+        }
+    }
+    return broken;
+}"""
+# The page's width, and the boxes that would need sideways scrolling (a table wider than its box).
+WIDTH_AND_SCROLLED = """() => [
+    document.documentElement.scrollWidth,
+    [...document.querySelectorAll('.scroll')].filter(box => box.scrollWidth > box.clientWidth)
+        .map(box => box.firstElementChild.className || box.firstElementChild.tagName),
+]"""
 
 
 @pytest_asyncio.fixture
@@ -54,6 +82,18 @@ async def new_page(browser: Any, width: int = 1280) -> tuple[Any, list[str]]:
 
 def screenshot_path(name: str, tmp_path: Path) -> Path:
     return (IMAGES if os.environ.get("WEB_SCREENSHOTS") else tmp_path) / name
+
+
+async def phone_misfits(page: Any, what: str) -> list[str]:
+    """How the page, as shown now in a 360 px viewport, fails to fit it: wider than that, a box on it that needs
+    sideways scrolling, a word broken in the middle ([]: it fits)."""
+    width, scrolled = await page.evaluate(WIDTH_AND_SCROLLED)
+    broken = await page.evaluate(BROKEN_WORDS)
+    return (
+        ([f"{what} is {width} px wide"] if width > PHONE else [])
+        + ([f"{what}: {scrolled} scroll sideways"] if scrolled else [])
+        + ([f"{what} breaks words: {broken}"] if broken else [])
+    )
 
 
 async def play_bummerl(service: TableService) -> int:
@@ -213,5 +253,68 @@ async def test_a_reviews_marks_show_at_their_steps_in_the_browser(site: Site, br
     await page.keyboard.press("ArrowRight")
     assert await page.is_visible("#mark") is (judged[2] == judged[1] + 1)
     await page.screenshot(path=str(screenshot_path("web-review-phone.png", tmp_path)), full_page=True)
-    assert await page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert await phone_misfits(page, "the replay with a review") == []
+    assert not problems, problems
+
+
+# Names as long as people's often are: a word of 12 letters, two words (each must stay whole at 360 px).
+LONG_NAMES = {ALICE: "Alexandra Hofbauer", BOB: "Bartholomäus", CARL: "Can Yılmaz", DORA: "Dorothea Lindenau"}
+STRANGERS = {15: "Elisabeth Österreicher", 16: "Florian", 17: "Gülşen Aydın", 18: "Hendrik Jansen"}
+
+
+async def seated(service: TableService, names: dict[int, str]) -> Any:
+    """A table of four with these names (the first the host), at play."""
+    host, *others = names
+    table = await service.open_table(
+        guild_id=GUILD, channel_id=100 + host, host_id=host, host_name=names[host], preset="standard", deck="french",
+        turn_seconds=60, language="en",
+    )  # fmt: skip
+    for user in others:
+        table = await service.take_seat(table.id, user, names[user], None)
+    return await service.start(table.id, host)
+
+
+async def test_every_page_fits_a_phone_in_every_language(
+    site: Site, clock: Clock, browser: Any, tmp_path: Path
+) -> None:
+    service = site.service
+    table = await seated(service, LONG_NAMES)
+    while table.status == "playing":  # a whole Bummerl: a rating, the replays, the boards
+        table = (await play_deal(service, table)).table
+    live = await seated(service, STRANGERS)
+    for _ in range(12):  # into the play, a trick on the table
+        live = (await act_once(service, live)).table
+    runner = TournamentService(service.db, clock)
+    tournament = await signed_up(runner, format="elimination")
+    await runner.begin(tournament)
+    await runner.drive(service, tournament.id, Places())
+    await play_round(service, service.db, tournament)  # standings, a round played, the next one live
+    await runner.drive(service, tournament.id, Places())
+    pages = {
+        "server": f"/s/{site.token}/",
+        "leaderboard by win rate": f"/s/{site.token}/?sort=winrate",
+        "player": f"/s/{site.token}/player/{ALICE}",
+        "replay": f"/s/{site.token}/table/{table.id}/deal/1",
+        "finished table": f"/s/{site.token}/table/{table.id}",
+        "live table": f"/s/{site.token}/table/{live.id}",
+        "tournament": f"/s/{site.token}/tournament/{tournament.id}",
+        "not found": f"/s/{site.token}/table/999999",
+    }
+    page, problems = await new_page(browser, PHONE)
+    misfits = []
+    for lang in LANGUAGES:
+        for name, path in pages.items():
+            joint = "&" if "?" in path else "?"
+            seen = len(problems)
+            await page.goto(str(site.client.make_url(f"{path}{joint}lang={lang}")))
+            if name == "not found":  # the console reports the page's own status, and nothing else
+                assert [problem for problem in problems[seen:] if "404" not in problem] == []
+                del problems[seen:]
+            if name == "replay":
+                await page.keyboard.press("End")  # every trick in the table of tricks
+            found = await phone_misfits(page, f"{name} ({lang})")
+            if found:  # to see what went wrong
+                await page.screenshot(path=str(tmp_path / f"{name}-{lang}.png"), full_page=True)
+            misfits += found
+    assert not misfits, "\n".join(misfits)
     assert not problems, problems

@@ -66,6 +66,7 @@ async def test_the_tournament_page_follows_a_knockout_from_its_first_round_to_it
         replays = [link for link in links_in(table_page) if "/deal/" in link]
         assert replays and [(await site.get(link))[0] for link in replays] == [200] * len(replays)  # replayed
     assert "<th>Team</th>" in html and html.count('<td class="num">1</td>') >= 2  # the standings: two winners
+    assert html.count("won 1 · lost 0") == 2 and "Buchholz" not in html  # a knockout has no tie-break column
 
     await play_round(service, db, tournament)
     await runner.drive(service, tournament.id, places)
@@ -76,6 +77,20 @@ async def test_the_tournament_page_follows_a_knockout_from_its_first_round_to_it
     assert f"won by <bdi>{escape(champions.name)}</bdi>" in html and "watch live" not in html
     _, server = await site.get(f"/s/{site.token}/")
     assert f'href="{page}"' in server  # the server page lists it
+
+
+async def test_a_swiss_tournaments_standings_show_the_buchholz_tie_break(site: Site, clock: Clock) -> None:
+    service, db = site.service, site.service.db
+    runner = TournamentService(db, clock)
+    tournament = await signed_up(runner)  # a Swiss of three rounds
+    await runner.begin(tournament)
+    await runner.drive(service, tournament.id, Places())
+    await play_round(service, db, tournament)
+    _, html = await site.get(f"/s/{site.token}/tournament/{tournament.id}")
+    assert "Rounds" in html and '<th class="num">Buchholz</th>' in html and html.count("won 1 · lost 0") == 2
+    standings = await runner.standings(tournament.id)
+    for standing, _ in standings:
+        assert f'<td class="num">{standing.points}</td><td class="num">{standing.buchholz}</td>' in html
 
 
 async def test_another_servers_tournament_is_not_found(site: Site, clock: Clock) -> None:

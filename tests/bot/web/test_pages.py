@@ -9,12 +9,14 @@ import re
 
 import pytest
 
+import engine
 from bot.db import Database
 from bot.game.service import TableService
+from bot.game.table import rules_of
 from bot.web.graph import rating_graph
 from bot.web.security import CONTENT_SECURITY_POLICY, RateLimiter
 from tests.bot.game.conftest import Clock
-from tests.bot.game.test_service import ALICE, BOB, NAMES, four_at_play, open_lobby, play_deal
+from tests.bot.game.test_service import ALICE, BOB, CARL, DORA, NAMES, four_at_play, open_lobby, play_deal
 from tests.bot.web.conftest import GUILD, Site
 
 DAY = 86_400
@@ -49,6 +51,19 @@ async def test_the_replay_holds_every_step_of_the_stored_deal(site: Site) -> Non
     record = await site.service.db.records.load_record(table_id)
     steps = int(re.search(r'max="(\d+)"', html)[1])  # type: ignore[index]
     assert steps == len(record.deals[0].actions)  # one step per action after the deal itself
+    row = await site.service.db.tables.get_table(table_id)
+    assert row is not None
+    dealt = record.deals[0]
+    game = engine.GameRecord(rules_of(row), dealt.dealer, (engine.DealRecord(dealt.hands, dealt.actions),))
+    final = list(engine.replay_steps(game))[-1].state
+    names = [NAMES[user] for user in (ALICE, BOB, CARL, DORA)]  # by seat
+    assert html.count("<tr data-trick=") == len(final.tricks)  # the table of tricks: each one, who took it
+    totals = [0, 0]
+    for trick in final.tricks:
+        totals[trick.winner & 1] += trick.points
+        taken = f"taken by <bdi>{names[trick.winner]}</bdi> · card points: {trick.points}"
+        columns = rf'</span></td>\s*<td class="num">{totals[0]}</td>\s*<td class="num">{totals[1]}</td>'
+        assert re.search(re.escape(taken) + columns, html), (trick, totals)  # with the points after it
 
 
 BAD_PATHS = [
