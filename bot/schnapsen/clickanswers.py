@@ -28,7 +28,7 @@ from bot.game.table import TableSnapshot
 from . import payloads
 from .content import DRAW_FIRST, Payload
 from .handmodel import HandModel
-from .replies import acknowledge
+from .replies import acknowledge, update_clicked
 
 if TYPE_CHECKING:
     from .messages import Messages
@@ -104,9 +104,10 @@ class ClickAnswers:
     ) -> None:
         """Answer a click whose move is stored: the clicked hand is updated in the click's own callback (type 7)
         with what the move made of it, or, for a click another process acknowledged already (``routing.py``),
-        edited at once through its token. Where that cannot be (the message no longer shows the running deal,
-        it is due to be re-posted, the drawing is late, Discord refused the answer), the click is acknowledged
-        (if it still can be) and the hand's usual edit shows the move."""
+        edited at once through its token (in its callback after all while that acknowledgement has not
+        reached Discord: ``replies.update_clicked``). Where that cannot be (the message no longer shows the
+        running deal, it is due to be re-posted, the drawing is late, Discord refused the answer), the click is
+        acknowledged (if it still can be) and the hand's usual edit shows the move."""
         loop = asyncio.get_running_loop()
         user_id, message = interaction.user.id, interaction.message
         now = self.messages.service.snapshot(table_id)
@@ -137,10 +138,7 @@ class ClickAnswers:
                 digest = hash(payload.images.get("hand.png"))
                 unchanged = message is not None and memory.dm_images.get(message.id) == digest
                 try:
-                    if interaction.response.is_done():
-                        await interaction.edit_original_response(**payload.edit_kwargs(keep_attachments=unchanged))
-                    else:
-                        await interaction.response.edit_message(**payload.edit_kwargs(keep_attachments=unchanged))
+                    await update_clicked(interaction, lambda: payload.edit_kwargs(keep_attachments=unchanged))
                     answered = True
                 except discord.HTTPException as err:
                     # Expired (the move took longer than Discord's three seconds), refused, or lost: the move

@@ -2,10 +2,10 @@
 
 Handing a click to the process that serves its table (``routing.py``) needs what discord.py offers no public
 way to do: to see a click before discord.py parses it, to acknowledge a click known only by Discord's payload,
-to tell an interaction that another process acknowledged it, to rebuild an interaction from a stored payload,
-and to match a custom id against a button family's compiled template. A discord.py release may rename any of
-them: ``tests/bot/schnapsen/test_discord_internals.py`` fails then, and pyproject.toml pins discord.py to the
-minor versions that test has passed on.
+to tell an interaction that another process acknowledged it (or has not yet), to rebuild an interaction from a
+stored payload, and to match a custom id against a button family's compiled template. A discord.py release may
+rename any of them: ``tests/bot/schnapsen/test_discord_internals.py`` fails then, and pyproject.toml pins
+discord.py to the minor versions that test has passed on.
 """
 
 from __future__ import annotations
@@ -43,6 +43,12 @@ def mark_acknowledged(interaction: discord.Interaction[Any]) -> None:
     """Tell ``interaction`` that a deferred update was sent for it already (by the process it reached first):
     its answers then go through the token, as after discord.py's own ``defer``."""
     interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
+
+
+def forget_acknowledgement(interaction: discord.Interaction[Any]) -> None:
+    """Tell ``interaction`` that it is not answered after all (the acknowledgement another process sends has not
+    reached Discord yet): its next answer is its callback."""
+    interaction.response._response_type = None
 
 
 def compiled_template(family: type[discord.ui.DynamicItem[Any]]) -> re.Pattern[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ALREADY_ACKNOWLEDGED = 40060  # Discord: the interaction has been acknowledged already
+# Discord on a token's message or follow-up before the interaction was answered: no such message (10008),
+# no such webhook (10015). Only a click handed over by another process meets it (``routing.py``): that process
+# acknowledges it after storing it, and its acknowledgement may reach Discord after the owner's answer.
+NOT_ANSWERED_YET = (10008, 10015)
 
 
 def language_of(interaction: Interaction) -> str:
@@ -52,14 +57,45 @@ async def acknowledge(interaction: Interaction, **kwargs: Any) -> None:
 
 async def acknowledge_raw(bot: SchnapsenBot, data: dict[str, Any]) -> None:
     """A deferred update for a click known only by Discord's payload (``routing.py`` hands such a click on
-    without discord.py building an interaction for it), sent as discord.py's ``defer`` sends it; an
-    acknowledgement that took effect already counts as done."""
+    without discord.py building an interaction for it, and acknowledges it once stored), sent as discord.py's
+    ``defer`` sends it; a click answered already (by the owner it was handed to, quicker than this, or by an
+    acknowledgement whose reply was lost) counts as done."""
     try:
         await discord_internals.send_deferred_update(bot, int(data["id"]), str(data["token"]))
     except discord.HTTPException as err:
         if err.code != ALREADY_ACKNOWLEDGED:
             raise
-        log.warning("interaction %s was acknowledged already (its reply was lost); carrying on", data["id"])
+        log.info("interaction %s was answered already (by the process it was handed to); carrying on", data["id"])
+
+
+def _not_answered_yet(interaction: Interaction, err: discord.HTTPException) -> bool:
+    """``err`` says the token has no answer yet, though the click counts as acknowledged: the process that
+    handed it here has not reached Discord yet. Then the click is answered as if it were not (its callback)."""
+    if not (err.status == 404 and err.code in NOT_ANSWERED_YET and interaction.response.is_done()):
+        return False
+    discord_internals.forget_acknowledgement(interaction)
+    return True
+
+
+async def update_clicked(interaction: Interaction, edit: Callable[[], dict[str, Any]]) -> None:
+    """Answer a click by updating the message clicked with ``edit()`` (fresh keyword arguments each time: its
+    files are read once): in the click's callback (type 7), or through its token where it was acknowledged
+    already. A handed-over click whose acknowledgement has not reached Discord yet is answered in its callback
+    instead; one acknowledged meanwhile is edited through its token after all."""
+    if interaction.response.is_done():
+        try:
+            await interaction.edit_original_response(**edit())
+            return
+        except discord.HTTPException as err:
+            if not _not_answered_yet(interaction, err):
+                raise
+    try:
+        await interaction.response.edit_message(**edit())
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
+        discord_internals.mark_acknowledged(interaction)
+        await interaction.edit_original_response(**edit())
 
 
 async def thinking(interaction: Interaction) -> None:
@@ -71,13 +107,21 @@ async def answer(interaction: Interaction, text: str | None = None, **kwargs: An
     """An ephemeral answer, whether or not the interaction was deferred already."""
     if text is not None:
         kwargs["content"] = text
-    if not interaction.response.is_done():
+    if interaction.response.is_done():
         try:
-            await interaction.response.send_message(ephemeral=True, **kwargs)
+            await interaction.followup.send(ephemeral=True, **kwargs)
             return
         except discord.HTTPException as err:
-            if err.code != ALREADY_ACKNOWLEDGED:
+            # A handed-over click whose acknowledgement has not reached Discord yet: its callback answers (a
+            # text or embeds; files are read once, so an answer with files is not sent twice).
+            if "file" in kwargs or "files" in kwargs or not _not_answered_yet(interaction, err):
                 raise
+    try:
+        await interaction.response.send_message(ephemeral=True, **kwargs)
+        return
+    except discord.HTTPException as err:
+        if err.code != ALREADY_ACKNOWLEDGED:
+            raise
     await interaction.followup.send(ephemeral=True, **kwargs)
 
 

@@ -4,11 +4,14 @@ that serves the table.
 Discord delivers a guild's interactions on the guild's shard, so a click in a channel always reaches the
 process serving its table. Interactions in DMs all arrive on shard 0: a click on a hand DM reaches shard 0's
 process whoever serves the table. ``ClickRouter`` decides as the click arrives, before discord.py parses it:
-apply it here, or hand it to the owner through storage's click inbox. The receiver acknowledges the click at once
-(Discord's three seconds), stores Discord's payload of it for the owner's shard and wakes the owner
-(PostgreSQL's NOTIFY). The owner's ``ClickInbox`` rebuilds the interaction from that payload and runs the
-button exactly as if Discord had sent the click there: the same checks, the same single transaction under the
-table's lock, and the answer through the interaction's token (valid 15 minutes, from any process). An owner
+apply it here, or hand it to the owner through storage's click inbox. The receiver stores Discord's payload of
+the click for the owner's shard (the commit wakes the owner: PostgreSQL's NOTIFY) and only then acknowledges it
+(a deferred update, within Discord's three seconds): a click the person saw accepted is never lost, and one
+that could not be stored is answered here as the failure it is, unacknowledged before. The owner's
+``ClickInbox`` rebuilds the interaction from that payload and runs the button exactly as if Discord had sent
+the click there: the same checks, the same single transaction under the table's lock, and the answer through
+the interaction's token (valid 15 minutes, from any process); should the owner answer before the receiver's
+acknowledgement has reached Discord, it answers in the interaction's callback instead (``replies``). An owner
 that was down takes its inbox when it starts. One process (no shards) applies every click here.
 """
 
@@ -19,7 +22,6 @@ import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -40,15 +42,7 @@ log = logging.getLogger(__name__)
 
 COMPONENT_INTERACTION = 3
 INBOX_BATCH = 100  # handed clicks taken per look
-KEPT_NOT_HANDED = 512  # clicks given back to discord.py, remembered until their button's route sees them
-
-
-@dataclass(frozen=True, slots=True)
-class NotHanded:
-    """A click the router meant to hand on but did not; discord.py then runs it here as usual."""
-
-    acknowledged: bool  # the deferred update was sent: the answer goes through the token
-    error: Exception | None  # what stopped the hand-over: the click's error path answers it
+KEPT_NOT_HANDED = 512  # clicks that could not be stored, remembered until their button's route sees them
 
 
 class ClickRouter:
@@ -56,13 +50,13 @@ class ClickRouter:
 
     In a process with shards, a table button's click for a table not in memory here is handed on as Discord
     sent it, before discord.py builds an interaction, a message and a view for it (a DM click for another
-    process's table costs this process little more than its acknowledgement and one insert)."""
+    process's table costs this process one insert and its acknowledgement)."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.service = bot.service
-        # Clicks the router could not hand on, by interaction id, until discord.py's run of them reaches route.
-        self._not_handed = Lru[int, NotHanded](KEPT_NOT_HANDED)
+        # Why the router could not store a click, by interaction id, until discord.py's run of it reaches route.
+        self._not_handed = Lru[int, Exception](KEPT_NOT_HANDED)
         self._handing: set[asyncio.Task[None]] = set()
         self._parser: Callable[[Any], None] | None = None
         if self.service.sharded:
@@ -83,21 +77,29 @@ class ClickRouter:
         discord_internals.replace_interaction_parser(self.bot, hand_on_or_parse)
 
     async def _hand_on(self, data: dict[str, Any], table_id: int, parse: Callable[[Any], None]) -> None:
-        # Acknowledged before storage is asked whose the table is, so that a slow database never costs Discord's
-        # three seconds.
-        acknowledged = False
+        # Stored first, acknowledged only after the commit (issue 35): a click the person saw accepted waits in
+        # the inbox whatever happens to this process next. A click that cannot be stored is run here
+        # unacknowledged, and its error path tells the person so.
+        try:
+            handed = await self.service.clicks.hand_click_to_owner(table_id, data)
+        except Exception as error:
+            # Bounded: discord.py drops a click whose button is not on its message, so route may never see it.
+            self._not_handed[int(data["id"])] = error
+            parse(data)
+            return
+        if not handed:  # ours after all, closed or unknown: the usual checks answer it, as any click here
+            parse(data)
+            return
+        log.debug("table %s: a click (interaction %s) handed to the process serving it", table_id, data.get("id"))
         try:
             await acknowledge_raw(self.bot, data)
-            acknowledged = True
-            if await self.service.clicks.hand_click_to_owner(table_id, data):
-                log.debug("table %s: a click (interaction %s) handed to the process serving it", table_id, data.get("id"))
-                return
-            not_handed = NotHanded(acknowledged, None)  # ours after all, closed or unknown: the usual checks answer
-        except Exception as error:
-            not_handed = NotHanded(acknowledged, error)
-        # Bounded: discord.py drops a click whose button is not on its message, so route may never see it.
-        self._not_handed[int(data["id"])] = not_handed
-        parse(data)
+        except Exception:
+            # Stored all the same, and its owner applies it: the person saw "interaction failed", then the move
+            # done (the honest order; never a click acknowledged and lost).
+            log.warning(
+                "table %s: acknowledging a click handed on (interaction %s) failed; its owner applies it",
+                table_id, data.get("id"), exc_info=True,
+            )  # fmt: skip
 
     def close(self) -> None:
         if self._parser is not None:
@@ -108,15 +110,11 @@ class ClickRouter:
 
     async def route(self, interaction: discord.Interaction[Any], table_id: int) -> bool:
         """True: apply the click here (its checks and answer follow as always). A click that reaches route was
-        not handed on: for one the router tried to hand on, the acknowledgement it sent is taken into account,
-        and what stopped the hand-over is raised to the click's error path."""
-        not_handed = self._not_handed.pop(interaction.id, None)
-        if not_handed is None:
-            return True
-        if not_handed.acknowledged:
-            discord_internals.mark_acknowledged(interaction)
-        if not_handed.error is not None:
-            raise not_handed.error
+        not handed on; for one the router could not store, what stopped it is raised to the click's error
+        path, which answers the person (nothing was acknowledged, nothing stored)."""
+        error = self._not_handed.pop(interaction.id, None)
+        if error is not None:
+            raise error
         return True
 
 
@@ -234,9 +232,10 @@ class ClickInbox:
 
 async def run_handed_click(bot: SchnapsenBot, click: InboxClick, handed: HandedClick) -> None:
     """Run a click another process received, as discord.py runs a dynamic item's click: the button built from
-    its custom id, its check, then its callback. The receiver acknowledged it, so every answer goes through
-    the interaction's token. A move it makes deletes it from the inbox in the move's own transaction and
-    marks ``handed`` deleted (the caller deletes a click that made no move)."""
+    its custom id, its check, then its callback. The receiver acknowledged it once stored, so every answer goes
+    through the interaction's token (or its callback, where that acknowledgement has not reached Discord yet).
+    A move it makes deletes it from the inbox in the move's own transaction and marks ``handed`` deleted (the
+    caller deletes a click that made no move)."""
     interaction = discord_internals.interaction_from_payload(bot, click.interaction)
     discord_internals.mark_acknowledged(interaction)
     data = click.interaction.get("data") or {}

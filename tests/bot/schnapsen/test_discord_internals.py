@@ -62,7 +62,7 @@ def test_the_interaction_parser_can_be_read_and_replaced() -> None:
     assert discord_internals.interaction_parser(client) == original
 
 
-def test_an_interaction_rebuilt_from_its_payload_can_be_told_it_was_acknowledged() -> None:
+def test_an_interaction_rebuilt_from_its_payload_can_be_told_it_was_acknowledged_or_not_yet() -> None:
     interaction = discord_internals.interaction_from_payload(a_client(), a_click_payload("bs:7:9:play:HA"))
     assert interaction.id == 1100 and interaction.user.id == 4400
     assert interaction.data is not None and interaction.data.get("custom_id") == "bs:7:9:play:HA"
@@ -70,6 +70,8 @@ def test_an_interaction_rebuilt_from_its_payload_can_be_told_it_was_acknowledged
     discord_internals.mark_acknowledged(interaction)
     assert interaction.response.is_done()
     assert interaction.response.type is discord.InteractionResponseType.deferred_message_update
+    discord_internals.forget_acknowledgement(interaction)
+    assert not interaction.response.is_done() and interaction.response.type is None
 
 
 def test_a_button_familys_compiled_template_is_what_discord_py_matches() -> None:

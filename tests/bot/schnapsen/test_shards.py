@@ -1,19 +1,24 @@
 """Shards per process, end to end against the fake Discord: a process serves (restores, drives, sweeps and
-announces) only the tables of guilds on its shards, and a DM click for a table another process serves waits in
-the click inbox until that process runs it. (Two real processes on PostgreSQL: test_two_processes.py.)"""
+announces) only the tables of guilds on its shards, and a DM click for a table another process serves is stored
+in the click inbox, acknowledged only after that commit, and waits there until that process runs it. (Two real
+processes on PostgreSQL: test_two_processes.py.)"""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.client import SchnapsenBot
 from bot.db import Database
+from bot.schnapsen import routing
 from bot.shards import ShardRange
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
@@ -23,6 +28,7 @@ from tests.bot.schnapsen.harness import (
     as_shown,
     ephemeral_reply,
     game_buttons,
+    refusals,
     with_button,
 )
 
@@ -199,7 +205,7 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
 
     bot.db.tables.get_table = counted_get_table  # type: ignore[method-assign, assignment]
 
-    # Shard 0's process acknowledges the click at once and hands it on; the owner is down, so nothing moves.
+    # Shard 0's process stores the click for its owner, then acknowledges it; the owner is down: nothing moves.
     click = await split.fake.click(player, message, custom_id)
     response = await click.wait_response()
     assert response.type == 6  # deferred: the answer comes from the owner, through the token
@@ -309,7 +315,7 @@ async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     assert bot.service.snapshot(away.table_id) is None
 
 
-async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it_reached(
+async def test_a_dm_click_that_cannot_be_handed_on_is_refused_by_the_process_it_reached(
     split: Split, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     _, away = split.guilds
@@ -320,33 +326,146 @@ async def test_a_dm_click_that_cannot_be_handed_on_is_answered_by_the_process_it
     )
     [button, *_] = game_buttons(hand)
 
-    # A forged button of a table nobody has: acknowledged on the way in, then refused here through the token.
+    # A forged button of a table nobody has: nothing to hand on, refused here as the click's own answer.
     forged = await split.fake.click(player, with_button(hand, "bs:999999:1:play:HA"), "bs:999999:1:play:HA")
-    assert (await forged.wait_response()).type == 6
-    [refusal] = await forged.wait_followups(1)
-    assert refusal.ephemeral and "no longer exists" in refusal.content
+    refusal = await forged.wait_response()
+    assert refusal.type == 4 and "no longer exists" in refusal.data["content"] and forged.ephemeral
 
-    # Storage fails as a real click is handed on: the player is told, and nothing waits for the owner.
+    # Storage fails as a real click is handed on (an injected fault): nothing was acknowledged before, so the
+    # click's only answer is the refusal (a second callback would be refused), and nothing waits for the owner.
     async def failing_post_click(*_: object) -> int:
         raise OSError("database or disk is full")
 
     monkeypatch.setattr(bot.db.inbox, "post_click", failing_post_click)
     with caplog.at_level(logging.ERROR):
         failed = await split.fake.click(player, hand, button["custom_id"])
-        assert (await failed.wait_response()).type == 6
-        [error] = await failed.wait_followups(1)
-    assert error.ephemeral and "Something went wrong" in error.content
+        error = await failed.wait_response()
+    assert error.type == 4 and failed.ephemeral and "Something went wrong" in error.data["content"]
+    assert not failed.rejected_callbacks and not failed.followups
     assert any(record.levelno == logging.ERROR and "disk is full" in (record.exc_text or "") for record in caplog.records)
     monkeypatch.undo()
     assert await bot.db.inbox.clicks_for((1,)) == []
+    assert split.fake.dm_messages(player)[-1].components == hand.components  # the hand is as it was
 
-    # Discord refuses the acknowledgement (the click came too late for it): the click is not handed on, the
-    # failure is logged, and the player is answered by the error path.
-    caplog.clear()
+
+async def test_a_handed_click_is_acknowledged_only_after_its_inbox_row_is_committed(
+    split: Split, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, away = split.guilds
+    await patient(split, away.table_id)
+    bot = await split.restart(ShardRange(2, (0,)))  # the owner, on shard 1, is down: the click waits for it
+    player, hand = next(
+        (player, dms[-1]) for player in away.players if (dms := split.fake.dm_messages(player)) and game_buttons(dms[-1])
+    )
+    [button, *_] = game_buttons(hand)
+    insert_held, insert_reached = asyncio.Event(), asyncio.Event()
+    committed_at: list[float] = []
+    post_click = bot.db.inbox.post_click
+
+    async def held_post_click(*args: object) -> int:
+        insert_reached.set()
+        await insert_held.wait()
+        click_id = await post_click(*args)  # type: ignore[arg-type]
+        committed_at.append(time.monotonic())
+        return click_id
+
+    monkeypatch.setattr(bot.db.inbox, "post_click", held_post_click)
+    click = await split.fake.click(player, hand, button["custom_id"])
+    await split.fake.wait_event(insert_reached, what="the click's insert into the inbox")
+    # While its row is not stored, the click is not acknowledged (a kill -9 now leaves "interaction failed").
+    assert not click.responded and await bot.db.inbox.clicks_for((1,)) == []
+    insert_held.set()
+    response = await click.wait_response()
+    [waiting] = await bot.db.inbox.clicks_for((1,))
+    assert response.type == 6 and waiting.interaction["id"] == str(click.id)
+    assert committed_at and committed_at[0] <= response.at  # acknowledged after the commit
+    latency = click.response_latency
+    assert latency is not None and latency < split.fake.interaction_deadline
+
+
+async def test_a_handed_click_whose_acknowledgement_fails_is_applied_by_its_owner(
+    split: Split, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, away = split.guilds
+    await patient(split, away.table_id)
+    bot = await split.restart(ShardRange(2, (0,)))  # the owner, on shard 1, is down
+    before = await stored(bot, away.table_id)
+    player, hand = next(
+        (player, dms[-1]) for player in away.players if (dms := split.fake.dm_messages(player)) and game_buttons(dms[-1])
+    )
+    [button, *_] = game_buttons(hand)
+
+    # Discord refuses the acknowledgement (it came too late for it), as after a kill -9 between the commit and
+    # the acknowledgement: the person saw "interaction failed", and the stored click is applied all the same.
     split.fake.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
-    with caplog.at_level(logging.ERROR):
+    with caplog.at_level(logging.WARNING):
         late = await split.fake.click(player, hand, button["custom_id"])
-        answer = await late.wait_response()
-    assert answer.type == 4 and "Something went wrong" in answer.data["content"]
-    assert any(record.levelno == logging.ERROR and "Unknown interaction" in (record.exc_text or "") for record in caplog.records)
-    assert await bot.db.inbox.clicks_for((1,)) == []
+        await split.fake.wait_for(
+            lambda: any("acknowledging a click handed on" in record.getMessage() for record in caplog.records),
+            what="the failed acknowledgement logged",
+        )
+    assert not late.responded and not late.followups
+    [waiting] = await bot.db.inbox.clicks_for((1,))
+    assert waiting.interaction["id"] == str(late.id)
+
+    away.world.settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
+    owner = await away.world.start_bot()
+    await split.fake.wait_for(
+        lambda: (table := owner.service.snapshot(away.table_id)) is not None and table.version > before.row.version,
+        what="the stored click applied by its owner",
+    )
+    moves = sum(len(deal.actions) for deal in (await stored(owner, away.table_id)).record.deals)
+    assert moves == sum(len(deal.actions) for deal in before.record.deals) + 1
+    await split.fake.wait_for(
+        lambda: button["custom_id"] not in {b["custom_id"] for b in game_buttons(split.fake.dm_messages(player)[-1])},
+        what="the player's DM moved on",
+    )
+    assert await owner.db.inbox.clicks_for((1,)) == []
+
+
+async def test_an_owner_quicker_than_the_receivers_acknowledgement_answers_in_the_callback(
+    split: Split, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, away = split.guilds
+    await patient(split, away.table_id)
+    owner_settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
+    await split.restart(ShardRange(2, (0,)))
+    away.world.settings = owner_settings
+    owner = await away.world.start_bot()
+    before = await stored(owner, away.table_id)
+    table = CurrentTable(away.world, away.table_id)
+    player = away.players[table.deal.to_act]
+    message = split.fake.dm_messages(player)[-1]
+    [button, *_] = game_buttons(message)
+    # The receiver's acknowledgement is held (its process is slow, its request delayed) after the row is
+    # stored; the owner, woken at once, has applied the click before Discord hears of that acknowledgement.
+    held = asyncio.Event()
+    acknowledge = routing.acknowledge_raw
+
+    async def late_acknowledgement(*args: Any) -> None:
+        owner.runtime.inbox.wake()  # NOTIFY's wake-up (on SQLite the owner would look at its next poll)
+        await held.wait()
+        await acknowledge(*args)
+
+    monkeypatch.setattr(routing, "acknowledge_raw", late_acknowledgement)
+    shown = copy.deepcopy(message.components)
+    click = await split.fake.click(player, message, button["custom_id"])
+    response = await click.wait_response()
+    # The owner's edit through the token found no answer yet: it answered in the callback with the hand.
+    assert response.type == 7 and table.version == before.row.version + 1
+    assert button["custom_id"] not in {b["custom_id"] for b in game_buttons(split.fake.dm_messages(player)[-1])}
+    assert click.response_latency is not None and click.response_latency < split.fake.interaction_deadline
+    held.set()
+    await split.fake.wait_for(lambda: click.rejected_callbacks, what="the late acknowledgement refused as a repeat")
+    assert [callback["type"] for callback in click.rejected_callbacks] == [6] and not refusals(click)
+
+    # The same button again, as an outdated client shows it, its acknowledgement held too: the owner's refusal
+    # finds no answer to follow up, so it is the click's own answer.
+    held.clear()
+    again = await split.fake.click(player, as_shown(message, shown), button["custom_id"])
+    refusal = await again.wait_response()
+    assert refusal.type == 4 and again.ephemeral and "out of date" in refusal.data["content"]
+    held.set()
+    await split.fake.wait_for(lambda: again.rejected_callbacks, what="the late acknowledgement refused as a repeat")
+    assert table.version == before.row.version + 1 and not again.followups
+    assert await owner.runtime.inbox.take_waiting() == 0  # each ran once
