@@ -73,6 +73,7 @@ LIVE_WORDS = {
 REPLAY_WORDS = {
     "step": "web.replay.step",
     "took_trick": "web.took_trick",
+    "turned_up": "table.aufschlag",
     "declarer": "web.role.declarer",
     "sits_out": "web.role.sits_out",
     "to_act": "web.role.to_act",

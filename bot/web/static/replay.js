@@ -50,7 +50,9 @@
     byId("trick-winner").textContent = s.trick_winner === null ? "" : fill(words.took_trick, { name: data.names[s.trick_winner] });
     byId("step-text").textContent = s.text;
     byId("step-no").textContent = fill(words.step, { step: at, steps: steps.length - 1 });
-    byId("trump").textContent = s.trump_name || "—";
+    var trump = s.trump_name || "—";  // and the card turned up for it, as the table shows it
+    if (s.trump_name && s.aufschlag) trump += " (" + fill(words.turned_up, { card: data.cards[s.aufschlag] || s.aufschlag }) + ")";
+    byId("trump").textContent = trump;
     byId("contract").textContent = s.contract ? s.contract + (s.multiplier > 1 ? " ×" + s.multiplier : "") : "—";
     byId("auction").textContent = listed(s.auction);
     byId("doubling").textContent = listed(s.doubling);

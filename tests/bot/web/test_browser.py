@@ -20,6 +20,7 @@ import engine
 from bot.game.service import TableService
 from bot.game.table import rules_of
 from bot.game.tournaments import TournamentService
+from bot.render.names import card_name
 from tests.bot.game.conftest import Clock
 from tests.bot.game.test_service import ALICE, BOB, CARL, DORA, act_once, four_at_play, open_lobby, play_deal
 from tests.bot.game.test_tournaments import Places, play_round, signed_up
@@ -35,6 +36,7 @@ ARGS = [
 IMAGES = Path(__file__).resolve().parents[3] / "docs" / "images"
 WIDTHS = {"desktop": 1280, "phone": 360}
 PHONE = WIDTHS["phone"]
+HEIGHT = 900  # every viewport's
 LANGUAGES = ("en", "de", "nl", "tr")
 # Every word on the page (a run of letters, marks and digits) must lie on one line: a line break inside one is a
 # word broken mid-word, as in a table column squeezed narrower than its heading's longest word.
@@ -72,7 +74,7 @@ async def browser() -> AsyncIterator[Any]:
 
 async def new_page(browser: Any, width: int = 1280) -> tuple[Any, list[str]]:
     """A page that records every console error (a CSP violation is one) and fails on any dialog."""
-    page = await browser.new_page(viewport={"width": width, "height": 900})
+    page = await browser.new_page(viewport={"width": width, "height": HEIGHT})
     problems: list[str] = []
     page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: problems.append(str(error)))
@@ -82,6 +84,16 @@ async def new_page(browser: Any, width: int = 1280) -> tuple[Any, list[str]]:
 
 def screenshot_path(name: str, tmp_path: Path) -> Path:
     return (IMAGES if os.environ.get("WEB_SCREENSHOTS") else tmp_path) / name
+
+
+async def photograph(page: Any, path: Path) -> None:
+    """The whole page in one picture: the viewport made as tall as the page for it, so that what is fixed to the
+    screen's foot (a phone's scrubber) is at the page's foot, not over its middle."""
+    size = page.viewport_size
+    height = await page.evaluate("document.documentElement.scrollHeight")
+    await page.set_viewport_size({"width": size["width"], "height": height})
+    await page.screenshot(path=str(path))
+    await page.set_viewport_size(size)
 
 
 async def phone_misfits(page: Any, what: str) -> list[str]:
@@ -181,9 +193,9 @@ async def test_the_scrubber_shows_the_stored_cards_at_every_step_of_a_whole_bumm
         assert await page.is_visible("#result")
     assert not problems
     for label, width in WIDTHS.items():
-        await page.set_viewport_size({"width": width, "height": 900})
+        await page.set_viewport_size({"width": width, "height": HEIGHT})
         await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table_id}/deal/{finished[0].deal_no + 1}#step=14")))
-        await page.screenshot(path=str(screenshot_path(f"web-replay-{label}.png", tmp_path)), full_page=True)
+        await photograph(page, screenshot_path(f"web-replay-{label}.png", tmp_path))
         scroll_width = await page.evaluate("document.documentElement.scrollWidth")
         assert scroll_width <= width, f"the replay is wider than {width} px ({scroll_width})"
         for path, name in (
@@ -191,7 +203,7 @@ async def test_the_scrubber_shows_the_stored_cards_at_every_step_of_a_whole_bumm
             (f"/s/{site.token}/player/{ALICE}", "player"),
         ):
             await page.goto(str(site.client.make_url(path)))
-            await page.screenshot(path=str(screenshot_path(f"web-{name}-{label}.png", tmp_path)), full_page=True)
+            await photograph(page, screenshot_path(f"web-{name}-{label}.png", tmp_path))
             assert await page.evaluate("document.documentElement.scrollWidth") <= width, (name, width)
     assert not problems, problems
 
@@ -216,8 +228,8 @@ async def test_the_live_page_shows_a_card_within_two_seconds_of_its_play(site: S
     on_page = await page.evaluate("[...document.querySelectorAll('img[data-card]')].map(i => i.dataset.card)")
     assert set(on_page) <= {card for _, card in table.deal.trick} | {table.deal.aufschlag_card}
     for label, width in WIDTHS.items():
-        await page.set_viewport_size({"width": width, "height": 900})
-        await page.screenshot(path=str(screenshot_path(f"web-live-{label}.png", tmp_path)), full_page=True)
+        await page.set_viewport_size({"width": width, "height": HEIGHT})
+        await photograph(page, screenshot_path(f"web-live-{label}.png", tmp_path))
         assert await page.evaluate("document.documentElement.scrollWidth") <= width
     assert not problems, problems
 
@@ -252,8 +264,26 @@ async def test_a_reviews_marks_show_at_their_steps_in_the_browser(site: Site, br
     assert "?" in mark and "Gewählt: " in mark and "0,40" in mark
     await page.keyboard.press("ArrowRight")
     assert await page.is_visible("#mark") is (judged[2] == judged[1] + 1)
-    await page.screenshot(path=str(screenshot_path("web-review-phone.png", tmp_path)), full_page=True)
+    await photograph(page, screenshot_path("web-review-phone.png", tmp_path))
     assert await phone_misfits(page, "the replay with a review") == []
+    assert not problems, problems
+
+
+async def test_the_replay_shows_the_card_turned_up_for_trump(site: Site, browser: Any) -> None:
+    service = site.service
+    table = await four_at_play(service)
+    assert table.deal is not None and table.deal.to_act is not None
+    forehand = table.deal.to_act
+    seated = table.seats[forehand]
+    assert seated is not None
+    outcome = await service.act(table.id, forehand, engine.AUFSCHLAGEN, table.version, user_id=seated.user_id)
+    assert outcome.table.deal is not None
+    turned_up = outcome.table.deal.aufschlag_card
+    assert turned_up is not None
+    await play_deal(service, outcome.table)
+    page, problems = await new_page(browser)
+    await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table.id}/deal/1#step=1")))
+    assert "Turned up: " + card_name(turned_up, "french", "en") in await page.inner_text("#trump")
     assert not problems, problems
 
 
@@ -314,7 +344,19 @@ async def test_every_page_fits_a_phone_in_every_language(
                 await page.keyboard.press("End")  # every trick in the table of tricks
             found = await phone_misfits(page, f"{name} ({lang})")
             if found:  # to see what went wrong
-                await page.screenshot(path=str(tmp_path / f"{name}-{lang}.png"), full_page=True)
+                await photograph(page, tmp_path / f"{name}-{lang}.png")
             misfits += found
     assert not misfits, "\n".join(misfits)
+    # The scrubber by thumb: its buttons (44 px) at the foot of the screen wherever the replay is scrolled to,
+    # and nothing of the page left under them at its end.
+    await page.goto(str(site.client.make_url(pages["replay"])))
+    for scrolled in ("0", "document.body.scrollHeight / 2", "document.body.scrollHeight"):
+        await page.evaluate(f"window.scrollTo(0, {scrolled})")
+        for button in ("#first", "#back", "#forward", "#last"):
+            box = await page.locator(button).bounding_box()
+            assert box is not None and box["width"] >= 44 and box["height"] >= 44, button
+            assert box["y"] + box["height"] >= HEIGHT - 60, (button, scrolled, box)
+    bar = await page.locator(".controls").bounding_box()
+    foot = await page.locator(".foot .languages").bounding_box()
+    assert bar is not None and foot is not None and foot["y"] + foot["height"] <= bar["y"]
     assert not problems, problems
