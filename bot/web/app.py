@@ -29,6 +29,9 @@ from bot.game.daily import day_over
 from bot.game.service import TableService
 from bot.game.table import TableSnapshot
 from bot.game.tournaments import TournamentService
+from bot.i18n import t
+from bot.schnapsen.tournament_images import round_name
+from bot.tournament import elimination_round_count
 from bot.vocabulary import DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS, LeaderboardSort
 
 from . import links
@@ -499,6 +502,12 @@ class Pages:
         rounds: dict[int, list[Any]] = {}
         for match in await self.db.tournaments.matches(tournament_id):
             rounds.setdefault(match.round, []).append(match)
+        lang = page_language(request)
+        if tournament.format == "swiss":
+            names = {number: t(lang, "tournament.image.round", round=number) for number in rounds}
+        else:  # a knockout's last rounds by their stage, as its bracket image names them
+            total = elimination_round_count(len(teams))
+            names = {number: round_name(lang, number - 1, total) for number in rounds}
         return self.render(
             request,
             "tournament",
@@ -506,7 +515,7 @@ class Pages:
             tournament=tournament,
             teams=teams,
             standings=standings,
-            rounds=sorted(rounds.items()),
+            rounds=[(names[number], matches) for number, matches in sorted(rounds.items())],
         )
 
     # --- files -----------------------------------------------------------------------------------------

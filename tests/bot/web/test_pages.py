@@ -41,6 +41,8 @@ async def test_every_page_answers(site: Site) -> None:
         status, html = await site.get(path)
         assert status == 200, (path, html[:300])
         assert expected in html, path
+    _, html = await site.get(f"/s/{site.token}/player/{ALICE}")
+    assert "0 played, 0 won" in html  # the tournaments in words, as the profile card says them
     status, _ = await site.get(f"/s/{site.token}/table/{table_id}/deal/2")  # the running deal: not yet
     assert status == 404
 
