@@ -192,6 +192,9 @@ async def test_the_scrubber_shows_the_stored_cards_at_every_step_of_a_whole_bumm
         await page.keyboard.press("End")
         assert await page.is_visible("#result")
     assert not problems
+    table = await service.rematch(table_id, ALICE)  # a second Bummerl: the player page's rating graph
+    while table.status == "playing":
+        table = (await play_deal(service, table)).table
     for label, width in WIDTHS.items():
         await page.set_viewport_size({"width": width, "height": HEIGHT})
         await page.goto(str(site.client.make_url(f"/s/{site.token}/table/{table_id}/deal/{finished[0].deal_no + 1}#step=14")))
