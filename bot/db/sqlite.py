@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
@@ -19,13 +21,32 @@ from .migrate import MIGRATIONS_DIR, apply_migrations
 log = logging.getLogger(__name__)
 
 
-class SqliteCore(DatabaseCore):
-    """One aiosqlite connection shared by the whole bot.
+# Group commit: a transaction that ends while other writers wait for the connection leaves its batch open for
+# them (its changes are kept by a savepoint of its own), and one COMMIT, one sync of the disk, stores them all.
+# Nobody is told "stored" before that COMMIT: each transaction() returns only once its batch is committed.
+# A batch is committed when no writer waits, or once it holds BATCH_MOST transactions or is BATCH_SECONDS old:
+# the first of a batch never waits long for the others.
+BATCH_MOST = 16
+BATCH_SECONDS = 0.02
 
-    The connection runs in autocommit mode and every write goes through `transaction()`. An asyncio lock
-    gives one task at a time the connection, so a task's reads never see another task's unfinished writes.
-    Inside a transaction the owning task may call any repository method (they join it); it must not
-    await *another* task that uses the database, or both wait for each other.
+
+class SqliteCore(DatabaseCore):
+    """One aiosqlite connection for the bot's writes, and one for reads beside it.
+
+    The write connection runs in autocommit mode and every write goes through `transaction()`. An asyncio lock
+    gives one task at a time the write connection. Inside a transaction the owning task may call any
+    repository method (they join it, and read through the write connection, seeing their own writes); it must
+    not await *another* task that uses the database, or both wait for each other.
+
+    Transactions that queue for the write lock are committed together (group commit, `BATCH_MOST`): each runs
+    in a savepoint of the batch, so one that fails undoes only its own writes, and each returns only after the
+    batch's COMMIT, so nothing is acknowledged before it is on disk. A batch whose COMMIT fails fails all of its
+    transactions: none of them is stored.
+
+    Reads outside a transaction go through the read connection (WAL lets it read beside the writer): they see
+    only committed data, never a batch still open, and never wait behind a commit's sync. A file that is not
+    in WAL mode (an in-memory database) has no read connection: reads then take the write lock, after the open
+    batch is committed.
 
     Repository methods check before they write, so a typed `StorageError` raised inside an outer
     transaction has written nothing; the caller may catch it and carry on.
@@ -33,15 +54,23 @@ class SqliteCore(DatabaseCore):
 
     dialect = "sqlite"
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, reader: aiosqlite.Connection | None = None) -> None:
         self._conn = conn
         self._lock = asyncio.Lock()
-        self._owner: asyncio.Task[Any] | None = None  # the task holding the connection
+        self._owner: asyncio.Task[Any] | None = None  # the task holding the write connection
         self._writing = False  # the owner is inside transaction()
         self._guild_id: int | None = None  # the owner's transaction is confined to this guild
         # The last transaction ended abnormally (a failed ROLLBACK, a cancellation while BEGIN, COMMIT or
         # ROLLBACK ran in aiosqlite's thread): the connection may still be inside it. Checked before next use.
         self._unsettled = False
+        self._batch: _Batch | None = None  # the transactions whose COMMIT is still to come
+        self._writers_waiting = 0  # tasks queued for the write lock in transaction()
+        self._flush_queued = False  # a task is queued to commit the open batch (`_flush`)
+        self._reader = reader
+        self._read_lock = asyncio.Lock()
+        self._reader_owner: asyncio.Task[Any] | None = (
+            None  # the task inside reading() on the read connection
+        )
 
     @classmethod
     async def connect(
@@ -52,14 +81,17 @@ class SqliteCore(DatabaseCore):
         busy_timeout_ms: int = 5000,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
     ) -> Self:
-        """Connect, switch to WAL with foreign keys on, and apply any pending migrations.
+        """Connect, switch to WAL with foreign keys on, apply any pending migrations, and open the read
+        connection.
 
         With WAL, `synchronous=NORMAL` survives any crash of the bot process; only a power cut or an OS
-        crash may lose the last commits. `FULL` also survives those, at about 1.5 ms more per commit.
+        crash may lose the last commits. `FULL` also survives those, at one sync of the disk per COMMIT (shared
+        by the transactions of a batch).
         """
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
         conn = await aiosqlite.connect(os.fspath(path), isolation_level=None)
+        reader: aiosqlite.Connection | None = None
         try:
             conn.row_factory = sqlite3.Row
             await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -68,51 +100,202 @@ class SqliteCore(DatabaseCore):
             # WAL is a property of the file: set it once, not on every start.
             (mode,) = next(iter(await conn.execute_fetchall("PRAGMA journal_mode")))
             if mode != "wal":
-                await conn.execute("PRAGMA journal_mode = WAL")
+                (mode,) = next(iter(await conn.execute_fetchall("PRAGMA journal_mode = WAL")))
             await apply_migrations(conn, migrations_dir)
+            if mode == "wal":
+                reader = await aiosqlite.connect(os.fspath(path), isolation_level=None)
+                reader.row_factory = sqlite3.Row
+                await reader.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                await reader.execute("PRAGMA query_only = ON")
         except BaseException:
+            if reader is not None:
+                await reader.close()
             await conn.close()
             raise
-        return cls(conn)
+        return cls(conn, reader)
 
     async def close(self) -> None:
         async with self._lock:
+            if self._batch is not None:
+                with contextlib.suppress(BaseException):  # its members get the error
+                    await self._commit_batch()
             await self._conn.close()
+        if self._reader is not None:
+            async with self._read_lock:
+                await self._reader.close()
 
     @asynccontextmanager
     async def transaction(self, *, guild_id: int | None = None) -> AsyncIterator[None]:
-        """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` when the block raises. One connection runs one
-        transaction at a time, so `guild_id` only holds the block to its promise (see `DatabaseCore`).
+        """A write transaction: a savepoint of the open batch (`BEGIN IMMEDIATE` starts a batch), released
+        when the block ends, rolled back when it raises; the block's exit returns once the batch is committed.
+        One connection runs one transaction at a time, so `guild_id` only holds the block to its promise (see
+        `DatabaseCore`).
 
         Nested in a transaction of the same task it simply joins it: the outermost block commits.
 
-        Faults leave the connection usable: when COMMIT fails (a full disk, an I/O error) the transaction is
-        rolled back and the COMMIT's error raised; when that ROLLBACK fails too, or the task is cancelled
-        while BEGIN, COMMIT or ROLLBACK runs in aiosqlite's thread, the next use of the connection rolls back
-        whatever was left open (logged at ERROR). A task cancelled during COMMIT gets `CancelledError`, yet
-        the thread may still have committed: the write is then stored, as if the cancellation came later.
+        Faults leave the connection usable: when COMMIT fails (a full disk, an I/O error) the batch is
+        rolled back and each of its transactions raises the COMMIT's error; when that ROLLBACK fails too, or
+        the task is cancelled while BEGIN or ROLLBACK runs in aiosqlite's thread, the next use of the
+        connection rolls back whatever was left open (logged at ERROR). A task cancelled after its block ran
+        gets `CancelledError`, yet its batch may still be committed: the write is then stored, as if the
+        cancellation came later.
         """
         if self._owner is asyncio.current_task():
             check_joinable(self._writing, self._guild_id, guild_id)
             yield
             return
-        async with self._lock:
-            self._owner = asyncio.current_task()
-            self._writing = True
-            self._guild_id = guild_id
-            try:
+        if self._reader_owner is asyncio.current_task():
+            check_joinable(False, None, guild_id)
+        self._writers_waiting += 1
+        try:
+            await self._lock.acquire()
+        finally:
+            self._writers_waiting -= 1
+        self._owner, self._writing, self._guild_id = asyncio.current_task(), True, guild_id
+        batch: _Batch | None = None
+        try:
+            if self._batch is None:
                 await self._settle()
                 try:
                     await self._conn.execute("BEGIN IMMEDIATE")
-                    yield
-                    await self._conn.execute("COMMIT")
                 except BaseException as err:
                     await self._abandon(err)
                     raise
-            finally:
-                self._owner = None
-                self._writing = False
-                self._guild_id = None
+                loop = asyncio.get_running_loop()
+                self._batch = _Batch(loop.create_future(), loop.time())
+            batch = self._batch
+            await self._member_block(batch)
+            try:
+                yield
+            except BaseException as err:
+                await self._undo_member(batch, err)
+                raise
+            await self._end_member(batch)
+        finally:
+            self._owner, self._writing, self._guild_id = None, False, None
+            if batch is not None and self._batch is batch and not batch.committing:
+                self._leave_open(batch)
+            self._lock.release()
+        await asyncio.shield(batch.committed)
+
+    async def _member_block(self, batch: _Batch) -> None:
+        """Open the block's savepoint in the batch."""
+        try:
+            await self._conn.execute("SAVEPOINT member")
+        except asyncio.CancelledError:
+            await self._drop_savepoint_after_cancel(batch)
+            raise
+        except BaseException as err:
+            await self._fail_batch(batch, err)
+            raise
+        batch.members += 1
+
+    async def _drop_savepoint_after_cancel(self, batch: _Batch) -> None:
+        """The task was cancelled while SAVEPOINT ran in the thread: once it has, the empty savepoint is let go
+        and the batch goes on for its other members."""
+        try:
+            await self._conn.execute("SELECT 1")  # queued behind the SAVEPOINT: it has run when this has
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.OperationalError):  # no such savepoint: it never began
+                    await self._conn.execute("RELEASE member")
+        except BaseException as err:
+            await self._fail_batch(batch, err)
+
+    async def _undo_member(self, batch: _Batch, err: BaseException) -> None:
+        """The block raised: undo its writes only. If that cannot be done, the whole batch fails. Never raises:
+        the block's own error is what its task raises."""
+        if not self._conn.in_transaction:
+            await self._fail_batch(batch, err)  # SQLite rolled the whole batch back itself (a full disk, ...)
+            return
+        try:
+            await self._conn.execute("ROLLBACK TO member")
+            await self._conn.execute("RELEASE member")
+        except BaseException as undo_err:
+            log.error("undoing a failed transaction (%r) failed: %r; its batch is rolled back", err, undo_err)
+            await self._fail_batch(batch, err)
+            return
+        batch.members -= 1
+        if self._batch_complete(batch):
+            with contextlib.suppress(BaseException):  # the batch's members get its error
+                await self._commit_batch()
+
+    async def _end_member(self, batch: _Batch) -> None:
+        """The block ran: keep its writes in the batch, and commit it unless other writers wait to join. A task
+        cancelled meanwhile raises `CancelledError`, and its writes are committed with the batch all the same."""
+        try:
+            await self._conn.execute("RELEASE member")
+        except asyncio.CancelledError:
+            with contextlib.suppress(BaseException):
+                await self._conn.execute("SELECT 1")  # the RELEASE has run in the thread when this has
+            raise  # the batch stays open: a flush commits it (`transaction`'s exit)
+        except BaseException as err:
+            await self._fail_batch(batch, err)
+            raise
+        if self._batch_complete(batch):
+            await self._commit_batch()
+
+    def _batch_complete(self, batch: _Batch) -> bool:
+        """Commit now: no writer waits to join, or the batch is full or old enough."""
+        return (
+            self._writers_waiting == 0
+            or batch.members >= BATCH_MOST
+            or asyncio.get_running_loop().time() - batch.started >= BATCH_SECONDS
+        )
+
+    def _leave_open(self, batch: _Batch) -> None:
+        """The batch stays open for the writers waiting; a flush queued behind them commits it in any case (a
+        waiter may be cancelled before it gets the connection)."""
+        if not self._flush_queued:
+            self._flush_queued = True
+            asyncio.get_running_loop().create_task(self._flush(), name="sqlite group commit")
+
+    async def _flush(self) -> None:
+        async with self._lock:
+            self._flush_queued = False
+            if self._batch is not None:
+                with contextlib.suppress(BaseException):  # its members get the error
+                    await self._commit_batch()
+
+    async def _commit_batch(self) -> None:
+        """COMMIT the open batch (the caller holds the write lock) and tell its members; raises the COMMIT's
+        error after the batch was rolled back."""
+        batch = self._batch
+        assert batch is not None
+        batch.committing = True
+        if batch.members == 0:  # every block of it failed: nothing to keep
+            await self._fail_batch(batch, None)
+            return
+        try:
+            await self._conn.execute("COMMIT")
+        except asyncio.CancelledError:
+            # The COMMIT may still run in the thread: a statement queued behind it tells how it ended.
+            await self._conn.execute("SELECT 1")
+            if self._conn.in_transaction:
+                await self._fail_batch(batch, asyncio.CancelledError())
+            else:
+                self._batch = None
+                batch.committed.set_result(None)
+            raise
+        except BaseException as err:
+            await self._fail_batch(batch, err)
+            raise
+        self._batch = None
+        batch.committed.set_result(None)
+
+    async def _fail_batch(self, batch: _Batch, err: BaseException | None) -> None:
+        """Roll the batch back; each of its transactions raises `err` (None: none is waiting for it)."""
+        batch.committing = True
+        if self._batch is batch:
+            self._batch = None
+        await self._abandon(err or sqlite3.OperationalError("rolled back"))
+        if not batch.committed.done():
+            if err is None:
+                batch.committed.set_result(None)
+            else:
+                if not isinstance(err, Exception):  # a cancelled member: the others were not cancelled
+                    err = sqlite3.OperationalError(f"rolled back with a transaction of its batch ({err!r})")
+                batch.committed.set_exception(err)
+                batch.committed.exception()  # retrieved: a batch nobody waits for must not log it
 
     async def _abandon(self, err: BaseException) -> None:
         """Roll back after `err` ended a transaction; never replaces `err` by a follow-up error."""
@@ -143,25 +326,61 @@ class SqliteCore(DatabaseCore):
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[None]:
-        """Hold the connection for a few consistent reads (already held inside this task's transaction)."""
-        if self._owner is asyncio.current_task():
+        """Hold one consistent view of committed data for a few reads (inside this task's transaction: its
+        own view, writes included)."""
+        task = asyncio.current_task()
+        if task in (self._owner, self._reader_owner):
             yield
             return
-        async with self._lock:
-            self._owner = asyncio.current_task()
+        if self._reader is None:
+            async with self._lock:
+                self._owner = task
+                try:
+                    await self._committed_before_reading()
+                    yield
+                finally:
+                    self._owner = None
+            return
+        async with self._read_lock:
+            self._reader_owner = task
             try:
-                await self._settle()
-                yield
+                if self._reader.in_transaction:  # a read block cancelled before its end
+                    await self._reader.execute("COMMIT")
+                await self._reader.execute("BEGIN")
+                try:
+                    yield
+                finally:
+                    with contextlib.suppress(sqlite3.Error):
+                        await self._reader.execute("COMMIT")  # ends the read; it wrote nothing
             finally:
-                self._owner = None
+                self._reader_owner = None
+
+    async def _committed_before_reading(self) -> None:
+        """Without a read connection a read shares the write connection: the open batch is committed first,
+        so no read sees what is not stored yet."""
+        if self._batch is None:
+            await self._settle()
+            return
+        with contextlib.suppress(BaseException):  # its members get the error; the read sees what is stored
+            await self._commit_batch()
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        async with self.reading():
+        task = asyncio.current_task()
+        if task is self._owner:
             return cast(list[Row], list(await self._conn.execute_fetchall(sql, tuple(params))))
+        if self._reader is None:
+            async with self.reading():
+                return cast(list[Row], list(await self._conn.execute_fetchall(sql, tuple(params))))
+        if task is self._reader_owner:
+            return cast(list[Row], list(await self._reader.execute_fetchall(sql, tuple(params))))
+        async with self._read_lock:  # one statement: its own consistent view
+            return cast(list[Row], list(await self._reader.execute_fetchall(sql, tuple(params))))
 
     async def fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
         async with self.reading():
-            cursor = await self._conn.execute(sql)
+            conn = self._reader if self._reader_owner is asyncio.current_task() else self._conn
+            assert conn is not None
+            cursor = await conn.execute(sql)
             try:
                 while rows := await cursor.fetchmany(size):
                     yield cast(list[Row], list(rows))
@@ -195,3 +414,14 @@ class SqliteCore(DatabaseCore):
             return None
         text = str(err)
         return "unique" if "UNIQUE" in text else "foreign_key" if "FOREIGN KEY" in text else "other"
+
+
+@dataclass(eq=False)
+class _Batch:
+    """Transactions sharing one COMMIT: `committed` resolves once they are stored (or fails with the reason
+    none of them is)."""
+
+    committed: asyncio.Future[None]
+    started: float  # the event loop's time at its BEGIN
+    members: int = 0  # blocks whose writes it keeps
+    committing: bool = field(default=False)  # its COMMIT (or ROLLBACK) has begun: no one joins it any more

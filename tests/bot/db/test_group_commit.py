@@ -1,0 +1,206 @@
+"""Group commit on SQLite: transactions that queue for the write connection share one COMMIT, none of them
+returns before it, one that fails undoes only itself, and reads never see a batch that is not committed."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.db import Database
+
+
+def committed_rows(path: Path) -> dict[str, str]:
+    """What another connection sees: only committed data."""
+    with sqlite3.connect(path) as conn:
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "bot.db"
+
+
+@pytest.fixture
+async def db(path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(path, synchronous="FULL")
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+def count_statements(
+    db: Database, monkeypatch: pytest.MonkeyPatch, fail: dict[str, BaseException]
+) -> list[str]:
+    """The write connection's statements as they are sent; a statement named in ``fail`` raises (once)."""
+    sent: list[str] = []
+    real_execute = db.core._conn.execute  # type: ignore[attr-defined]
+
+    async def execute(sql: str, parameters: Any = None) -> Any:
+        sent.append(sql)
+        if (fault := fail.pop(sql, None)) is not None:
+            raise fault
+        return await real_execute(sql, parameters)
+
+    monkeypatch.setattr(db.core._conn, "execute", execute)  # type: ignore[attr-defined]
+    return sent
+
+
+async def write_behind(db: Database, first_may_end: asyncio.Event, path: Path, keys: list[str]) -> list[bool]:
+    """The first key's transaction holds the connection until ``first_may_end``; the others queue behind it.
+    For each key: was its row committed when its transaction() returned?"""
+    seen: dict[str, bool] = {}
+    holding = asyncio.Event()
+
+    async def write(key: str, hold: bool) -> None:
+        async with db.transaction():
+            await db.core.execute("INSERT INTO meta (key, value) VALUES (?, 'x')", (key,))
+            if hold:
+                holding.set()
+                await first_may_end.wait()
+        seen[key] = key in committed_rows(path)
+
+    first = asyncio.create_task(write(keys[0], True))
+    await holding.wait()
+    others = [asyncio.create_task(write(key, False)) for key in keys[1:]]
+    while db.core._writers_waiting < len(others):  # type: ignore[attr-defined]
+        await asyncio.sleep(0)
+    first_may_end.set()
+    await asyncio.gather(first, *others)
+    return [seen[key] for key in keys]
+
+
+async def test_writers_queued_together_share_one_commit_and_none_returns_before_it(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = count_statements(db, monkeypatch, {})
+    keys = [f"k{n}" for n in range(6)]
+    assert await write_behind(db, asyncio.Event(), path, keys) == [True] * 6
+    assert sent.count("COMMIT") == 1
+    assert committed_rows(path) == dict.fromkeys(keys, "x")
+
+
+async def test_a_failing_transaction_in_a_batch_undoes_only_its_own_writes(db: Database, path: Path) -> None:
+    holding, may_end = asyncio.Event(), asyncio.Event()
+
+    async def first() -> None:
+        async with db.transaction():
+            await db.meta.set("first", "1")
+            holding.set()
+            await may_end.wait()
+
+    async def failing() -> None:
+        async with db.transaction():
+            await db.meta.set("failing", "1")
+            raise ValueError("checked and refused")
+
+    tasks = [asyncio.create_task(first())]
+    await holding.wait()
+    tasks += [asyncio.create_task(failing()), asyncio.create_task(db.meta.set("last", "1"))]
+    while db.core._writers_waiting < 2:  # type: ignore[attr-defined]
+        await asyncio.sleep(0)
+    may_end.set()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert isinstance(results[1], ValueError) and results[0] is None and results[2] is None
+    assert committed_rows(path) == {"first": "1", "last": "1"}
+
+
+async def test_a_failed_commit_fails_every_transaction_of_its_batch_and_the_next_write_works(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    count_statements(db, monkeypatch, {"COMMIT": sqlite3.OperationalError("disk I/O error")})
+    may_end = asyncio.Event()
+    with pytest.raises(sqlite3.OperationalError, match="I/O"):
+        await write_behind(db, may_end, path, ["a", "b", "c"])
+    assert committed_rows(path) == {}
+    assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
+    await db.meta.set("next", "1")
+    assert committed_rows(path) == {"next": "1"}
+
+
+async def test_a_batch_left_open_for_a_writer_cancelled_before_its_turn_is_committed_all_the_same(
+    db: Database, path: Path
+) -> None:
+    holding, may_end = asyncio.Event(), asyncio.Event()
+
+    async def first() -> None:
+        async with db.transaction():
+            await db.meta.set("first", "1")
+            holding.set()
+            await may_end.wait()
+
+    task = asyncio.create_task(first())
+    await holding.wait()
+    waiter = asyncio.create_task(db.meta.set("cancelled", "1"))
+    while db.core._writers_waiting < 1:  # type: ignore[attr-defined]
+        await asyncio.sleep(0)
+    may_end.set()
+    while not db.core._flush_queued:  # type: ignore[attr-defined]  # the first left the batch open for the waiter
+        await asyncio.sleep(0)
+    waiter.cancel()
+    await asyncio.wait_for(task, 10)
+    assert committed_rows(path) == {"first": "1"}
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+
+
+async def test_reads_outside_a_transaction_see_only_committed_data(db: Database, path: Path) -> None:
+    """A batch left open for a writer still at work is not visible to a read of another task."""
+    holding, first_may_end, second_in, second_may_end = (asyncio.Event() for _ in range(4))
+
+    async def first() -> None:
+        async with db.transaction():
+            await db.meta.set("first", "1")
+            holding.set()
+            await first_may_end.wait()
+
+    async def second() -> None:
+        async with db.transaction():
+            await db.meta.set("second", "1")
+            second_in.set()
+            await second_may_end.wait()
+
+    tasks = [asyncio.create_task(first())]
+    await holding.wait()
+    tasks.append(asyncio.create_task(second()))
+    while db.core._writers_waiting < 1:  # type: ignore[attr-defined]
+        await asyncio.sleep(0)
+    first_may_end.set()
+    await second_in.wait()  # the first's block ended; its batch is open while the second writes
+    assert await db.meta.get("first") is None
+    async with db.core.reading():
+        assert await db.meta.get("first") is None
+    second_may_end.set()
+    await asyncio.gather(*tasks)
+    assert await db.meta.get("first") == "1" and await db.meta.get("second") == "1"
+
+
+async def test_without_a_read_connection_a_read_commits_the_open_batch_first(tmp_path: Path) -> None:
+    db = await Database.open(":memory:")
+    try:
+        assert db.core._reader is None  # type: ignore[attr-defined]
+        holding, may_end = asyncio.Event(), asyncio.Event()
+
+        async def first() -> None:
+            async with db.transaction():
+                await db.meta.set("first", "1")
+                holding.set()
+                await may_end.wait()
+
+        task = asyncio.create_task(first())
+        await holding.wait()
+        reads = asyncio.create_task(db.meta.get("first"))  # queues for the connection behind the writer
+        writes = asyncio.create_task(db.meta.set("second", "1"))
+        while db.core._writers_waiting < 1:  # type: ignore[attr-defined]
+            await asyncio.sleep(0)
+        may_end.set()
+        assert await reads == "1"
+        await asyncio.gather(task, writes)
+        assert await db.meta.get("second") == "1"
+    finally:
+        await db.close()
