@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 from collections import deque
@@ -76,12 +77,17 @@ class Coalescer:
             self._urgent.discard(key)
         if len(self._runs) > PRUNE_AT:
             self._forget_old_runs()
-        if key not in self._workers:
-            self._workers[key] = asyncio.create_task(self._work(key), name=f"job {key}")
+        if not self.busy(key):  # none, or one that ended or is being cancelled: it runs no more jobs
+            worker = asyncio.create_task(self._work(key), name=f"job {key}")
+            self._workers[key] = worker
+            # A worker cancelled before its first step (``cancel``, or a shutdown, in the same instant as the
+            # request) never runs ``_work``, so its ``finally`` never forgets it: this does.
+            worker.add_done_callback(functools.partial(self._worker_ended, key))
 
     def busy(self, key: Hashable) -> bool:
         """Is a job for ``key`` running or waiting to run (or waiting to be retried)?"""
-        return key in self._workers
+        worker = self._workers.get(key)
+        return worker is not None and not worker.done() and not worker.cancelling()
 
     def drop(self, key: Hashable) -> None:
         """Forget the key's waiting job and stop retrying it (its table closed); a running job finishes."""
@@ -111,10 +117,18 @@ class Coalescer:
                 URGENT.set(urgent)  # its bot-token requests go before the others the pacer holds (this task's own)
                 await self._run_until_done(key, job)
         finally:
-            del self._workers[key]
-            self._wakes.pop(key, None)
-            self._intervals.pop(key, None)
-            self._dropped.discard(key)
+            if self._workers.get(key) is asyncio.current_task():  # (a cancelled one may have been replaced)
+                self._forget_worker(key)  # at once: a request right after the last job starts a new worker
+
+    def _worker_ended(self, key: Hashable, worker: asyncio.Task[None]) -> None:
+        if self._workers.get(key) is worker:  # never ran: forgotten here (a worker that ran forgot itself)
+            self._forget_worker(key)
+
+    def _forget_worker(self, key: Hashable) -> None:
+        del self._workers[key]
+        self._wakes.pop(key, None)
+        self._intervals.pop(key, None)
+        self._dropped.discard(key)
 
     def _pause_before(self, key: Hashable, now: float) -> float:
         """How long the key's waiting job waits: an interval after its last run (not when urgent), and never a

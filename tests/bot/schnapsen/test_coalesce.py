@@ -148,3 +148,33 @@ async def test_the_moves_before_a_turn_leave_the_last_run_of_a_burst_to_the_turn
     assert coalescer.busy("hand"), "the burst is used up: even a turn waits"
     coalescer.drop("hand")
     await asyncio.wait_for(coalescer.drain(), 5)
+
+
+async def test_a_job_cancelled_before_its_first_turn_frees_its_key_and_a_stop_drains() -> None:
+    """The Swiss tournament test's stop that never ended: a drive requested in the same instant as the stop
+    (drivers.halt cancels every drive) was cancelled before its task ever ran, so the task's own clean-up never
+    ran either: the key stayed taken for good, no later request for it ran, and the stop's drain (2 s at most)
+    waited for it without end."""
+    coalescer = Coalescer(0.0)
+    runs: list[str] = []
+    coalescer.request("drive", recorder(runs, "cancelled"))
+    coalescer.cancel("drive")  # before the job's task had a turn of the event loop
+    assert not coalescer.busy("drive")
+    await asyncio.wait_for(coalescer.drain(timeout=LONG), 30)  # ends once nothing is left, long before LONG
+    coalescer.request("drive", recorder(runs, "the next drive"))
+    await asyncio.wait_for(coalescer.drain(), 30)
+    assert runs == ["the next drive"]
+
+
+async def test_a_request_right_after_a_running_job_was_cancelled_runs() -> None:
+    """A cancelled job may still be winding down when the next request for its key comes: that request gets a
+    worker of its own instead of being left to the one that is ending."""
+    coalescer = Coalescer(0.0)
+    runs: list[str] = []
+    started, gate = asyncio.Event(), asyncio.Event()
+    coalescer.request("hand", recorder(runs, "cancelled", started, gate))
+    await started.wait()
+    coalescer.cancel("hand")
+    coalescer.request("hand", recorder(runs, "the next edit"))
+    await asyncio.wait_for(coalescer.drain(), 30)
+    assert runs == ["the next edit"]

@@ -81,6 +81,28 @@ async def test_a_bot_closed_twice_stops_once(world: Table, caplog: pytest.LogCap
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
 
 
+async def test_a_stop_in_the_instant_a_table_is_driven_ends(world: Table) -> None:
+    """A table driven in the very instant the bot stops (here: as the stop cancels the drives) has its drive
+    cancelled before the drive's task ever ran. That left the drive's key taken for good and the stop waiting
+    for it without end (a flakiness run: the eight-person Swiss tournament's bot did not close in 60 s)."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    table = await world.open_table(alice, [None, None, None])
+    drivers = bot.runtime.drivers
+    key = ("drive", table.id)
+    drivers.drives.cancel(key)  # whatever moves the table now (the stop's drive below stands in for it) ...
+    await drivers.drives.settled(key)  # ... has ended: the next drive starts a task of its own
+    halt = drivers.halt
+
+    def driven_as_the_stop_begins() -> None:
+        drivers.drive(table.snapshot())
+        halt()
+
+    drivers.halt = driven_as_the_stop_begins  # type: ignore[method-assign]
+    await world.stop_bot()  # the fake Discord's stop waits WAIT_SECONDS, then fails the test
+    assert bot.is_closed()
+
+
 async def test_an_idle_player_is_warned_then_replaced_and_comes_back(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
