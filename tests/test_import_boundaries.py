@@ -40,7 +40,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     # it cannot listen on stops the start as a bad setting does (bot.connect's StartError).
     "bot/web": (
         "aiohttp", "jinja2", "markupsafe", "PIL", "engine", "bot.db", "bot.game", "bot.i18n", "bot.render",
-        "bot.vocabulary", "bot.settings", "bot.schnapsen.texts", "bot.connect",
+        "bot.vocabulary", "bot.settings", "bot.schnapsen.texts", "bot.connect", "bot.tournament",
     ),
 }
 

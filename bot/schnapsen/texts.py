@@ -398,3 +398,10 @@ def hint_lines(deck: str, lang: str, best: engine.Action, evaluations: tuple[Eva
         t(lang, "coach.hint_line", action=action_name(deck, lang, e.action), value=game_points(lang, e.value))
         for e in ranked
     ]
+
+
+def round_name(lang: str, index: int, rounds: int) -> str:
+    """A bracket round's name: the last three by their stage, the others by number."""
+    stage = ("tournament.image.final", "tournament.image.semi_final", "tournament.image.quarter_final")
+    left = rounds - 1 - index
+    return t(lang, stage[left]) if left < len(stage) else t(lang, "tournament.image.round", round=index + 1)

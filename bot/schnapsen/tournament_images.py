@@ -36,6 +36,7 @@ from bot.render.tournament import (
 from bot.tournament import Standing, elimination_round_count
 
 from .content import RENDER_POOL
+from .texts import round_name
 
 log = logging.getLogger(__name__)
 
@@ -118,13 +119,6 @@ def standings_scene(
         forfeit_mark=t(lang, "tournament.image.forfeit_mark"),
         empty=t(lang, "tournament.no_results", name=tournament.name),
     )
-
-
-def round_name(lang: str, index: int, rounds: int) -> str:
-    """A bracket round's name: the last three by their stage, the others by number."""
-    stage = ("tournament.image.final", "tournament.image.semi_final", "tournament.image.quarter_final")
-    left = rounds - 1 - index
-    return t(lang, stage[left]) if left < len(stage) else t(lang, "tournament.image.round", round=index + 1)
 
 
 def bracket_scene(

@@ -30,7 +30,7 @@ from bot.game.service import TableService
 from bot.game.table import TableSnapshot
 from bot.game.tournaments import TournamentService
 from bot.i18n import t
-from bot.schnapsen.tournament_images import round_name
+from bot.schnapsen.texts import round_name
 from bot.tournament import elimination_round_count
 from bot.vocabulary import DECK_STYLES, LANGUAGES, LEADERBOARD_SORTS, LeaderboardSort
 

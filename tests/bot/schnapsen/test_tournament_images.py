@@ -14,11 +14,11 @@ from bot.db.tournaments import MatchRow, TeamRow, TournamentRow
 from bot.game.tournaments import Advanced
 from bot.render.tournament import bracket_pages
 from bot.schnapsen import tournament_images, tournaments
+from bot.schnapsen.texts import round_name
 from bot.schnapsen.tournament_images import (
     ALT_LIMIT,
     bracket_alt,
     bracket_scene,
-    round_name,
     standings_images,
     standings_lines,
     standings_scene,
