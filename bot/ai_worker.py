@@ -23,13 +23,10 @@ Every fallback is logged at WARNING with its reason.
 Each worker is a separate process (``multiprocessing`` with the "spawn" start method; its loop and the bot's
 handle on it are in ``ai_processes.py``) with a pipe of its own, so a worker that overruns its hard cap is
 terminated alone: the searches of other workers go on. A worker that is terminated or dies is replaced at
-once in the background. ``start`` brings every worker up (engine imported,
-one tiny decision made) before the first table needs one. A start that fails (logged at ERROR) is tried again
-on a timer, after a pause that doubles from ``first_retry_seconds`` up to ``retry_seconds``, until the pool
-has its size again: no decision has to come along to restart it. Meanwhile a table's move or a hint never
-waits for a worker that may not come: with no worker left the queue gets greedy's answers at once, and an
-urgent request that has waited ``worker_wait`` seconds while no worker was searching (every one of them still
-starting) gets greedy's answer then, like any other fallback.
+once in the background. ``start`` brings every worker up (engine imported, one tiny decision made) before the
+first table needs one. A failed start (logged at ERROR) is tried again by a timer until the pool has its size
+(``first_retry_seconds``, doubling up to ``retry_seconds``). A move or a hint never waits for a worker that may
+not come: with no worker left greedy answers at once, and after ``worker_wait`` seconds with none searching.
 
 This module may import the engine but never discord.
 """
