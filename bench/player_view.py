@@ -63,6 +63,7 @@ from bench.bot_bench import (
     PRODUCT_EDIT_INTERVAL,
     SETTLE_SECONDS,
     SHOW_MY_CARDS,
+    SPEC_CHECK_IN_BENCHES,
     PacedRun,
     PacedTable,
     WatchedDiscord,
@@ -272,7 +273,7 @@ class ViewTable(PacedTable):
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    fake = WatchedDiscord(record_requests=False, keep_history=False)
+    fake = WatchedDiscord(record_requests=False, keep_history=False, check_spec=SPEC_CHECK_IN_BENCHES)
     if args.discord_limits:
         fake.enforce_limits()
     await fake.start()
