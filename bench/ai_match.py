@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -255,7 +256,18 @@ def _worktree(ref: str) -> str:
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    _share_compiled(path)
     return path
+
+
+def _share_compiled(path: str) -> None:
+    """Copy this tree's compiled AI modules (docs/ai.md, "The accelerator") into the worktree at ``path``:
+    a copy runs there only where the module's source is the one it was built from (each checks its
+    source's SHA-256), so the older AI gives the same answers at the compiled speed instead of the pure."""
+    here, there = ROOT / "engine" / "ai", Path(path) / "engine" / "ai"
+    for built in here.glob("_*_compiled*.so"):
+        if there.is_dir():
+            shutil.copy2(built, there / built.name)
 
 
 def _remove_worktree(path: str) -> None:
