@@ -27,7 +27,7 @@ from ..contracts import BEGGAR_CONTRACTS, IMMEDIATE_CONTRACTS, Contract
 from ..ruleset import Ruleset
 from ..state import AUCTION, DOUBLING, PLAY, TRUMP
 from ..views import PlayerView
-from . import bidder, greedy, opening
+from . import bidder, greedy, opening, playmodel
 from .compact import (
     ALL_TRICKS,
     BEGGAR,
@@ -60,6 +60,12 @@ TRICK_ONE_PERCENT = 150
 # per 100 deals (95% CI -3.96 .. -0.24, 2000 deals, commit 382fdfa) against -0.27 (-1.06 .. +0.51) at 100:
 # the late tricks' budget pays.
 LATER_TRICKS_PERCENT = 100
+# Card play of the normal game gets this many times those shares: the compiled solver made a node six times
+# cheaper, and three times the nodes, with the play model and the marriage silence below, gained 1.51
+# game points per 100 deals (95% CI +0.57 .. +2.46) against 0042df6 over 8000 fresh deals, at a card p95
+# of 33 ms CPU in trick 1 and 37 ms in trick 2 (issue 40, docs/ai-history.md). The other contracts keep
+# their budget: with x3 there too the full game showed no gain (-4.67 over 300 deals, +0.90 over 1000).
+NORMAL_PLAY_FACTOR = 3
 # Trump, bid and Kontra decisions solve whole deals for several contracts per world: they get this many
 # times the card-play budget.
 WHOLE_DEAL_FACTOR = 3
@@ -127,6 +133,17 @@ SUBKONTRA_REPLY = 0.5
 # with two cards to choose from, 66-68% with four or five); a forced card says nothing. A seat that smeared
 # no ten on its partner's safe trick probably had none. None turns the inference off.
 GREEDY_AGREEMENT: float | None = 0.75
+# A seat that leads a King or Ober of a suit without announcing the marriage while it may announce one
+# (the normal game: any lead) did not hold the other card of the pair: the search never leads such a card
+# plainly (announcing never hurts, ``Solver``), and a person seldom forgets 20 or 40 points. A world in which
+# it held both counts this much (not 0: a person may forget). None turns this inference off.
+MARRIAGE_SILENCE: float | None = 0.05
+# With ``PLAY_MODEL``, a choice counts by the chance the fitted model of the AI's own play
+# (``playmodel``) gives the card played, greedy's card one of its features, instead of the flat
+# ``GREEDY_AGREEMENT`` (held-out log-likelihood per choice -0.634 against -0.691); judging a choice then
+# costs ``PLAY_MODEL_NODES`` (about 40 us) instead of ``GREEDY_NODES``.
+PLAY_MODEL = True
+PLAY_MODEL_NODES = 20
 # What judging one choice with greedy's rules costs, in search nodes of the budget (60-100 us, about 12
 # nodes at ``NODES_PER_MS``): the inference buys its time from the worlds, so decisions keep their pace.
 GREEDY_NODES = 12
@@ -234,6 +251,8 @@ def _evaluate(
             budget = budget * TRICK_ONE_PERCENT // 100
         else:
             budget = budget * LATER_TRICKS_PERCENT // 100
+        if view.contract is C.NORMAL:
+            budget *= NORMAL_PLAY_FACTOR
         return _evaluate_play(view, rules, rng, budget)
     if view.phase == DOUBLING:
         return _evaluate_doubling(view, rules, rng, budget)
@@ -529,7 +548,7 @@ def _evaluate_play(
                 budget.left -= DRAW_NODES
             if likelihood is not None:
                 weight, judged = likelihood(hands)
-                budget.left -= GREEDY_NODES * judged
+                budget.left -= (PLAY_MODEL_NODES if PLAY_MODEL else GREEDY_NODES) * judged
             if named is not None:
                 named_weight, new_hand = named(hands)
                 weight *= named_weight
@@ -598,7 +617,7 @@ def _rejection_control(
 # Greedy's card and the cards it chose from (None when forced) per deal, seat, its cards and the public
 # moment (``_play_likelihood``), kept for the decisions that follow, up to this many (then forgotten at once).
 JUDGEMENTS_KEPT = 50_000
-_judgements: dict[tuple[object, ...], tuple[str, int] | None] = {}
+_judgements: dict[tuple[object, ...], tuple[str, int] | dict[str, float] | None] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -626,23 +645,36 @@ def _play_likelihood(
     # public moment it chose in (the trick so far and the tricks before), the same in every world.
     choices = []
     played_since = [0, 0, 0, 0]
+    announced = {(m.seat, m.suit, m.trick_no) for m in view.marriages}
     for number in range(len(plays) - 1, -1, -1):
         seat, card = plays[number]
         played_since[seat] |= 1 << INDEX[card]
         if seat != me:
             start = number - number % size
             trick, witnessed = tuple(plays[start:number]), tuple(plays[:start])
-            choices.append((number, seat, card, played_since[seat], trick, witnessed))
+            # A King or Ober led without its marriage: the suit whose pair the seat did not hold.
+            silent = (
+                SUITS.index(card[0])
+                if MARRIAGE_SILENCE is not None
+                and not trick
+                and card[1] in "KQ"
+                and (seat, card[0], number // size + 1) not in announced
+                else -1
+            )
+            choices.append((number, seat, card, played_since[seat], trick, witnessed, silent))
     if not choices:
         return None
+    silence = MARRIAGE_SILENCE if MARRIAGE_SILENCE is not None else 1.0
     agreement = GREEDY_AGREEMENT or 1.0
-    # (play number, the seat's cards then) -> greedy's card and the cards to choose from (None when forced)
-    chosen: dict[tuple[int, int], tuple[str, int] | None] = {}
-    deal_key = (rules, table.contract, table.trump, table.declarer, table.sitting_out)
+    # (play number, the seat's cards then) -> greedy's card and the cards to choose from, or (with
+    # ``PLAY_MODEL``) the chance of each card (None when forced)
+    chosen: dict[tuple[int, int], tuple[str, int] | dict[str, float] | None] = {}
+    modelled = PLAY_MODEL
+    deal_key = (rules, table.contract, table.trump, table.declarer, table.sitting_out, modelled)
 
     def greedy_card(
         seat: int, held: int, trick: tuple[tuple[int, str], ...], witnessed: tuple[tuple[int, str], ...]
-    ) -> tuple[str, int] | None:
+    ) -> tuple[str, int] | dict[str, float] | None:
         # The later decisions of a deal judge the same choices with the same cards again: the process
         # remembers the judgements (a function of the key alone) for the decisions after this one.
         key = (deal_key, seat, held, trick, witnessed)
@@ -656,7 +688,7 @@ def _play_likelihood(
 
     def judge(
         seat: int, held: int, trick: tuple[tuple[int, str], ...], witnessed: tuple[tuple[int, str], ...]
-    ) -> tuple[str, int] | None:
+    ) -> tuple[str, int] | dict[str, float] | None:
         if trick:
             led = INDEX[trick[0][1]]
             winning = trick_winner(table, [(s, INDEX[c]) for s, c in trick])[1]
@@ -671,19 +703,29 @@ def _play_likelihood(
         then = _Moment(seat, view.trump, tuple(cards_of(held)), trick, witnessed, tuple(legal))
         action = greedy.play(then, rules, table)
         assert isinstance(action, PlayCard)
+        if modelled:
+            return playmodel.probabilities(playmodel.features(then, table, action.card))
         return action.card, options
 
     def likelihood(hands: list[int]) -> tuple[float, int]:
         weight = 1.0
         judged = 0
-        for number, seat, card, since, trick, witnessed in choices:
+        for number, seat, card, since, trick, witnessed, silent in choices:
             held = hands[seat] | since
+            if (
+                silent >= 0
+                and held & KING_QUEEN[silent] == KING_QUEEN[silent]
+                and any(suit == silent for suit, _ in table.marriage_options(seat, held, number // size + 1))
+            ):
+                weight *= silence
             key = (number, held)
             if key not in chosen:
                 chosen[key] = greedy_card(seat, held, trick, witnessed)
                 judged += 1
             judgement = chosen[key]
-            if judgement is not None:
+            if isinstance(judgement, dict):
+                weight *= judgement[card]
+            elif judgement is not None:
                 greedys, options = judgement
                 weight *= agreement if greedys == card else (1 - agreement) / (options - 1)
         return weight, judged

@@ -9,12 +9,14 @@ from itertools import combinations
 import pytest
 
 from engine import PLAY, STANDARD, Contract, apply, deal_hands, legal_actions, new_deal, view_for
-from engine.actions import PASS, Action
+from engine.actions import PASS, Action, PlayCard
 from engine.ai import evaluate_actions, greedy
 from engine.ai.compact import mask_of
 from engine.ai.knowledge import Sampler, gather, table_of
 from engine.ai.pimc import (
     GREEDY_AGREEMENT,
+    MARRIAGE_SILENCE,
+    NORMAL_PLAY_FACTOR,
     REJECTION_DRAWS,
     TRICK_ONE_TIE_Z,
     Evaluation,
@@ -59,7 +61,8 @@ def _normal_game_after(seed: int, plays: int) -> tuple[DealState, list[tuple[int
 
 
 @pytest.mark.parametrize("seed", [3, 8, 21])
-def test_worlds_count_by_the_choices_they_explain(seed: int) -> None:
+def test_worlds_count_by_the_choices_they_explain(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    monkeypatch.setattr("engine.ai.pimc.PLAY_MODEL", False)  # the flat model (tests/engine/ai/test_play_model.py)
     state, free = _normal_game_after(seed, 7)
     me = state.to_act
     view = view_for(state, me)
@@ -96,6 +99,7 @@ def test_without_rejection_the_inference_weighs_the_same_worlds(monkeypatch: pyt
     monkeypatch.setattr("engine.ai.pimc.REJECTION_DRAWS", None)
     monkeypatch.setattr("engine.ai.pimc.GREEDY_AGREEMENT", None)
     monkeypatch.setattr("engine.ai.pimc.GREEDY_NODES", 0)
+    monkeypatch.setattr("engine.ai.pimc.PLAY_MODEL_NODES", 0)
     plain = evaluate_actions(view, "pimc", 4, 40, STANDARD)
     monkeypatch.setattr("engine.ai.pimc.GREEDY_AGREEMENT", 0.75)
     weighed = evaluate_actions(view, "pimc", 4, 40, STANDARD)
@@ -109,6 +113,7 @@ def _solved_weights(monkeypatch: pytest.MonkeyPatch, view, rejection: int | None
     monkeypatch.setattr("engine.ai.pimc.REJECTION_DRAWS", rejection)
     monkeypatch.setattr("engine.ai.pimc.EARLY_STOP", False)  # the worlds the whole budget buys
     monkeypatch.setattr("engine.ai.pimc.LATER_TRICKS_PERCENT", 100)  # as many as when it was measured
+    monkeypatch.setattr("engine.ai.pimc.NORMAL_PLAY_FACTOR", 1)
     seen: list[float] = []
     add = _Tally.add
 
@@ -249,3 +254,84 @@ def test_the_named_trumps_likelihood_follows_greedys_rule() -> None:
         for suit in SUITS:
             expected = 1 / len(tied) if suit in tied else 0.0
             assert naming_probability(mask_of(first), SUITS.index(suit), 1.0) == pytest.approx(expected)
+
+
+def _lead_of_a_pair(announce: bool) -> tuple[DealState, int, str]:
+    """A normal game after its first lead, a King of a pair its leader holds (King and Ober), led with or
+    without announcing the marriage; the leader and the Ober."""
+    for seed in range(200):
+        state = _normal_game_with_greedys_trump(seed)
+        leader = state.to_act
+        assert leader is not None
+        for suit in SUITS:
+            if {suit + "K", suit + "Q"} <= set(state.hands[leader]):
+                legal = legal_actions(state)
+                lead = next(
+                    a
+                    for a in legal
+                    if isinstance(a, PlayCard) and a.card == suit + "K" and bool(a.marriage) == announce
+                )
+                state, _ = apply(state, leader, lead)
+                return state, leader, suit + "Q"
+    raise AssertionError("no deal with a pair in the first leader's hand")
+
+
+@pytest.mark.parametrize("announce", [False, True])
+def test_a_king_led_without_its_marriage_says_the_leader_had_no_ober(
+    monkeypatch: pytest.MonkeyPatch, announce: bool
+) -> None:
+    state, leader, ober = _lead_of_a_pair(announce)
+    me = state.to_act
+    assert me is not None
+    view = view_for(state, me)
+    table = table_of(view, STANDARD)
+    assert table is not None
+    true_world = [mask_of(state.hands[seat]) for seat in range(4)]
+    # The same world but the Ober with the third seat, which gives the leader one of its cards instead.
+    third = next(seat for seat in range(4) if seat not in (me, leader))
+    swapped = list(true_world)
+    given = state.hands[third][0]
+    swapped[leader] = true_world[leader] & ~mask_of([ober]) | mask_of([given])
+    swapped[third] = true_world[third] & ~mask_of([given]) | mask_of([ober])
+
+    def weights(silence: float | None) -> tuple[float, float]:
+        monkeypatch.setattr("engine.ai.pimc.MARRIAGE_SILENCE", silence)
+        likelihood = _play_likelihood(view, STANDARD, table)
+        assert likelihood is not None
+        return likelihood(true_world)[0], likelihood(swapped)[0]
+
+    (held, not_held), (held_silent, not_held_silent) = weights(None), weights(MARRIAGE_SILENCE)
+    assert MARRIAGE_SILENCE is not None and 0 < MARRIAGE_SILENCE < 0.2
+    assert not_held_silent == not_held  # a world explaining the plain lead counts as before
+    # A plain King with its Ober at hand is unlikely; an announced marriage says so anyway (the Ober is
+    # known to be with the leader, and the world without it is not drawn).
+    assert held_silent == pytest.approx(held if announce else held * MARRIAGE_SILENCE)
+
+
+def test_the_normal_games_card_play_gets_more_nodes_than_the_other_contracts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    budgets: dict[bool, int] = {}
+
+    def recorded(view, rules, rng, budget_nodes):  # type: ignore[no-untyped-def]
+        budgets[view.contract is Contract.NORMAL] = budget_nodes
+        return [Evaluation(action, 0.0, 0) for action in view.legal]
+
+    monkeypatch.setattr("engine.ai.pimc._evaluate_play", recorded)
+    for seed in range(100):
+        dealer = seed % 4
+        state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
+        while state.phase != PLAY:  # greedy bids where its hand fits a contract
+            seat = state.to_act
+            assert seat is not None
+            state, _ = apply(state, seat, greedy.choose(view_for(state, seat), STANDARD))
+        # the second card of trick 1 (the normal game's first lead is the opening book's)
+        leader = state.to_act
+        assert leader is not None
+        state, _ = apply(state, leader, greedy.choose(view_for(state, leader), STANDARD))
+        view = view_for(state, state.to_act)
+        if len(view.legal) > 1 and view.contract is not None:
+            evaluate_actions(view, "pimc", 0, 150, STANDARD)
+        if len(budgets) == 2:
+            break
+    assert budgets[True] == NORMAL_PLAY_FACTOR * budgets[False] > budgets[False]
