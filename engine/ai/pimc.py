@@ -61,8 +61,8 @@ TRICK_ONE_PERCENT = 150
 # the late tricks' budget pays.
 LATER_TRICKS_PERCENT = 100
 # Card play of the normal game gets this many times those shares: the compiled solver made a node six times
-# cheaper, and three times the nodes, with the play model and the marriage silence below, gained 1.51
-# game points per 100 deals (95% CI +0.57 .. +2.46) against 0042df6 over 8000 fresh deals, at a card p95
+# cheaper, and three times the nodes, with the play model and the marriage silence below, gained 1.38
+# game points per 100 deals (95% CI +0.56 .. +2.20) against 0042df6 over 11000 fresh deals, at a card p95
 # of 33 ms CPU in trick 1 and 37 ms in trick 2 (issue 40, docs/ai-history.md). The other contracts keep
 # their budget: with x3 there too the full game showed no gain (-4.67 over 300 deals, +0.90 over 1000).
 NORMAL_PLAY_FACTOR = 3
