@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,33 @@ def count_statements(
     return sent
 
 
+@dataclass
+class HeldWrite:
+    """A task whose transaction has written ``key`` = "1" and holds the write connection until ``may_end``."""
+
+    task: asyncio.Task[None]
+    holding: asyncio.Event
+    may_end: asyncio.Event
+
+
+def hold_a_write(db: Database, key: str) -> HeldWrite:
+    holding, may_end = asyncio.Event(), asyncio.Event()
+
+    async def write() -> None:
+        async with db.transaction():
+            await db.meta.set(key, "1")
+            holding.set()
+            await may_end.wait()
+
+    return HeldWrite(asyncio.create_task(write()), holding, may_end)
+
+
+async def until_writers_wait(db: Database, count: int) -> None:
+    """Until ``count`` tasks queue for the write connection (each loop turn lets them get there)."""
+    while db.core._writers_waiting < count:  # type: ignore[attr-defined]
+        await asyncio.sleep(0)
+
+
 async def write_behind(db: Database, first_may_end: asyncio.Event, path: Path, keys: list[str]) -> list[bool]:
     """The first key's transaction holds the connection until ``first_may_end``; the others queue behind it.
     For each key: was its row committed when its transaction() returned?"""
@@ -68,8 +96,7 @@ async def write_behind(db: Database, first_may_end: asyncio.Event, path: Path, k
     first = asyncio.create_task(write(keys[0], True))
     await holding.wait()
     others = [asyncio.create_task(write(key, False)) for key in keys[1:]]
-    while db.core._writers_waiting < len(others):  # type: ignore[attr-defined]
-        await asyncio.sleep(0)
+    await until_writers_wait(db, len(others))
     first_may_end.set()
     await asyncio.gather(first, *others)
     return [seen[key] for key in keys]
@@ -86,25 +113,16 @@ async def test_writers_queued_together_share_one_commit_and_none_returns_before_
 
 
 async def test_a_failing_transaction_in_a_batch_undoes_only_its_own_writes(db: Database, path: Path) -> None:
-    holding, may_end = asyncio.Event(), asyncio.Event()
-
-    async def first() -> None:
-        async with db.transaction():
-            await db.meta.set("first", "1")
-            holding.set()
-            await may_end.wait()
-
     async def failing() -> None:
         async with db.transaction():
             await db.meta.set("failing", "1")
             raise ValueError("checked and refused")
 
-    tasks = [asyncio.create_task(first())]
-    await holding.wait()
-    tasks += [asyncio.create_task(failing()), asyncio.create_task(db.meta.set("last", "1"))]
-    while db.core._writers_waiting < 2:  # type: ignore[attr-defined]
-        await asyncio.sleep(0)
-    may_end.set()
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
+    tasks = [first.task, asyncio.create_task(failing()), asyncio.create_task(db.meta.set("last", "1"))]
+    await until_writers_wait(db, 2)
+    first.may_end.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     assert isinstance(results[1], ValueError) and results[0] is None and results[2] is None
     assert committed_rows(path) == {"first": "1", "last": "1"}
@@ -126,81 +144,48 @@ async def test_a_failed_commit_fails_every_transaction_of_its_batch_and_the_next
 async def test_a_batch_left_open_for_a_writer_cancelled_before_its_turn_is_committed_all_the_same(
     db: Database, path: Path
 ) -> None:
-    holding, may_end = asyncio.Event(), asyncio.Event()
-
-    async def first() -> None:
-        async with db.transaction():
-            await db.meta.set("first", "1")
-            holding.set()
-            await may_end.wait()
-
-    task = asyncio.create_task(first())
-    await holding.wait()
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
     waiter = asyncio.create_task(db.meta.set("cancelled", "1"))
-    while db.core._writers_waiting < 1:  # type: ignore[attr-defined]
-        await asyncio.sleep(0)
-    may_end.set()
+    await until_writers_wait(db, 1)
+    first.may_end.set()
     while not db.core._flush_queued:  # type: ignore[attr-defined]  # the first left the batch open for the waiter
         await asyncio.sleep(0)
     waiter.cancel()
-    await asyncio.wait_for(task, 10)
+    await asyncio.wait_for(first.task, 10)
     assert committed_rows(path) == {"first": "1"}
     with pytest.raises(asyncio.CancelledError):
         await waiter
 
 
-async def test_reads_outside_a_transaction_see_only_committed_data(db: Database, path: Path) -> None:
+async def test_reads_outside_a_transaction_see_only_committed_data(db: Database) -> None:
     """A batch left open for a writer still at work is not visible to a read of another task."""
-    holding, first_may_end, second_in, second_may_end = (asyncio.Event() for _ in range(4))
-
-    async def first() -> None:
-        async with db.transaction():
-            await db.meta.set("first", "1")
-            holding.set()
-            await first_may_end.wait()
-
-    async def second() -> None:
-        async with db.transaction():
-            await db.meta.set("second", "1")
-            second_in.set()
-            await second_may_end.wait()
-
-    tasks = [asyncio.create_task(first())]
-    await holding.wait()
-    tasks.append(asyncio.create_task(second()))
-    while db.core._writers_waiting < 1:  # type: ignore[attr-defined]
-        await asyncio.sleep(0)
-    first_may_end.set()
-    await second_in.wait()  # the first's block ended; its batch is open while the second writes
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
+    second = hold_a_write(db, "second")
+    await until_writers_wait(db, 1)
+    first.may_end.set()
+    await second.holding.wait()  # the first's block ended; its batch is open while the second writes
     assert await db.meta.get("first") is None
     async with db.core.reading():
         assert await db.meta.get("first") is None
-    second_may_end.set()
-    await asyncio.gather(*tasks)
+    second.may_end.set()
+    await asyncio.gather(first.task, second.task)
     assert await db.meta.get("first") == "1" and await db.meta.get("second") == "1"
 
 
-async def test_without_a_read_connection_a_read_commits_the_open_batch_first(tmp_path: Path) -> None:
+async def test_without_a_read_connection_a_read_commits_the_open_batch_first() -> None:
     db = await Database.open(":memory:")
     try:
         assert db.core._reader is None  # type: ignore[attr-defined]
-        holding, may_end = asyncio.Event(), asyncio.Event()
-
-        async def first() -> None:
-            async with db.transaction():
-                await db.meta.set("first", "1")
-                holding.set()
-                await may_end.wait()
-
-        task = asyncio.create_task(first())
-        await holding.wait()
+        first = hold_a_write(db, "first")
+        await first.holding.wait()
         reads = asyncio.create_task(db.meta.get("first"))  # queues for the connection behind the writer
         writes = asyncio.create_task(db.meta.set("second", "1"))
-        while db.core._writers_waiting < 1:  # type: ignore[attr-defined]
-            await asyncio.sleep(0)
-        may_end.set()
+        await until_writers_wait(db, 1)
+        first.may_end.set()
         assert await reads == "1"
-        await asyncio.gather(task, writes)
+        await asyncio.gather(first.task, writes)
         assert await db.meta.get("second") == "1"
     finally:
         await db.close()
