@@ -128,6 +128,17 @@ async def patient(split: Split, table_id: int) -> None:
         await db.close()
 
 
+async def receiver_and_owner(split: Split) -> tuple[SchnapsenBot, SchnapsenBot, Guild]:
+    """Two processes: one on shard 0, which receives every DM click, and the owner of the second guild's table
+    on shard 1, whose people are never taken over by the AI; and that guild."""
+    _, away = split.guilds
+    await patient(split, away.table_id)
+    owner_settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
+    receiver = await split.restart(ShardRange(2, (0,)))
+    away.world.settings = owner_settings
+    return receiver, await away.world.start_bot(), away
+
+
 def texts(channel: FakeChannel) -> list[str]:
     return [message.visible_text for message in channel.messages]
 
@@ -269,12 +280,7 @@ async def test_a_process_on_both_shards_serves_the_guilds_of_both(split: Split) 
 async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     split: Split, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    _, away = split.guilds
-    await patient(split, away.table_id)
-    owner_settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
-    bot = await split.restart(ShardRange(2, (0,)))
-    away.world.settings = owner_settings
-    owner = await away.world.start_bot()
+    bot, owner, away = await receiver_and_owner(split)
     before = await stored(owner, away.table_id)
     table = CurrentTable(away.world, away.table_id)
     player = away.players[table.deal.to_act]
@@ -426,12 +432,7 @@ async def test_a_handed_click_whose_acknowledgement_fails_is_applied_by_its_owne
 async def test_an_owner_quicker_than_the_receivers_acknowledgement_answers_in_the_callback(
     split: Split, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, away = split.guilds
-    await patient(split, away.table_id)
-    owner_settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
-    await split.restart(ShardRange(2, (0,)))
-    away.world.settings = owner_settings
-    owner = await away.world.start_bot()
+    _, owner, away = await receiver_and_owner(split)
     before = await stored(owner, away.table_id)
     table = CurrentTable(away.world, away.table_id)
     player = away.players[table.deal.to_act]
