@@ -9,7 +9,7 @@ from itertools import combinations
 import pytest
 
 from engine import PLAY, STANDARD, Contract, apply, deal_hands, legal_actions, new_deal, view_for
-from engine.actions import PASS, Action, PlayCard
+from engine.actions import Action, PlayCard
 from engine.ai import evaluate_actions, greedy
 from engine.ai.compact import mask_of
 from engine.ai.knowledge import Sampler, gather, table_of
@@ -32,23 +32,12 @@ from engine.ai.pimc import (
 from engine.cards import DECK as ALL_CARD_NAMES
 from engine.cards import SUITS
 from engine.state import DealState
-
-
-def _normal_game_with_greedys_trump(seed: int) -> DealState:
-    """A normal game at its first card, trump named by greedy's rule from the forehand's first three cards."""
-    dealer = seed % 4
-    state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
-    while state.phase != PLAY:
-        seat = state.to_act
-        assert seat is not None
-        legal = legal_actions(state)
-        state, _ = apply(state, seat, PASS if PASS in legal else greedy.choose(view_for(state, seat)))
-    return state
+from tests.engine.ai.games import normal_game_at_first_card
 
 
 def _normal_game_after(seed: int, plays: int) -> tuple[DealState, list[tuple[int, bool]]]:
     """A normal game whose first ``plays`` cards greedy chose, every seat seeing its own hand."""
-    state = _normal_game_with_greedys_trump(seed)
+    state = normal_game_at_first_card(seed)
     assert state.contract is Contract.NORMAL
     free = []  # (seat, was the choice free)
     for _ in range(plays):
@@ -181,7 +170,7 @@ def test_a_named_trump_is_likelier_from_hands_strong_in_it() -> None:
 def test_worlds_count_by_how_well_the_forehand_named_trump() -> None:
     true_weights, sampled_weights = [], []
     for seed in range(12):
-        state = _normal_game_with_greedys_trump(seed)
+        state = normal_game_at_first_card(seed)
         forehand = state.to_act  # the forehand leads the first trick
         seat = (forehand + 1) % 4
         view = view_for(state, seat)
@@ -199,7 +188,7 @@ def test_worlds_count_by_how_well_the_forehand_named_trump() -> None:
 
 
 def test_card_play_measures_each_moves_noise_over_weighted_worlds() -> None:
-    state = _normal_game_with_greedys_trump(11)
+    state = normal_game_at_first_card(11)
     view = view_for(state, state.to_act)
     assert len(view.legal) >= 3
     rng = random.Random(1)
@@ -215,7 +204,7 @@ def test_card_play_measures_each_moves_noise_over_weighted_worlds() -> None:
 
 
 def test_in_trick_one_a_card_within_the_noise_of_the_best_goes_to_greedy() -> None:
-    state = _normal_game_with_greedys_trump(11)
+    state = normal_game_at_first_card(11)
 
     def evaluations(view, greedys_gap: float, noise: float) -> tuple[list[Evaluation], Action]:  # type: ignore[no-untyped-def]
         """Greedy's card ``greedys_gap`` below another card's best mean, with ``noise``; the rest far below."""
@@ -260,7 +249,7 @@ def _lead_of_a_pair(announce: bool) -> tuple[DealState, int, str]:
     """A normal game after its first lead, a King of a pair its leader holds (King and Ober), led with or
     without announcing the marriage; the leader and the Ober."""
     for seed in range(200):
-        state = _normal_game_with_greedys_trump(seed)
+        state = normal_game_at_first_card(seed)
         leader = state.to_act
         assert leader is not None
         for suit in SUITS:

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from engine import PLAY, STANDARD, apply, deal_hands, legal_actions, new_deal, view_for
-from engine.actions import PASS, PlayCard
+from engine import STANDARD, apply, legal_actions, view_for
+from engine.actions import PlayCard
 from engine.ai import greedy, playmodel
 from engine.ai.compact import mask_of
 from engine.ai.knowledge import table_of
 from engine.ai.pimc import _play_likelihood
 from engine.state import DealState
+from tests.engine.ai.games import normal_game_at_first_card
 
 
 def _normal_game(seed: int, plays: int) -> DealState | None:
     """A normal game after ``plays`` cards greedy chose (None if it ended before)."""
-    dealer = seed % 4
-    state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
-    while state.phase != PLAY:
-        seat = state.to_act
-        assert seat is not None
-        legal = legal_actions(state)
-        state, _ = apply(state, seat, PASS if PASS in legal else greedy.choose(view_for(state, seat)))
+    state = normal_game_at_first_card(seed)
     for _ in range(plays):
         seat = state.to_act
         if seat is None:
