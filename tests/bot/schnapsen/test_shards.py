@@ -139,6 +139,18 @@ async def receiver_and_owner(split: Split) -> tuple[SchnapsenBot, SchnapsenBot, 
     return receiver, await away.world.start_bot(), away
 
 
+async def a_dm_click_for(
+    split: Split, owner: SchnapsenBot, away: Guild
+) -> tuple[Stored, CurrentTable, FakeUser, FakeMessage, dict[str, Any]]:
+    """The away table as stored now, its current view, the person to act, their hand DM and its first game button."""
+    before = await stored(owner, away.table_id)
+    table = CurrentTable(away.world, away.table_id)
+    player = away.players[table.deal.to_act]
+    message = split.fake.dm_messages(player)[-1]
+    [button, *_] = game_buttons(message)
+    return before, table, player, message, button
+
+
 def texts(channel: FakeChannel) -> list[str]:
     return [message.visible_text for message in channel.messages]
 
@@ -281,11 +293,7 @@ async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     split: Split, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     bot, owner, away = await receiver_and_owner(split)
-    before = await stored(owner, away.table_id)
-    table = CurrentTable(away.world, away.table_id)
-    player = away.players[table.deal.to_act]
-    message = split.fake.dm_messages(player)[-1]
-    [button, *_] = game_buttons(message)
+    before, table, player, message, button = await a_dm_click_for(split, owner, away)
     # The owner's deletion of a click that made no move fails from now on (the disk is full, say).
     tried: list[int] = []
 
@@ -433,11 +441,7 @@ async def test_an_owner_quicker_than_the_receivers_acknowledgement_answers_in_th
     split: Split, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, owner, away = await receiver_and_owner(split)
-    before = await stored(owner, away.table_id)
-    table = CurrentTable(away.world, away.table_id)
-    player = away.players[table.deal.to_act]
-    message = split.fake.dm_messages(player)[-1]
-    [button, *_] = game_buttons(message)
+    before, table, player, message, button = await a_dm_click_for(split, owner, away)
     # The receiver's acknowledgement is held (its process is slow, its request delayed) after the row is
     # stored; the owner, woken at once, has applied the click before Discord hears of that acknowledgement.
     held = asyncio.Event()
