@@ -154,7 +154,10 @@ class SqliteCore(DatabaseCore):
         self._owner, self._writing, self._guild_id = asyncio.current_task(), True, guild_id
         batch: _Batch | None = None
         try:
-            if self._batch is None:
+            # The first block of a batch needs no savepoint: nothing else is in the batch yet, so undoing it is
+            # rolling the batch back (two trips to the thread saved where transactions do not queue).
+            first = self._batch is None
+            if first:
                 await self._settle()
                 try:
                     await self._conn.execute("BEGIN IMMEDIATE")
@@ -162,15 +165,23 @@ class SqliteCore(DatabaseCore):
                     await self._abandon(err)
                     raise
                 loop = asyncio.get_running_loop()
-                self._batch = _Batch(loop.create_future(), loop.time())
+                self._batch = _Batch(loop.create_future(), loop.time(), members=1)
             batch = self._batch
-            await self._member_block(batch)
+            assert batch is not None
+            if not first:
+                await self._member_block(batch)
             try:
                 yield
             except BaseException as err:
-                await self._undo_member(batch, err)
+                if first:
+                    await self._fail_batch(batch, None)  # none but this block is in it: nobody else to tell
+                else:
+                    await self._undo_member(batch, err)
                 raise
-            await self._end_member(batch)
+            if not first:
+                await self._end_member(batch)
+            elif self._batch_complete(batch):
+                await self._commit_batch()
         finally:
             self._owner, self._writing, self._guild_id = None, False, None
             if batch is not None and self._batch is batch and not batch.committing:
