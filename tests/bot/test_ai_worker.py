@@ -389,6 +389,8 @@ async def test_a_decision_finding_the_last_worker_dead_in_the_pause_after_a_fail
             gate.dying = 1
             served = await worker.decide(view, "contrary", seed=1, budget_ms=5, hard_cap_ms=CAP)
             assert served == not_greedy(view) and gate.asked == 4  # one replacement died, one searched
+            # The dying replacement's start has ended (its process may outlive the search by a moment).
+            await asyncio.gather(*worker._starting, return_exceptions=True)
             [last] = worker.worker_pids()
             await _kill(last)
             assert await asyncio.wait_for(
