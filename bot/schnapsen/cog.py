@@ -9,6 +9,7 @@ it raises ``UserError`` for what the user can fix, and ``cog_app_command_error``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ from bot.i18n import language_for_locale, t
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, HAND_ORDERS, HAND_PLACES, LANGUAGES, LEADERBOARD_SORTS
 from bot.web import links as web_links
 
-from . import answers, payloads, ruletexts, threads
+from . import answers, hands, payloads, ruletexts, threads
 from .checks import may_manage, require_manager
 from .components import COMPONENTS, show_hand
 from .daily import DailyCog
@@ -391,26 +392,28 @@ class SchnapsenCog(
             place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (before.hand_place, before.hand_order))
             await answer(interaction, t(lang, "reply.prefs_unchanged", place=place, order=shown_order))
             return
-        prefs = await self.service.prefs.set_player_prefs(user_id, hand_place=hand, hand_order=order)
-        place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (prefs.hand_place, prefs.hand_order))
-        await answer(interaction, t(lang, "reply.prefs", place=place, order=shown_order))
-        table = self.service.table_of_user(user_id)
-        if table is None or prefs == before:
-            return
-        if (
-            table.status == "playing"
-            and prefs.hand_place == "channel"
-            and before.hand_place == "dm"
-            and interaction.channel_id == table.channel_id
-        ):
-            # The hand is shown before the change is applied: on her turn the change would otherwise post a
-            # turn notice (no hand open yet) that this hand takes down at once.
-            try:
-                await show_hand(interaction, table, lang)
-            finally:
-                self.runtime.prefs_changed(self.service.snapshot(table.id) or table, user_id, before)
-            return
-        self.runtime.prefs_changed(table, user_id, before)
+        showing = hand == "channel" and before.hand_place == "dm"  # this command shows the hand (no turn notice)
+        with hands.shown_by_command(self.runtime.messages.hands, user_id) if showing else contextlib.nullcontext():
+            prefs = await self.service.prefs.set_player_prefs(user_id, hand_place=hand, hand_order=order)
+            place, shown_order = (t(lang, CHOICE_TEXT_KEYS[value]) for value in (prefs.hand_place, prefs.hand_order))
+            await answer(interaction, t(lang, "reply.prefs", place=place, order=shown_order))
+            table = self.service.table_of_user(user_id)
+            if table is None or prefs == before:
+                return
+            if (
+                table.status == "playing"
+                and prefs.hand_place == "channel"
+                and before.hand_place == "dm"
+                and interaction.channel_id == table.channel_id
+            ):
+                # The hand is shown before the change is applied: on her turn the change would otherwise post a
+                # turn notice (no hand open yet) that this hand takes down at once.
+                try:
+                    await show_hand(interaction, table, lang)
+                finally:
+                    self.runtime.prefs_changed(self.service.snapshot(table.id) or table, user_id, before)
+                return
+            self.runtime.prefs_changed(table, user_id, before)
 
     @app_commands.command(name="settings", description=_("Server defaults for new tables (Manage Server)"))
     @app_commands.choices(

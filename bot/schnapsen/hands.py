@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -66,6 +68,8 @@ class Hands:
         self.latest_dm_click = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
         # Hand DMs sent as follow-ups: a bot-token edit Discord refuses once the token expired sends it afresh.
         self.followup_dms = Lru[int, None](REMEMBERED_DM_CLICKS)
+        # People whose hand a command is showing in the channel right now (`shown_by_command`).
+        self.shown_by_command: Counter[int] = Counter()
         # Daily attempt played in a channel -> its player's latest ephemeral hand (outlives the table's memory, for
         # the last deal's result and the closing notice, delivered once the table is closed).
         self.private_hands = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
@@ -498,6 +502,8 @@ class Hands:
         self.edits.request(("channel hand", table.id, user_id), edit, urgent=self.turn_of(table, seat))
 
     async def _turn_notice(self, table: TableSnapshot, user_id: int) -> None:
+        if self.shown_by_command[user_id]:
+            return
         memory = self.messages.memory(table.id)
         earlier = memory.turn_notices.get(user_id)
         if earlier is not None and earlier[0] == table.version:
@@ -555,3 +561,16 @@ class Hands:
         if not self.hand_in_channel(occupant):
             memory.channel_hands.pop(user_id, None)
         self.refresh_all(table)
+
+
+@contextlib.contextmanager
+def shown_by_command(hands: Hands, user_id: int) -> Iterator[None]:
+    """A command is about to show the person's hand in the channel (`/schnapsen prefs hand:channel` on their
+    turn): meanwhile no turn notice asks them to open it, which that hand would only take down again."""
+    hands.shown_by_command[user_id] += 1
+    try:
+        yield
+    finally:
+        hands.shown_by_command[user_id] -= 1
+        if hands.shown_by_command[user_id] <= 0:
+            del hands.shown_by_command[user_id]
