@@ -29,7 +29,7 @@ from bot.game.coach import Coach
 from bot.game.service import TableService
 from bot.schnapsen.badanswers import BadAnswers, ChannelGate, locator, trace_config, watch_permissions
 from bot.schnapsen.checks import Throttle
-from bot.schnapsen.pacing import GlobalPacer, pacing_trace
+from bot.schnapsen.pacing import PROCESS_STARTED, GlobalPacer, pacing_trace
 from bot.schnapsen.runtime import Runtime
 from bot.schnapsen.tokenshare import DatabaseAnnouncer, TokenShare
 from bot.settings import Settings
@@ -62,8 +62,9 @@ class SchnapsenBot(commands.Bot):
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         # Every answer of a REST call is counted against Discord's budget for bad answers (badanswers.py).
         bad_answers = BadAnswers()
-        # And the bot token's requests are spaced within Discord's global limit (pacing.py).
-        self.pacer = GlobalPacer()
+        # And the bot token's requests are spaced within Discord's global limit (pacing.py), counting a
+        # predecessor's last second as full.
+        self.pacer = GlobalPacer(held_since=PROCESS_STARTED)
         options.setdefault("http_trace", pacing_trace(self.pacer, trace_config(bad_answers)))
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents, help_command=None, **options

@@ -21,6 +21,11 @@ came back; on a loaded machine or a slow network that time varies from request t
 a second apart can arrive closer together. A request seen through the trace therefore holds its place in the
 window until a second after its answer came back (``until_answered``): whatever the delays, no second at
 Discord then holds more than ``per_second`` of them. It costs a little of the pace (a round trip per second).
+
+A process that starts again at once (after a crash or ``kill -9``; systemd restarts after 100 ms) cannot know
+what its predecessor sent in its last second, which Discord still counts: its first requests (the login's) could
+fill that second past the limit. The bot's pacer therefore holds its window full for the first second after the
+process started (``held_since``): a restart's first request waits at most that long.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ TOKEN_PACE = 45  # the bot token's requests a second the bot keeps to, under Dis
 # again this often.
 ANSWER_AT_MOST = 30.0
 ANSWER_POLL = 0.01
+# When this process started, as near as Python can tell: the bot imports this module within moments of starting.
+PROCESS_STARTED = time.monotonic()
 
 
 @dataclass(eq=False)
@@ -78,11 +85,16 @@ class GlobalPacer:
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        held_since: float | None = None,
     ) -> None:
+        """``held_since``: the window counts as full from then for a second (a predecessor's requests)."""
         self.per_second = per_second
         self.clock = clock
         self.sleep = sleep
-        self._sent: collections.deque[Slot] = collections.deque()  # the last requests' places in the window
+        # The last requests' places in the window.
+        self._sent: collections.deque[Slot] = collections.deque(
+            Slot(held_since) for _ in range(per_second if held_since is not None else 0)
+        )
         self._turn = asyncio.Lock()  # first come, first served
         self.waited = 0  # requests that had to wait (a figure for the benches)
         self._urgent_waiting = 0

@@ -40,6 +40,22 @@ async def test_no_second_holds_more_requests_than_the_limit_and_the_first_ones_d
     assert sent[-1] - sent[0] < 3.5, "spaced, not held longer than the limit asks"
 
 
+async def test_a_process_that_just_started_counts_its_predecessors_last_second_as_full() -> None:
+    # A restart after kill -9: Discord still counts what the killed process sent in its last second, which the
+    # new one cannot know. Its first requests (the login's) wait until a second after it started.
+    time = FakeTime()
+    pacer = GlobalPacer(3, clock=time.clock, sleep=time.sleep, held_since=time.now - 0.4)
+    sent: list[float] = []
+
+    async def request() -> None:
+        await pacer.wait_turn()
+        sent.append(time.now)
+
+    await asyncio.gather(*(request() for _ in range(4)))
+    assert sent[:3] == [1000.6] * 3, "the first requests go a second after the start, together"
+    assert sent[3] == 1001.6
+
+
 def test_the_interaction_routes_do_not_count() -> None:
     assert counts_globally("/api/v10/channels/1/messages/2")
     assert counts_globally("/api/v10/users/@me/channels")
