@@ -29,6 +29,14 @@ log = logging.getLogger(__name__)
 BATCH_MOST = 16
 BATCH_SECONDS = 0.02
 
+# Each statement is a trip to aiosqlite's thread, and each trip's answer waits for a turn of the event loop, which
+# under load is most of a transaction's time on the write connection (that all writers queue for). So a batch
+# member's SAVEPOINT goes to the thread with the block's first statement, and the last member's RELEASE with the
+# batch's COMMIT: one trip each instead of two. It needs aiosqlite's way to run a function in its thread
+# (``Connection._execute``, there since aiosqlite 0.1); without it the statements go one by one.
+TRIPS_SHARED = hasattr(aiosqlite.Connection, "_execute")
+StatementKind = Literal["rows", "count", "many"]
+
 
 class SqliteCore(DatabaseCore):
     """One aiosqlite connection for the bot's writes, and one for reads beside it.
@@ -64,6 +72,7 @@ class SqliteCore(DatabaseCore):
         # ROLLBACK ran in aiosqlite's thread): the connection may still be inside it. Checked before next use.
         self._unsettled = False
         self._batch: _Batch | None = None  # the transactions whose COMMIT is still to come
+        self._savepoint_due = False  # the owner's block has a savepoint, to be sent with its first statement
         self._writers_waiting = 0  # tasks queued for the write lock in transaction()
         self._flush_queued = False  # a task is queued to commit the open batch (`_flush`)
         self._reader = reader
@@ -169,7 +178,7 @@ class SqliteCore(DatabaseCore):
             batch = self._batch
             assert batch is not None
             if not first:
-                await self._member_block(batch)
+                self._savepoint_due, batch.members = True, batch.members + 1
             try:
                 yield
             except BaseException as err:
@@ -183,38 +192,44 @@ class SqliteCore(DatabaseCore):
             elif self._batch_complete(batch):
                 await self._commit_batch()
         finally:
-            self._owner, self._writing, self._guild_id = None, False, None
+            self._owner, self._writing, self._guild_id, self._savepoint_due = None, False, None, False
             if batch is not None and self._batch is batch and not batch.committing:
                 self._leave_open(batch)
             self._lock.release()
         await asyncio.shield(batch.committed)
 
-    async def _member_block(self, batch: _Batch) -> None:
-        """Open the block's savepoint in the batch."""
-        try:
+    async def _statement(self, kind: StatementKind, sql: str, params: Any) -> Any:
+        """One statement of the owner's block on the write connection: rows, the count of rows changed, or
+        nothing (``many``: one statement for each of ``params``). A savepoint still due goes with it."""
+        if self._savepoint_due and not TRIPS_SHARED:
             await self._conn.execute("SAVEPOINT member")
-        except asyncio.CancelledError:
-            await self._drop_savepoint_after_cancel(batch)
-            raise
-        except BaseException as err:
-            await self._fail_batch(batch, err)
-            raise
-        batch.members += 1
+            self._savepoint_due = False
+        if self._savepoint_due:
+            self._savepoint_due = False
+            return await self._conn._execute(_after_savepoint, self._conn, kind, sql, params)
+        if kind == "rows":
+            return list(await self._conn.execute_fetchall(sql, params))
+        if kind == "count":
+            # The cursor is left to the garbage collector: closing it would cost another trip to the thread.
+            return (await self._conn.execute(sql, params)).rowcount
+        await self._conn.executemany(sql, params)
+        return None
 
-    async def _drop_savepoint_after_cancel(self, batch: _Batch) -> None:
-        """The task was cancelled while SAVEPOINT ran in the thread: once it has, the empty savepoint is let go
-        and the batch goes on for its other members."""
-        try:
-            await self._conn.execute("SELECT 1")  # queued behind the SAVEPOINT: it has run when this has
-            if self._conn.in_transaction:
-                with contextlib.suppress(sqlite3.OperationalError):  # no such savepoint: it never began
-                    await self._conn.execute("RELEASE member")
-        except BaseException as err:
-            await self._fail_batch(batch, err)
+    async def _send_due_savepoint(self) -> None:
+        if self._savepoint_due:
+            self._savepoint_due = False
+            await self._conn.execute("SAVEPOINT member")
 
     async def _undo_member(self, batch: _Batch, err: BaseException) -> None:
         """The block raised: undo its writes only. If that cannot be done, the whole batch fails. Never raises:
         the block's own error is what its task raises."""
+        if self._savepoint_due:  # the block sent no statement: it wrote nothing
+            self._savepoint_due = False
+            batch.members -= 1
+            if self._batch_complete(batch):
+                with contextlib.suppress(BaseException):  # the batch's members get its error
+                    await self._commit_batch()
+            return
         if not self._conn.in_transaction:
             await self._fail_batch(batch, err)  # SQLite rolled the whole batch back itself (a full disk, ...)
             return
@@ -233,6 +248,15 @@ class SqliteCore(DatabaseCore):
     async def _end_member(self, batch: _Batch) -> None:
         """The block ran: keep its writes in the batch, and commit it unless other writers wait to join. A task
         cancelled meanwhile raises `CancelledError`, and its writes are committed with the batch all the same."""
+        if self._savepoint_due:  # the block sent no statement: nothing to keep
+            self._savepoint_due = False
+            batch.members -= 1
+            if self._batch_complete(batch):
+                await self._commit_batch()
+            return
+        if self._batch_complete(batch):
+            await self._commit_batch(release_first=True)
+            return
         try:
             await self._conn.execute("RELEASE member")
         except asyncio.CancelledError:
@@ -242,8 +266,6 @@ class SqliteCore(DatabaseCore):
         except BaseException as err:
             await self._fail_batch(batch, err)
             raise
-        if self._batch_complete(batch):
-            await self._commit_batch()
 
     def _batch_complete(self, batch: _Batch) -> bool:
         """Commit now: no writer waits to join, or the batch is full or old enough."""
@@ -267,9 +289,10 @@ class SqliteCore(DatabaseCore):
                 with contextlib.suppress(BaseException):  # its members get the error
                     await self._commit_batch()
 
-    async def _commit_batch(self) -> None:
+    async def _commit_batch(self, *, release_first: bool = False) -> None:
         """COMMIT the open batch (the caller holds the write lock) and tell its members; raises the COMMIT's
-        error after the batch was rolled back."""
+        error after the batch was rolled back. ``release_first``: the owner's member savepoint is released in the
+        same trip (its RELEASE failing fails the batch, as it would alone)."""
         batch = self._batch
         assert batch is not None
         batch.committing = True
@@ -277,7 +300,13 @@ class SqliteCore(DatabaseCore):
             await self._fail_batch(batch, None)
             return
         try:
-            await self._conn.execute("COMMIT")
+            if not release_first:
+                await self._conn.execute("COMMIT")
+            elif TRIPS_SHARED:
+                await self._conn._execute(_released_and_committed, self._conn)
+            else:
+                await self._conn.execute("RELEASE member")
+                await self._conn.execute("COMMIT")
         except asyncio.CancelledError:
             # The COMMIT may still run in the thread: a statement queued behind it tells how it ended.
             await self._conn.execute("SELECT 1")
@@ -378,7 +407,7 @@ class SqliteCore(DatabaseCore):
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         task = asyncio.current_task()
         if task is self._owner:
-            return cast(list[Row], list(await self._conn.execute_fetchall(sql, tuple(params))))
+            return cast(list[Row], await self._statement("rows", sql, tuple(params)))
         if self._reader is None:
             async with self.reading():
                 return cast(list[Row], list(await self._conn.execute_fetchall(sql, tuple(params))))
@@ -391,6 +420,8 @@ class SqliteCore(DatabaseCore):
         async with self.reading():
             conn = self._reader if self._reader_owner is asyncio.current_task() else self._conn
             assert conn is not None
+            if conn is self._conn:
+                await self._send_due_savepoint()
             cursor = await conn.execute(sql)
             try:
                 while rows := await cursor.fetchmany(size):
@@ -402,15 +433,13 @@ class SqliteCore(DatabaseCore):
         """Run one write inside the current transaction; returns the number of rows changed."""
         if not (self._writing and self._owner is asyncio.current_task()):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
-        # The cursor is left to the garbage collector: closing it would cost another trip to the thread.
-        cursor = await self._conn.execute(sql, tuple(params))
-        return cursor.rowcount
+        return cast(int, await self._statement("count", sql, tuple(params)))
 
     async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction, in one trip to the thread."""
         if not (self._writing and self._owner is asyncio.current_task()):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
-        await self._conn.executemany(sql, [tuple(row) for row in rows])
+        await self._statement("many", sql, [tuple(row) for row in rows])
 
     async def next_id_hint(self, table: str) -> int:
         row = await self.fetch_one("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
@@ -436,3 +465,24 @@ class _Batch:
     started: float  # the event loop's time at its BEGIN
     members: int = 0  # blocks whose writes it keeps
     committing: bool = field(default=False)  # its COMMIT (or ROLLBACK) has begun: no one joins it any more
+
+
+# Run in aiosqlite's thread (``TRIPS_SHARED``), on its sqlite3 connection.
+
+
+def _after_savepoint(conn: aiosqlite.Connection, kind: StatementKind, sql: str, params: Any) -> Any:
+    """The member's SAVEPOINT, then the block's first statement (not run when the SAVEPOINT fails)."""
+    raw = conn._conn
+    raw.execute("SAVEPOINT member")
+    if kind == "rows":
+        return raw.execute(sql, params).fetchall()
+    if kind == "count":
+        return raw.execute(sql, params).rowcount
+    raw.executemany(sql, params)
+    return None
+
+
+def _released_and_committed(conn: aiosqlite.Connection) -> None:
+    raw = conn._conn
+    raw.execute("RELEASE member")
+    raw.execute("COMMIT")

@@ -35,21 +35,49 @@ async def db(path: Path) -> AsyncIterator[Database]:
         await database.close()
 
 
+class RecordingConnection:
+    """Stands for the sqlite3 connection under aiosqlite: records each statement as it runs in aiosqlite's thread
+    (statements sent together in one trip too) and raises for a statement named in ``fail`` (once)."""
+
+    def __init__(self, raw: sqlite3.Connection, sent: list[str], fail: dict[str, BaseException]) -> None:
+        self.raw, self.sent, self.fail = raw, sent, fail
+
+    def execute(self, sql: str, *parameters: Any) -> sqlite3.Cursor:
+        self.sent.append(sql)
+        if (fault := self.fail.pop(sql, None)) is not None:
+            raise fault
+        return self.raw.execute(sql, *parameters)
+
+    def executemany(self, sql: str, *parameters: Any) -> sqlite3.Cursor:
+        self.sent.append(sql)
+        return self.raw.executemany(sql, *parameters)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
 def count_statements(
     db: Database, monkeypatch: pytest.MonkeyPatch, fail: dict[str, BaseException]
 ) -> list[str]:
-    """The write connection's statements as they are sent; a statement named in ``fail`` raises (once)."""
+    """The write connection's statements as they run; a statement named in ``fail`` raises (once)."""
     sent: list[str] = []
-    real_execute = db.core._conn.execute  # type: ignore[attr-defined]
-
-    async def execute(sql: str, parameters: Any = None) -> Any:
-        sent.append(sql)
-        if (fault := fail.pop(sql, None)) is not None:
-            raise fault
-        return await real_execute(sql, parameters)
-
-    monkeypatch.setattr(db.core._conn, "execute", execute)  # type: ignore[attr-defined]
+    conn = db.core._conn  # type: ignore[attr-defined]
+    monkeypatch.setattr(conn, "_connection", RecordingConnection(conn._connection, sent, fail))
     return sent
+
+
+def count_trips(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The write connection's trips to aiosqlite's thread, one entry each."""
+    trips: list[object] = []
+    conn = db.core._conn  # type: ignore[attr-defined]
+    real = conn._execute
+
+    async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
+        trips.append(function)
+        return await real(function, *args, **kwargs)
+
+    monkeypatch.setattr(conn, "_execute", counted)
+    return trips
 
 
 @dataclass
@@ -110,6 +138,62 @@ async def test_writers_queued_together_share_one_commit_and_none_returns_before_
     assert await write_behind(db, asyncio.Event(), path, keys) == [True] * 6
     assert sent.count("COMMIT") == 1
     assert committed_rows(path) == dict.fromkeys(keys, "x")
+
+
+async def test_a_queued_writer_sends_its_savepoint_with_its_first_statement_and_the_last_its_release_with_the_commit(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each trip to the thread waits for a turn of the event loop, which under load is most of a transaction's
+    time on the write connection: a member's SAVEPOINT and its first statement share a trip, and so do the last
+    member's RELEASE and the batch's COMMIT."""
+    sent = count_statements(db, monkeypatch, {})
+    trips = count_trips(db, monkeypatch)
+    keys = ["first", "second", "third"]
+    assert await write_behind(db, asyncio.Event(), path, keys) == [True] * 3
+    insert = "INSERT INTO meta (key, value) VALUES (?, 'x')"
+    assert sent == [
+        "BEGIN IMMEDIATE", insert,
+        "SAVEPOINT member", insert, "RELEASE member",
+        "SAVEPOINT member", insert, "RELEASE member", "COMMIT",
+    ]  # fmt: skip
+    # BEGIN, INSERT; SAVEPOINT + INSERT, RELEASE; SAVEPOINT + INSERT, RELEASE + COMMIT.
+    assert len(trips) == 6
+    assert committed_rows(path) == dict.fromkeys(keys, "x")
+
+
+async def test_a_member_whose_first_statement_fails_with_its_savepoint_undoes_only_itself(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The savepoint went with the failing statement: the block's error is its task's, and the batch goes on."""
+    count_statements(db, monkeypatch, {})
+
+    async def failing() -> None:
+        async with db.transaction():
+            await db.core.execute("INSERT INTO meta (key, value) VALUES ('first', 'again')")  # a duplicate key
+
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
+    tasks = [first.task, asyncio.create_task(failing()), asyncio.create_task(db.meta.set("last", "1"))]
+    await until_writers_wait(db, 2)
+    first.may_end.set()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert isinstance(results[1], sqlite3.IntegrityError) and results[0] is None and results[2] is None
+    assert committed_rows(path) == {"first": "1", "last": "1"}
+
+
+async def test_a_member_that_sends_no_statement_leaves_the_batch_as_it_was(db: Database, path: Path) -> None:
+    async def empty() -> None:
+        async with db.transaction():
+            pass
+
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
+    tasks = [first.task, asyncio.create_task(empty()), asyncio.create_task(empty())]
+    await until_writers_wait(db, 2)
+    first.may_end.set()
+    await asyncio.gather(*tasks)
+    assert committed_rows(path) == {"first": "1"}
+    assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
 
 
 async def test_a_failing_transaction_in_a_batch_undoes_only_its_own_writes(db: Database, path: Path) -> None:
