@@ -91,10 +91,9 @@ class GlobalPacer:
         self.per_second = per_second
         self.clock = clock
         self.sleep = sleep
-        # The last requests' places in the window.
-        self._sent: collections.deque[Slot] = collections.deque(
-            Slot(held_since) for _ in range(per_second if held_since is not None else 0)
-        )
+        self._sent: collections.deque[Slot] = collections.deque()  # the last requests' places in the window
+        if held_since is not None:
+            self._sent.extend(Slot(held_since) for _ in range(per_second))
         self._turn = asyncio.Lock()  # first come, first served
         self.waited = 0  # requests that had to wait (a figure for the benches)
         self._urgent_waiting = 0
