@@ -27,7 +27,6 @@ from .clickanswers import ClickAnswers
 from .closing import ClosedTables
 from .coalesce import Coalescer
 from .hands import Hands
-from .loopload import LoopLoad
 from .tablememory import ChannelHand, TableMemory, forget_refused_click
 
 if TYPE_CHECKING:
@@ -48,7 +47,6 @@ class Messages:
         retry = {"first_retry": bot.settings.retry_first, "max_retry": bot.settings.retry_max}
         gate = bot.channel_gate  # a channel that answered 403 is not tried again until it changes
         self.edits = Coalescer(bot.settings.edit_interval, gate=gate, **retry)  # edits, rate limited per message
-        self.load = LoopLoad()  # how far behind the event loop runs: the table messages' pace stretches with it
         self.sends = Coalescer(0.0, gate=gate, **retry)  # hand sends and deliveries of the outbox
         self._tables: dict[int, TableMemory] = {}  # open tables only: dropped as a whole by ``forget``
         self.reposts = repost.Reposts(bot.settings.repost_after)  # messages too old to edit (repost.py)
@@ -159,14 +157,12 @@ class Messages:
         people wait for (urgent: at once). While a deal runs, every card should show within a second: through
         a fresh click's token (exempt from the global limit; 5 edits per 2 s per token) at half the edit
         interval; with the bot token, the table message waits out its longer interval (only the latest is drawn;
-        the hands show each move). Either pace stretches while the event loop runs behind (``loopload.py``): the
-        clicks and the next person's buttons go first."""
+        the hands show each move)."""
         settings = self.bot.settings
-        stretch = self.load.stretch()
         click = None if table.table_message_id is None else self.table_clicks.peek(table.table_message_id)
         if click is not None and click.fresh(asyncio.get_running_loop().time()):
-            return settings.edit_interval / 2 * stretch
-        return settings.edit_interval * settings.table_edit_intervals * stretch
+            return settings.edit_interval / 2
+        return settings.edit_interval * settings.table_edit_intervals
 
     def remember_table_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
         """A click on the table message answered with a deferred update: its original response is that

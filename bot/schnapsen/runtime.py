@@ -131,7 +131,6 @@ class Runtime:
         self.drivers.halt()
         self.messages.edits.close()
         self.messages.sends.close()
-        self.messages.load.stop()
         await asyncio.gather(
             self.messages.edits.drain(timeout=2.0),
             self.messages.sends.drain(timeout=2.0),
