@@ -195,9 +195,14 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
             # it in the inbox until the owner is back.
             await processes.kill("1")
             crashed = True
+        owner_down = "1" not in processes.running
         click = await fake.click(person, message, custom_id)
         response = await click.wait_response()
-        assert response.type == 6, "a DM click for shard 1's table is acknowledged by shard 0's process"
+        # Shard 0's process stores the click in the inbox and then acknowledges it (type 6). The owner, woken at
+        # that commit, may answer first with the hand the move made (type 7); not while it is down.
+        assert response.type in ((6,) if owner_down else (6, 7)), (
+            "a DM click for shard 1's table is acknowledged by shard 0's process, or answered by its owner"
+        )
         handed.append(click)
         if crashed and "1" not in processes.running:
             await processes.start("1")  # the click waits in the inbox: the owner takes it when it starts
