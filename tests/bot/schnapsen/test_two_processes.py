@@ -253,5 +253,5 @@ async def test_two_processes_on_postgresql_play_a_deal_by_dm_through_a_crash_of_
         assert await db.inbox.clicks_for((0, 1)) == []  # every handed click was taken and deleted
     finally:
         await db.close()
-    # Every click was a DM click for shard 1's table, acknowledged by shard 0 and answered by the owner.
-    assert all(click.response is not None and click.response.type == 6 for click in handed)
+    # Every click was a DM click for shard 1's table, acknowledged by shard 0 (or answered by the owner first).
+    assert all(click.response is not None and click.response.type in (6, 7) for click in handed)
