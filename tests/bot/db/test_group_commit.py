@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,17 @@ async def until_writers_wait(db: Database, count: int) -> None:
         await asyncio.sleep(0)
 
 
+async def behind_a_held_write(db: Database, *writes: Coroutine[Any, Any, None]) -> list[object]:
+    """A transaction writes ``first`` = "1" and holds the connection until ``writes`` queue behind it; what
+    each of them returned or raised, the held one first."""
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
+    tasks = [first.task, *(asyncio.create_task(write) for write in writes)]
+    await until_writers_wait(db, len(writes))
+    first.may_end.set()
+    return await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def write_behind(db: Database, first_may_end: asyncio.Event, path: Path, keys: list[str]) -> list[bool]:
     """The first key's transaction holds the connection until ``first_may_end``; the others queue behind it.
     For each key: was its row committed when its transaction() returned?"""
@@ -171,12 +182,7 @@ async def test_a_member_whose_first_statement_fails_with_its_savepoint_undoes_on
         async with db.transaction():
             await db.core.execute("INSERT INTO meta (key, value) VALUES ('first', 'again')")  # a duplicate key
 
-    first = hold_a_write(db, "first")
-    await first.holding.wait()
-    tasks = [first.task, asyncio.create_task(failing()), asyncio.create_task(db.meta.set("last", "1"))]
-    await until_writers_wait(db, 2)
-    first.may_end.set()
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    results = await behind_a_held_write(db, failing(), db.meta.set("last", "1"))
     assert isinstance(results[1], sqlite3.IntegrityError) and results[0] is None and results[2] is None
     assert committed_rows(path) == {"first": "1", "last": "1"}
 
@@ -186,12 +192,7 @@ async def test_a_member_that_sends_no_statement_leaves_the_batch_as_it_was(db: D
         async with db.transaction():
             pass
 
-    first = hold_a_write(db, "first")
-    await first.holding.wait()
-    tasks = [first.task, asyncio.create_task(empty()), asyncio.create_task(empty())]
-    await until_writers_wait(db, 2)
-    first.may_end.set()
-    await asyncio.gather(*tasks)
+    assert await behind_a_held_write(db, empty(), empty()) == [None, None, None]
     assert committed_rows(path) == {"first": "1"}
     assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
 
@@ -202,12 +203,7 @@ async def test_a_failing_transaction_in_a_batch_undoes_only_its_own_writes(db: D
             await db.meta.set("failing", "1")
             raise ValueError("checked and refused")
 
-    first = hold_a_write(db, "first")
-    await first.holding.wait()
-    tasks = [first.task, asyncio.create_task(failing()), asyncio.create_task(db.meta.set("last", "1"))]
-    await until_writers_wait(db, 2)
-    first.may_end.set()
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    results = await behind_a_held_write(db, failing(), db.meta.set("last", "1"))
     assert isinstance(results[1], ValueError) and results[0] is None and results[2] is None
     assert committed_rows(path) == {"first": "1", "last": "1"}
 
