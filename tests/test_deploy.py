@@ -469,22 +469,37 @@ def run_until_logged(chroot: Chroot, command: str, *, user: str, env: dict[str, 
                threading.Thread(target=read, args=(process.stderr, err), daemon=True)]
     for reader in readers:
         reader.start()
+    signalled: dict[int, str] = {}
     try:
         while not seen.wait(0.2):
             if process.poll() is not None or time.monotonic() - started > timeout:
                 break
         if process.poll() is None and seen.is_set():
             for pid in bot_processes(chroot):
+                signalled[pid] = signal_dispositions(pid)  # as it stood when the SIGINT went (for a failure)
                 os.kill(pid, signal.SIGINT)
         process.wait(timeout=max(10.0, timeout - (time.monotonic() - started)))
     except subprocess.TimeoutExpired as stuck:
         process.kill()
-        raise StepFailed(f"step {step!r}: the bot did not stop within {timeout:.0f} s:\n{_tail(''.join(out + err))}") from stuck
+        raise StepFailed(
+            f"step {step!r}: the bot did not stop within {timeout:.0f} s of the SIGINT to {signalled}:\n"
+            f"{_tail(''.join(out + err))}"
+        ) from stuck
     finally:
         for reader in readers:
             reader.join(timeout=10)
         chroot.timings[step] = chroot.timings.get(step, 0.0) + time.monotonic() - started
     return subprocess.CompletedProcess(argv, process.returncode, "".join(out), "".join(err))
+
+
+def signal_dispositions(pid: int) -> str:
+    """The signals a process ignores, blocks and catches (/proc/PID/status), to tell a SIGINT the bot never
+    saw from one it saw and did not act on."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError as err:
+        return f"unknown ({err})"
+    return " ".join(line.replace("\t", "") for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
 
 def processes_in(chroot: Chroot) -> dict[int, list[bytes]]:
