@@ -454,7 +454,8 @@ def run_until_logged(chroot: Chroot, command: str, *, user: str, env: dict[str, 
     exit status (of the bot itself: runuser passes it on). A bot that ends by itself is returned as it ended."""
     argv = chroot.command(["sh", "-c", command], user=user, network=False, env=env)
     started = time.monotonic()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=as_systemd_starts_it)
     out: list[str] = []
     err: list[str] = []
     seen = threading.Event()
@@ -490,6 +491,13 @@ def run_until_logged(chroot: Chroot, command: str, *, user: str, env: dict[str, 
             reader.join(timeout=10)
         chroot.timings[step] = chroot.timings.get(step, 0.0) + time.monotonic() - started
     return subprocess.CompletedProcess(argv, process.returncode, "".join(out), "".join(err))
+
+
+def as_systemd_starts_it() -> None:
+    """In the child before it runs the bot: SIGINT and SIGQUIT at their defaults, as systemd starts a service.
+    A test run started in the background of a shell inherits them ignored, and the bot would not stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def signal_dispositions(pid: int) -> str:
