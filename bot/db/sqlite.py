@@ -201,9 +201,8 @@ class SqliteCore(DatabaseCore):
     async def _statement(self, kind: StatementKind, sql: str, params: Any) -> Any:
         """One statement of the owner's block on the write connection: rows, the count of rows changed, or
         nothing (``many``: one statement for each of ``params``). A savepoint still due goes with it."""
-        if self._savepoint_due and not TRIPS_SHARED:
-            await self._conn.execute("SAVEPOINT member")
-            self._savepoint_due = False
+        if not TRIPS_SHARED:
+            await self._send_due_savepoint()
         if self._savepoint_due:
             self._savepoint_due = False
             return await self._conn._execute(_after_savepoint, self._conn, kind, sql, params)
