@@ -400,12 +400,7 @@ class SchnapsenCog(
             table = self.service.table_of_user(user_id)
             if table is None or prefs == before:
                 return
-            if (
-                table.status == "playing"
-                and prefs.hand_place == "channel"
-                and before.hand_place == "dm"
-                and interaction.channel_id == table.channel_id
-            ):
+            if showing and table.status == "playing" and interaction.channel_id == table.channel_id:
                 # The hand is shown before the change is applied: on her turn the change would otherwise post a
                 # turn notice (no hand open yet) that this hand takes down at once.
                 try:
