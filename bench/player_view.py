@@ -282,6 +282,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     guild = fake.add_guild("Player view", owner=admin)
     tables = [ViewTable(people, guild, number) for number in range(args.tables)]
     report: dict[str, Any] = {}
+    fake_load: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
         child = await start_child(fake, Path(folder) / "bench.sqlite3", args, cpu=args.bot_cpu)
         try:
@@ -299,17 +300,33 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             open_seconds = time.monotonic() - opened
             await asyncio.sleep(SETTLE_SECONDS)
             calls_start, start = rest_calls(fake), time.monotonic()
-            cpu_start = bot_cpu_seconds(child.pid)
+            cpu_start, fake_cpu_start = bot_cpu_seconds(child.pid), bot_cpu_seconds(os.getpid())
+            lateness = asyncio.create_task(loop_lateness(args.seconds))
             await asyncio.sleep(args.seconds)
             calls_end, end = rest_calls(fake), time.monotonic()
-            cpu_end = bot_cpu_seconds(child.pid)
+            cpu_end, fake_cpu_end = bot_cpu_seconds(child.pid), bot_cpu_seconds(os.getpid())
+            fake_load["fake_core"] = round((fake_cpu_end - fake_cpu_start) / (end - start), 2)
+            fake_load["fake_late"] = await lateness
             people.stopping = True
             await asyncio.sleep(GRACE_SECONDS)
         finally:
             await people.stop()
-            report = await stop_child(child)
+            report = await stop_child(child) | fake_load
             await fake.stop()
     return figures(args, fake, tables, start, end, open_seconds, calls_start, calls_end, cpu_end - cpu_start, report)
+
+
+async def loop_lateness(seconds: float) -> list[float]:
+    """How late the fake's event loop (the people's too) wakes a task that sleeps 10 ms, over ``seconds``: a
+    late fake delays every figure it measures, so the bench says how late it was."""
+    late: list[float] = []
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    while loop.time() < until:
+        asked = loop.time()
+        await asyncio.sleep(0.01)
+        late.append((loop.time() - asked - 0.01) * 1000)
+    return late
 
 
 def bot_cpu_seconds(pid: int) -> float:
@@ -389,6 +406,10 @@ def figures(
         "first_clicks_unanswered": sum(1 for c in clicks if c.interaction.response is None),
         "rest": rest,
         "bot_core": round(bot_cpu / window, 2),
+        "fake_core": report.get("fake_core"),
+        "fake_late_ms": [round(statistics.median(late), 1), round(percentile(late, 0.95), 1)]
+        if (late := report.get("fake_late"))
+        else None,
         "http_429_retried": report.get("http_429_retried", 0),
         "http_429_surfaced": report.get("http_429_surfaced", 0),
     }
@@ -440,7 +461,8 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
     print(
         f"accepted game clicks in the window: {f['accepted']} ({f['clicks_per_s']} a second); first clicks refused "
         f"{f['first_clicks_refused']}, not answered within 3 s {f['first_clicks_unanswered']}; tables opened in "
-        f"{f['open_seconds']} s; bot core busy {f['bot_core']}"
+        f"{f['open_seconds']} s; bot core busy {f['bot_core']}; the fake's and the people's core busy "
+        f"{f['fake_core']}, their event loop late p50 / p95 {f['fake_late_ms']} ms"
     )
     print("| what a player sees, from the click (+ the latency back to their client) | p50 | p95 | max | clicks | never |")
     print("|---|---|---|---|---|---|")
