@@ -241,6 +241,16 @@ def thread_role(thread: threading.Thread) -> str:
     return "other threads"
 
 
+async def watch_lateness(lateness: list[tuple[float, float]]) -> None:
+    """How late the bot's event loop wakes a task that sleeps 10 ms (each a continuation of the bot's
+    waits, an answer from Discord or the database, waits as long), as (monotonic time, ms late)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        asked = loop.time()
+        await asyncio.sleep(0.01)
+        lateness.append((time.monotonic(), (loop.time() - asked - 0.01) * 1000))
+
+
 async def serve(args: argparse.Namespace) -> dict[str, object]:
     shards = None
     if args.shards:
@@ -272,8 +282,12 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         nonlocal rss_before_close
         rss_before_close = current_rss_kb()
 
+    lateness: list[tuple[float, float]] = []
+    watch = asyncio.create_task(watch_lateness(lateness))
     await run_until_sigterm(bot, before_close=measure_rss)
+    watch.cancel()
     report: dict[str, object] = {
+        "loop_late": [[round(at, 3), round(late, 1)] for at, late in lateness],
         "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "rss_at_stop_kb": rss_before_close,
     }

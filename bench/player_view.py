@@ -407,6 +407,9 @@ def figures(
         "rest": rest,
         "bot_core": round(bot_cpu / window, 2),
         "fake_core": report.get("fake_core"),
+        "bot_late_ms": [round(statistics.median(late), 1), round(percentile(late, 0.95), 1)]
+        if (late := [ms for at, ms in report.get("loop_late", []) if start <= at <= end])
+        else None,
         "fake_late_ms": [round(statistics.median(late), 1), round(percentile(late, 0.95), 1)]
         if (late := report.get("fake_late"))
         else None,
@@ -461,7 +464,7 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
     print(
         f"accepted game clicks in the window: {f['accepted']} ({f['clicks_per_s']} a second); first clicks refused "
         f"{f['first_clicks_refused']}, not answered within 3 s {f['first_clicks_unanswered']}; tables opened in "
-        f"{f['open_seconds']} s; bot core busy {f['bot_core']}; the fake's and the people's core busy "
+        f"{f['open_seconds']} s; bot core busy {f['bot_core']}, its event loop late p50 / p95 {f['bot_late_ms']} ms; the fake's and the people's core busy "
         f"{f['fake_core']}, their event loop late p50 / p95 {f['fake_late_ms']} ms"
     )
     print("| what a player sees, from the click (+ the latency back to their client) | p50 | p95 | max | clicks | never |")
