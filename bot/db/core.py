@@ -8,7 +8,7 @@ read by column name (`row["id"]`, `dict(row)`) on both engines.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -74,6 +74,16 @@ class DatabaseCore:
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """Run one write inside the current transaction; returns the number of rows changed."""
         raise NotImplementedError
+
+    async def fetch_chain(self, statements: Sequence[tuple[str, Iterable[Any]]]) -> list[list[Row]]:
+        """Inside the current transaction: each statement in turn, each's rows, stopping after the first that
+        returns none (the next ones build on it). Where the engine can, in one trip."""
+        results: list[list[Row]] = []
+        for sql, params in statements:
+            results.append(rows := await self.fetch_all(sql, params))
+            if not rows:
+                break
+        return results
 
     async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction."""

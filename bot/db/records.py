@@ -8,6 +8,18 @@ from collections.abc import Sequence
 from .core import Repository, Row
 from .errors import RecordConflict, TableNotFound
 from .models import DealResultRow, StoredDeal, TableRecord
+from .tables import BUMP_VERSION
+
+# One statement on the hot path: it inserts nothing unless the deal is the running one.
+APPEND_ACTION = """
+    INSERT INTO actions (table_id, deal_no, seq, action, created_at)
+    SELECT CAST(?1 AS BIGINT), CAST(?2 AS INTEGER),
+           (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE table_id = ?1 AND deal_no = ?2),
+           CAST(?3 AS TEXT), CAST(?4 AS BIGINT)
+    WHERE ?2 = (SELECT MAX(deal_no) FROM deals WHERE table_id = ?1)
+      AND NOT EXISTS (SELECT 1 FROM deal_results WHERE table_id = ?1 AND deal_no = ?2)
+    RETURNING seq
+"""
 
 
 class RecordsRepo(Repository):
@@ -46,26 +58,32 @@ class RecordsRepo(Repository):
     async def append_action(self, table_id: int, deal_no: int, action: str, now: int) -> int:
         """Append an accepted action (e.g. "N play HA") to the running deal; returns its seq (0, 1, ...)."""
         async with self._core.transaction():
-            # One statement on the hot path: it inserts nothing unless the deal is the running one.
-            inserted = await self._core.fetch_one(
-                """
-                INSERT INTO actions (table_id, deal_no, seq, action, created_at)
-                SELECT CAST(?1 AS BIGINT), CAST(?2 AS INTEGER),
-                       (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE table_id = ?1 AND deal_no = ?2),
-                       CAST(?3 AS TEXT), CAST(?4 AS BIGINT)
-                WHERE ?2 = (SELECT MAX(deal_no) FROM deals WHERE table_id = ?1)
-                  AND NOT EXISTS (SELECT 1 FROM deal_results WHERE table_id = ?1 AND deal_no = ?2)
-                RETURNING seq
-                """,
-                (table_id, deal_no, action, now),
-            )
+            inserted = await self._core.fetch_one(APPEND_ACTION, (table_id, deal_no, action, now))
             if inserted is None:
-                finished = await self._core.fetch_one(
-                    "SELECT 1 FROM deal_results WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
-                )
-                state = "finished" if finished else "not the running deal"
-                raise RecordConflict(f"table {table_id}: deal {deal_no} is {state}")
+                await self._refuse_action(table_id, deal_no)
+        assert inserted is not None
         return int(inserted["seq"])
+
+    async def append_move(self, table_id: int, deal_no: int, action: str, now: int) -> tuple[int, int]:
+        """Append an accepted action and count it in the table's position version, in one trip to the database
+        where the engine can (a click's whole write); returns its seq and the new version. The version is not
+        counted when the action is refused."""
+        async with self._core.transaction():
+            inserted, *counted = await self._core.fetch_chain(
+                [(APPEND_ACTION, (table_id, deal_no, action, now)), (BUMP_VERSION, (now, table_id))]
+            )
+            if not inserted:
+                await self._refuse_action(table_id, deal_no)
+            if not counted or not counted[0]:
+                raise TableNotFound(table_id)
+        return int(inserted[0]["seq"]), int(counted[0][0]["version"])
+
+    async def _refuse_action(self, table_id: int, deal_no: int) -> None:
+        finished = await self._core.fetch_one(
+            "SELECT 1 FROM deal_results WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
+        )
+        state = "finished" if finished else "not the running deal"
+        raise RecordConflict(f"table {table_id}: deal {deal_no} is {state}")
 
     async def load_record(self, table_id: int) -> TableRecord:
         """Everything needed to rebuild the table's state: rules, first dealer, every deal and action."""

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +30,15 @@ BATCH_MOST = 16
 BATCH_SECONDS = 0.02
 
 # Each statement is a trip to aiosqlite's thread, and each trip's answer waits for a turn of the event loop, which
-# under load is most of a transaction's time on the write connection (that all writers queue for). So a batch
-# member's SAVEPOINT goes to the thread with the block's first statement, and the last member's RELEASE with the
-# batch's COMMIT: one trip each instead of two. It needs aiosqlite's way to run a function in its thread
-# (``Connection._execute``, there since aiosqlite 0.1); without it the statements go one by one.
+# under load is most of a transaction's time on the write connection (that all writers queue for). So the
+# statements that only frame a block wait and go with the next statement sent: a batch's BEGIN and a member's
+# SAVEPOINT with the block's first statement, a member's RELEASE with the next member's first statement or with
+# the batch's COMMIT. A block of one statement (a click's move) is then one trip, and a batch one more for its
+# COMMIT. It needs aiosqlite's way to run a function in its thread (``Connection._execute``, there since aiosqlite
+# 0.1); without it the statements go one by one.
 TRIPS_SHARED = hasattr(aiosqlite.Connection, "_execute")
-StatementKind = Literal["rows", "count", "many"]
+StatementKind = Literal["rows", "count", "many", "chain"]
+BEGIN, SAVEPOINT, RELEASE = "BEGIN IMMEDIATE", "SAVEPOINT member", "RELEASE member"
 
 
 class SqliteCore(DatabaseCore):
@@ -72,7 +75,10 @@ class SqliteCore(DatabaseCore):
         # ROLLBACK ran in aiosqlite's thread): the connection may still be inside it. Checked before next use.
         self._unsettled = False
         self._batch: _Batch | None = None  # the transactions whose COMMIT is still to come
-        self._savepoint_due = False  # the owner's block has a savepoint, to be sent with its first statement
+        # Framing statements (BEGIN, RELEASE, SAVEPOINT) still to be sent, in order, before the next statement.
+        self._due: list[str] = []
+        # A due statement failed: the batch's savepoints are no longer known, so only a rollback of it all is safe.
+        self._due_failed = False
         self._writers_waiting = 0  # tasks queued for the write lock in transaction()
         self._flush_queued = False  # a task is queued to commit the open batch (`_flush`)
         self._reader = reader
@@ -144,10 +150,10 @@ class SqliteCore(DatabaseCore):
 
         Faults leave the connection usable: when COMMIT fails (a full disk, an I/O error) the batch is
         rolled back and each of its transactions raises the COMMIT's error; when that ROLLBACK fails too, or
-        the task is cancelled while BEGIN or ROLLBACK runs in aiosqlite's thread, the next use of the
-        connection rolls back whatever was left open (logged at ERROR). A task cancelled after its block ran
-        gets `CancelledError`, yet its batch may still be committed: the write is then stored, as if the
-        cancellation came later.
+        the task is cancelled while BEGIN (sent with the block's first statement) or ROLLBACK runs in
+        aiosqlite's thread, the next use of the connection rolls back whatever was left open (logged at
+        ERROR). A task cancelled after its block ran gets `CancelledError`, yet its batch may still be
+        committed: the write is then stored, as if the cancellation came later.
         """
         if self._owner is asyncio.current_task():
             check_joinable(self._writing, self._guild_id, guild_id)
@@ -164,26 +170,23 @@ class SqliteCore(DatabaseCore):
         batch: _Batch | None = None
         try:
             # The first block of a batch needs no savepoint: nothing else is in the batch yet, so undoing it is
-            # rolling the batch back (two trips to the thread saved where transactions do not queue).
+            # rolling the batch back. Its BEGIN waits for the block's first statement (none: no trip at all).
             first = self._batch is None
             if first:
                 await self._settle()
-                try:
-                    await self._conn.execute("BEGIN IMMEDIATE")
-                except BaseException as err:
-                    await self._abandon(err)
-                    raise
                 loop = asyncio.get_running_loop()
                 self._batch = _Batch(loop.create_future(), loop.time(), members=1)
+                self._due, self._due_failed = [BEGIN], False
             batch = self._batch
             assert batch is not None
             if not first:
-                self._savepoint_due, batch.members = True, batch.members + 1
+                self._due.append(SAVEPOINT)
+                batch.members += 1
             try:
                 yield
             except BaseException as err:
-                if first:
-                    await self._fail_batch(batch, None)  # none but this block is in it: nobody else to tell
+                if first:  # none but this block is in it: nobody else to tell
+                    await self._fail_batch(batch, None, cause=err)
                 else:
                     await self._undo_member(batch, err)
                 raise
@@ -192,7 +195,7 @@ class SqliteCore(DatabaseCore):
             elif self._batch_complete(batch):
                 await self._commit_batch()
         finally:
-            self._owner, self._writing, self._guild_id, self._savepoint_due = None, False, None, False
+            self._owner, self._writing, self._guild_id = None, False, None
             if batch is not None and self._batch is batch and not batch.committing:
                 self._leave_open(batch)
             self._lock.release()
@@ -200,12 +203,24 @@ class SqliteCore(DatabaseCore):
 
     async def _statement(self, kind: StatementKind, sql: str, params: Any) -> Any:
         """One statement of the owner's block on the write connection: rows, the count of rows changed, or
-        nothing (``many``: one statement for each of ``params``). A savepoint still due goes with it."""
+        nothing (``many``: one statement for each of ``params``; ``chain``: each of ``params``' statements in
+        turn, until one returns no row). The framing statements still due go with it, in the same trip."""
         if not TRIPS_SHARED:
-            await self._send_due_savepoint()
-        if self._savepoint_due:
-            self._savepoint_due = False
-            return await self._conn._execute(_after_savepoint, self._conn, kind, sql, params)
+            await self._send_due()
+        elif self._due or kind == "chain":
+            due, self._due = self._due, []
+            try:
+                return await self._conn._execute(_run, self._conn, due, kind, sql, params)
+            except _DueFailed as failed:
+                self._due_failed = True
+                raise failed.err from None
+        if kind == "chain":  # without a shared trip (no ``Connection._execute``)
+            results = []
+            for chained_sql, chained_params in params:
+                results.append(rows := list(await self._conn.execute_fetchall(chained_sql, chained_params)))
+                if not rows:
+                    break
+            return results
         if kind == "rows":
             return list(await self._conn.execute_fetchall(sql, params))
         if kind == "count":
@@ -214,20 +229,28 @@ class SqliteCore(DatabaseCore):
         await self._conn.executemany(sql, params)
         return None
 
-    async def _send_due_savepoint(self) -> None:
-        if self._savepoint_due:
-            self._savepoint_due = False
-            await self._conn.execute("SAVEPOINT member")
+    async def _send_due(self) -> None:
+        """Send the framing statements still due, one trip each (where they cannot go with a statement)."""
+        while self._due:
+            sql = self._due.pop(0)
+            try:
+                await self._conn.execute(sql)
+            except BaseException:
+                self._due_failed = True
+                raise
 
     async def _undo_member(self, batch: _Batch, err: BaseException) -> None:
         """The block raised: undo its writes only. If that cannot be done, the whole batch fails. Never raises:
         the block's own error is what its task raises."""
-        if self._savepoint_due:  # the block sent no statement: it wrote nothing
-            self._savepoint_due = False
+        if self._due and self._due[-1] == SAVEPOINT:  # the block sent no statement: it wrote nothing
+            self._due.pop()
             batch.members -= 1
             if self._batch_complete(batch):
                 with contextlib.suppress(BaseException):  # the batch's members get its error
                     await self._commit_batch()
+            return
+        if self._due_failed:  # an earlier member's RELEASE (or this one's SAVEPOINT) failed on the way
+            await self._fail_batch(batch, err)
             return
         if not self._conn.in_transaction:
             await self._fail_batch(batch, err)  # SQLite rolled the whole batch back itself (a full disk, ...)
@@ -245,26 +268,16 @@ class SqliteCore(DatabaseCore):
                 await self._commit_batch()
 
     async def _end_member(self, batch: _Batch) -> None:
-        """The block ran: keep its writes in the batch, and commit it unless other writers wait to join. A task
-        cancelled meanwhile raises `CancelledError`, and its writes are committed with the batch all the same."""
-        if self._savepoint_due:  # the block sent no statement: nothing to keep
-            self._savepoint_due = False
+        """The block ran: keep its writes in the batch (its RELEASE goes with the next statement sent), and commit
+        the batch unless other writers wait to join. A task cancelled during the COMMIT raises `CancelledError`,
+        and its writes may be committed with the batch all the same."""
+        if self._due and self._due[-1] == SAVEPOINT:  # the block sent no statement: nothing to keep
+            self._due.pop()
             batch.members -= 1
-            if self._batch_complete(batch):
-                await self._commit_batch()
-            return
+        else:
+            self._due.append(RELEASE)
         if self._batch_complete(batch):
-            await self._commit_batch(release_first=True)
-            return
-        try:
-            await self._conn.execute("RELEASE member")
-        except asyncio.CancelledError:
-            with contextlib.suppress(BaseException):
-                await self._conn.execute("SELECT 1")  # the RELEASE has run in the thread when this has
-            raise  # the batch stays open: a flush commits it (`transaction`'s exit)
-        except BaseException as err:
-            await self._fail_batch(batch, err)
-            raise
+            await self._commit_batch()
 
     def _batch_complete(self, batch: _Batch) -> bool:
         """Commit now: no writer waits to join, or the batch is full or old enough."""
@@ -288,24 +301,17 @@ class SqliteCore(DatabaseCore):
                 with contextlib.suppress(BaseException):  # its members get the error
                     await self._commit_batch()
 
-    async def _commit_batch(self, *, release_first: bool = False) -> None:
-        """COMMIT the open batch (the caller holds the write lock) and tell its members; raises the COMMIT's
-        error after the batch was rolled back. ``release_first``: the owner's member savepoint is released in the
-        same trip (its RELEASE failing fails the batch, as it would alone)."""
+    async def _commit_batch(self) -> None:
+        """COMMIT the open batch (the caller holds the write lock), with the RELEASE still due, in one trip, and tell
+        its members; raises the COMMIT's error (or the RELEASE's) after the batch was rolled back."""
         batch = self._batch
         assert batch is not None
         batch.committing = True
-        if batch.members == 0:  # every block of it failed: nothing to keep
+        if batch.members == 0 or BEGIN in self._due:  # every block of it failed, or none sent a statement
             await self._fail_batch(batch, None)
             return
         try:
-            if not release_first:
-                await self._conn.execute("COMMIT")
-            elif TRIPS_SHARED:
-                await self._conn._execute(_released_and_committed, self._conn)
-            else:
-                await self._conn.execute("RELEASE member")
-                await self._conn.execute("COMMIT")
+            await self._statement("count", "COMMIT", ())
         except asyncio.CancelledError:
             # The COMMIT may still run in the thread: a statement queued behind it tells how it ended.
             await self._conn.execute("SELECT 1")
@@ -321,12 +327,18 @@ class SqliteCore(DatabaseCore):
         self._batch = None
         batch.committed.set_result(None)
 
-    async def _fail_batch(self, batch: _Batch, err: BaseException | None) -> None:
-        """Roll the batch back; each of its transactions raises `err` (None: none is waiting for it)."""
+    async def _fail_batch(
+        self, batch: _Batch, err: BaseException | None, *, cause: BaseException | None = None
+    ) -> None:
+        """Roll the batch back; each of its transactions raises `err` (None: none is waiting for it). ``cause``:
+        what ended it, when not `err` (a cancellation means a statement may still run in the thread)."""
         batch.committing = True
         if self._batch is batch:
             self._batch = None
-        await self._abandon(err or sqlite3.OperationalError("rolled back"))
+        began = BEGIN not in self._due
+        self._due, self._due_failed = [], False
+        if began:
+            await self._abandon(cause or err or sqlite3.OperationalError("rolled back"))
         if not batch.committed.done():
             if err is None:
                 batch.committed.set_result(None)
@@ -375,7 +387,13 @@ class SqliteCore(DatabaseCore):
             async with self._lock:
                 self._owner = task
                 try:
-                    await self._committed_before_reading()
+                    # A read shares the write connection: the open batch is committed first, so no read sees
+                    # what is not stored yet.
+                    if self._batch is None:
+                        await self._settle()
+                    else:
+                        with contextlib.suppress(BaseException):  # its members get the error
+                            await self._commit_batch()
                     yield
                 finally:
                     self._owner = None
@@ -394,15 +412,6 @@ class SqliteCore(DatabaseCore):
             finally:
                 self._reader_owner = None
 
-    async def _committed_before_reading(self) -> None:
-        """Without a read connection a read shares the write connection: the open batch is committed first,
-        so no read sees what is not stored yet."""
-        if self._batch is None:
-            await self._settle()
-            return
-        with contextlib.suppress(BaseException):  # its members get the error; the read sees what is stored
-            await self._commit_batch()
-
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         task = asyncio.current_task()
         if task is self._owner:
@@ -420,7 +429,7 @@ class SqliteCore(DatabaseCore):
             conn = self._reader if self._reader_owner is asyncio.current_task() else self._conn
             assert conn is not None
             if conn is self._conn:
-                await self._send_due_savepoint()
+                await self._send_due()
             cursor = await conn.execute(sql)
             try:
                 while rows := await cursor.fetchmany(size):
@@ -433,6 +442,12 @@ class SqliteCore(DatabaseCore):
         if not (self._writing and self._owner is asyncio.current_task()):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
         return cast(int, await self._statement("count", sql, tuple(params)))
+
+    async def fetch_chain(self, statements: Sequence[tuple[str, Iterable[Any]]]) -> list[list[Row]]:
+        if not (self._writing and self._owner is asyncio.current_task()):
+            raise RuntimeError("database writes run inside `async with db.transaction():`")
+        chain = [(sql, tuple(params)) for sql, params in statements]
+        return cast(list[list[Row]], await self._statement("chain", "", chain))
 
     async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction, in one trip to the thread."""
@@ -469,19 +484,32 @@ class _Batch:
 # Run in aiosqlite's thread (``TRIPS_SHARED``), on its sqlite3 connection.
 
 
-def _after_savepoint(conn: aiosqlite.Connection, kind: StatementKind, sql: str, params: Any) -> Any:
-    """The member's SAVEPOINT, then the block's first statement (not run when the SAVEPOINT fails)."""
+class _DueFailed(Exception):
+    """A framing statement sent ahead of a statement failed (``err``); the statement did not run."""
+
+    def __init__(self, err: BaseException) -> None:
+        super().__init__(err)
+        self.err = err
+
+
+def _run(conn: aiosqlite.Connection, due: list[str], kind: StatementKind, sql: str, params: Any) -> Any:
+    """The framing statements ``due``, then one statement of a block (see `SqliteCore._statement`)."""
     raw = conn._conn
-    raw.execute("SAVEPOINT member")
+    for framing in due:
+        try:
+            raw.execute(framing)
+        except BaseException as err:
+            raise _DueFailed(err) from err
     if kind == "rows":
         return raw.execute(sql, params).fetchall()
     if kind == "count":
         return raw.execute(sql, params).rowcount
+    if kind == "chain":
+        results = []
+        for chained_sql, chained_params in params:
+            results.append(rows := raw.execute(chained_sql, chained_params).fetchall())
+            if not rows:
+                break
+        return results
     raw.executemany(sql, params)
     return None
-
-
-def _released_and_committed(conn: aiosqlite.Connection) -> None:
-    raw = conn._conn
-    raw.execute("RELEASE member")
-    raw.execute("COMMIT")

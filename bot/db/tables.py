@@ -8,6 +8,8 @@ from .core import DatabaseCore, Repository, Row
 from .errors import ChannelBusy, TableClosed, TableNotFound
 from .models import TableRow
 
+BUMP_VERSION = "UPDATE game_tables SET version = version + 1, updated_at = ? WHERE id = ? RETURNING version"
+
 _TABLE_COLUMNS = (
     "id, guild_id, channel_id, host_id, status, rules_json, deck, turn_seconds, language,"
     " table_message_id, version, first_dealer, created_at, updated_at, thread_parent_id, practice"
@@ -157,10 +159,7 @@ class TablesRepo(Repository):
     async def bump_version(self, table_id: int, now: int) -> int:
         """Count one accepted action; returns the new position version."""
         async with self._core.transaction():
-            row = await self._core.fetch_one(
-                "UPDATE game_tables SET version = version + 1, updated_at = ? WHERE id = ? RETURNING version",
-                (now, table_id),
-            )
+            row = await self._core.fetch_one(BUMP_VERSION, (now, table_id))
             if row is None:
                 raise TableNotFound(table_id)
         return int(row["version"])

@@ -505,8 +505,7 @@ class TableCore:
 
         async def write() -> list[ev.TableEvent]:
             changes: list[ev.TableEvent] = [ev.ActionTaken(seat, action, events)]
-            seq = await self.db.records.append_action(table.id, table.deal_no, text, now)
-            stored.append((seq, await self.db.tables.bump_version(table.id, now)))
+            stored.append(await self.db.records.append_move(table.id, table.deal_no, text, now))
             if handed is not None:
                 await self.db.inbox.click_done(handed.id)  # stored with its move: a crash never runs it twice
             if back:

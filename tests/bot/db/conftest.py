@@ -1,5 +1,6 @@
 import sqlite3
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import asyncpg
 import pytest
@@ -12,6 +13,43 @@ CREATED_AT = 1_700_000_000
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
 
 MakeTable = Callable[..., Awaitable[TableRow]]
+
+
+class RecordingConnection:
+    """Stands for the sqlite3 connection under aiosqlite: records each statement as it runs in aiosqlite's thread
+    (statements sent together in one trip too). A statement named in ``fail`` meets its fault first, once: an
+    exception is raised instead of the statement, a function is called before it (it may wait, or raise)."""
+
+    def __init__(
+        self, raw: sqlite3.Connection, sent: list[str], fail: dict[str, BaseException | Callable[[], None]]
+    ) -> None:
+        self.raw, self.sent, self.fail = raw, sent, fail
+
+    def execute(self, sql: str, *parameters: Any) -> sqlite3.Cursor:
+        self.sent.append(sql)
+        if (fault := self.fail.pop(sql, None)) is not None:
+            if isinstance(fault, BaseException):
+                raise fault
+            fault()
+        return self.raw.execute(sql, *parameters)
+
+    def executemany(self, sql: str, *parameters: Any) -> sqlite3.Cursor:
+        self.sent.append(sql)
+        return self.raw.executemany(sql, *parameters)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def watch_statements(
+    db: Database, monkeypatch: pytest.MonkeyPatch, fail: dict[str, BaseException | Callable[[], None]]
+) -> list[str]:
+    """The SQLite write connection's statements as they run; a statement named in ``fail`` meets its fault (once,
+    see `RecordingConnection`)."""
+    sent: list[str] = []
+    conn = db.core._conn  # type: ignore[attr-defined]
+    monkeypatch.setattr(conn, "_connection", RecordingConnection(conn._connection, sent, fail))
+    return sent
 
 
 @pytest.fixture

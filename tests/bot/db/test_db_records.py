@@ -93,6 +93,21 @@ async def test_actions_go_only_to_the_running_deal(db: Database, make_table) -> 
         await db.records.start_deal(table.id, 2, dealer=1, seed=1, hands=HANDS, now=NOW)
 
 
+async def test_a_move_is_appended_and_counted_in_the_version_or_neither(db: Database, make_table) -> None:
+    table = await make_table()
+    with pytest.raises(RecordConflict):
+        await db.records.append_move(table.id, 0, "N trump H", NOW)  # no deal yet
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    assert await db.records.append_move(table.id, 0, "N trump H", NOW) == (0, table.version + 1)
+    assert await db.records.append_move(table.id, 0, "E pass", NOW) == (1, table.version + 2)
+    await db.records.record_deal_result(result_of(table.id, 0))
+    with pytest.raises(RecordConflict, match="finished"):
+        await db.records.append_move(table.id, 0, "S pass", NOW)
+    row = await db.tables.get_table(table.id)
+    assert row is not None and row.version == table.version + 2
+    assert (await db.records.load_record(table.id)).deals[0].actions == ("N trump H", "E pass")
+
+
 async def test_a_failed_transaction_leaves_nothing_behind(db: Database, make_table) -> None:
     table = await make_table()
     await db.seats.take_seat(table.id, 0, 21, "Alice")

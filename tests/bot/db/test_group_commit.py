@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from bot.db import Database
+from tests.bot.db.conftest import MakeTable, watch_statements
+from tests.bot.db.test_db_records import HANDS, NOW
 
 
 def committed_rows(path: Path) -> dict[str, str]:
@@ -33,37 +35,6 @@ async def db(path: Path) -> AsyncIterator[Database]:
         yield database
     finally:
         await database.close()
-
-
-class RecordingConnection:
-    """Stands for the sqlite3 connection under aiosqlite: records each statement as it runs in aiosqlite's thread
-    (statements sent together in one trip too) and raises for a statement named in ``fail`` (once)."""
-
-    def __init__(self, raw: sqlite3.Connection, sent: list[str], fail: dict[str, BaseException]) -> None:
-        self.raw, self.sent, self.fail = raw, sent, fail
-
-    def execute(self, sql: str, *parameters: Any) -> sqlite3.Cursor:
-        self.sent.append(sql)
-        if (fault := self.fail.pop(sql, None)) is not None:
-            raise fault
-        return self.raw.execute(sql, *parameters)
-
-    def executemany(self, sql: str, *parameters: Any) -> sqlite3.Cursor:
-        self.sent.append(sql)
-        return self.raw.executemany(sql, *parameters)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.raw, name)
-
-
-def count_statements(
-    db: Database, monkeypatch: pytest.MonkeyPatch, fail: dict[str, BaseException]
-) -> list[str]:
-    """The write connection's statements as they run; a statement named in ``fail`` raises (once)."""
-    sent: list[str] = []
-    conn = db.core._conn  # type: ignore[attr-defined]
-    monkeypatch.setattr(conn, "_connection", RecordingConnection(conn._connection, sent, fail))
-    return sent
 
 
 def count_trips(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[object]:
@@ -144,39 +115,71 @@ async def write_behind(db: Database, first_may_end: asyncio.Event, path: Path, k
 async def test_writers_queued_together_share_one_commit_and_none_returns_before_it(
     db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sent = count_statements(db, monkeypatch, {})
+    sent = watch_statements(db, monkeypatch, {})
     keys = [f"k{n}" for n in range(6)]
     assert await write_behind(db, asyncio.Event(), path, keys) == [True] * 6
     assert sent.count("COMMIT") == 1
     assert committed_rows(path) == dict.fromkeys(keys, "x")
 
 
-async def test_a_queued_writer_sends_its_savepoint_with_its_first_statement_and_the_last_its_release_with_the_commit(
+async def test_each_transaction_of_one_statement_is_one_trip_and_its_batch_one_more_for_the_commit(
     db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each trip to the thread waits for a turn of the event loop, which under load is most of a transaction's
-    time on the write connection: a member's SAVEPOINT and its first statement share a trip, and so do the last
-    member's RELEASE and the batch's COMMIT."""
-    sent = count_statements(db, monkeypatch, {})
+    time on the write connection: the framing statements (BEGIN, SAVEPOINT, RELEASE) wait for the next statement
+    and go with it."""
+    sent = watch_statements(db, monkeypatch, {})
     trips = count_trips(db, monkeypatch)
     keys = ["first", "second", "third"]
     assert await write_behind(db, asyncio.Event(), path, keys) == [True] * 3
     insert = "INSERT INTO meta (key, value) VALUES (?, 'x')"
     assert sent == [
         "BEGIN IMMEDIATE", insert,
-        "SAVEPOINT member", insert, "RELEASE member",
-        "SAVEPOINT member", insert, "RELEASE member", "COMMIT",
+        "SAVEPOINT member", insert,
+        "RELEASE member", "SAVEPOINT member", insert,
+        "RELEASE member", "COMMIT",
     ]  # fmt: skip
-    # BEGIN, INSERT; SAVEPOINT + INSERT, RELEASE; SAVEPOINT + INSERT, RELEASE + COMMIT.
-    assert len(trips) == 6
+    assert len(trips) == 4  # one a line above
     assert committed_rows(path) == dict.fromkeys(keys, "x")
+
+
+async def test_a_transaction_alone_is_one_trip_for_its_statement_and_one_for_its_commit(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = watch_statements(db, monkeypatch, {})
+    trips = count_trips(db, monkeypatch)
+    async with db.transaction():
+        await db.core.execute("INSERT INTO meta (key, value) VALUES ('alone', 'x')")
+    assert sent == ["BEGIN IMMEDIATE", "INSERT INTO meta (key, value) VALUES ('alone', 'x')", "COMMIT"]
+    assert len(trips) == 2
+    assert committed_rows(path) == {"alone": "x"}
+
+
+async def test_a_move_alone_is_one_trip_and_its_commit_another(
+    db: Database, make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A click's whole write: BEGIN, the action and the version it moves to go together."""
+    table = await make_table()
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    trips = count_trips(db, monkeypatch)
+    assert await db.records.append_move(table.id, 0, "N trump H", NOW) == (0, table.version + 1)
+    assert len(trips) == 2
+
+
+async def test_a_transaction_that_sends_no_statement_costs_no_trip(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = watch_statements(db, monkeypatch, {})
+    async with db.transaction():
+        pass
+    assert sent == []
 
 
 async def test_a_member_whose_first_statement_fails_with_its_savepoint_undoes_only_itself(
     db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The savepoint went with the failing statement: the block's error is its task's, and the batch goes on."""
-    count_statements(db, monkeypatch, {})
+    watch_statements(db, monkeypatch, {})
 
     async def failing() -> None:
         async with db.transaction():
@@ -211,12 +214,27 @@ async def test_a_failing_transaction_in_a_batch_undoes_only_its_own_writes(db: D
 async def test_a_failed_commit_fails_every_transaction_of_its_batch_and_the_next_write_works(
     db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    count_statements(db, monkeypatch, {"COMMIT": sqlite3.OperationalError("disk I/O error")})
+    watch_statements(db, monkeypatch, {"COMMIT": sqlite3.OperationalError("disk I/O error")})
     may_end = asyncio.Event()
     with pytest.raises(sqlite3.OperationalError, match="I/O"):
         await write_behind(db, may_end, path, ["a", "b", "c"])
     assert committed_rows(path) == {}
     assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
+    await db.meta.set("next", "1")
+    assert committed_rows(path) == {"next": "1"}
+
+
+async def test_a_release_that_fails_on_its_way_with_the_next_member_fails_the_whole_batch(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A member's RELEASE goes with the next member's first statement. When it fails there, which savepoint is
+    open is no longer known: undoing only the next member could undo the earlier one's writes, which were
+    kept. The whole batch is rolled back and every member is told, and the next write works."""
+    sent = watch_statements(db, monkeypatch, {"RELEASE member": sqlite3.OperationalError("disk I/O error")})
+    results = await behind_a_held_write(db, db.meta.set("second", "1"), db.meta.set("third", "1"))
+    assert [type(result) for result in results] == [sqlite3.OperationalError] * 3
+    assert sent[-2:] == ["RELEASE member", "ROLLBACK"]  # the third's SAVEPOINT and statement never ran
+    assert committed_rows(path) == {}
     await db.meta.set("next", "1")
     assert committed_rows(path) == {"next": "1"}
 

@@ -7,13 +7,14 @@ import asyncio
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.db import Database
+from tests.bot.db.conftest import watch_statements
 
 
 def meta_rows(path: Path) -> dict[str, str]:
@@ -76,17 +77,11 @@ async def test_a_failed_commit_whose_rollback_fails_too_is_rolled_back_before_th
 ) -> None:
     """The worst case: COMMIT fails (full disk) and leaves the transaction open, then ROLLBACK fails too
     (I/O error). The caller sees the COMMIT's error; the next use of the connection rolls back first."""
-    real_execute = db.core._conn.execute
-    faults = {"COMMIT": sqlite3.OperationalError("database or disk is full"),
-              "ROLLBACK": sqlite3.OperationalError("disk I/O error")}
-
-    async def execute(sql: str, parameters: Any = None) -> Any:
-        fault = faults.pop(sql, None)
-        if fault is not None:
-            raise fault
-        return await real_execute(sql, parameters)
-
-    monkeypatch.setattr(db.core._conn, "execute", execute)
+    faults: dict[str, BaseException | Callable[[], None]] = {
+        "COMMIT": sqlite3.OperationalError("database or disk is full"),
+        "ROLLBACK": sqlite3.OperationalError("disk I/O error"),
+    }
+    watch_statements(db, monkeypatch, faults)
     with pytest.raises(sqlite3.OperationalError, match="full"):
         async with db.transaction():
             await db.core.execute("INSERT INTO meta (key, value) VALUES ('lost', 'x')")
@@ -136,20 +131,13 @@ async def test_a_write_cancelled_during_commit_raises_cancelled_and_leaves_the_c
 ) -> None:
     """A COMMIT runs in aiosqlite's thread: a task cancelled while it runs may have committed. The task
     ends with CancelledError (not a follow-up error), the flags are cleared, the next write works."""
-    real_execute = db.core._conn.execute
     entered, release = threading.Event(), threading.Event()
 
-    async def execute(sql: str, parameters: Any = None) -> Any:
-        if sql == "COMMIT":
-            def slow_commit() -> None:
-                entered.set()
-                release.wait(10)
-                db.core._conn._conn.execute("COMMIT")
+    def slow_commit() -> None:
+        entered.set()
+        release.wait(10)
 
-            return await db.core._conn._execute(slow_commit)
-        return await real_execute(sql, parameters)
-
-    monkeypatch.setattr(db.core._conn, "execute", execute)
+    watch_statements(db, monkeypatch, {"COMMIT": slow_commit})
 
     async def write() -> None:
         async with db.transaction():

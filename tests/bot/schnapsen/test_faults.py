@@ -120,20 +120,20 @@ def result_messages(world: Table) -> int:
 @contextlib.contextmanager
 def failing_action_writes(bot: SchnapsenBot, times: int) -> Any:
     """The next ``times`` writes of an action fail as on a full disk; then storage works again."""
-    real = bot.db.records.append_action
+    real = bot.db.records.append_move
     failed = []
 
-    async def append_action(*args: Any, **kwargs: Any) -> int:
+    async def append_move(*args: Any, **kwargs: Any) -> tuple[int, int]:
         if len(failed) < times:
             failed.append(args)
             raise sqlite3.OperationalError("database or disk is full")
         return await real(*args, **kwargs)
 
-    bot.db.records.append_action = append_action  # type: ignore[method-assign]
+    bot.db.records.append_move = append_move  # type: ignore[method-assign]
     try:
         yield failed
     finally:
-        bot.db.records.append_action = real  # type: ignore[method-assign]
+        bot.db.records.append_move = real  # type: ignore[method-assign]
 
 
 async def test_503s_on_posts_and_edits_are_retried_and_every_result_arrives_once(
