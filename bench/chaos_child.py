@@ -204,14 +204,14 @@ def patch_accepted_log() -> None:
     shim = logging.getLogger("bench.shim")
 
     def make_append(original: Any) -> Any:
-        async def append_action(self: Any, table_id: int, deal_no: int, action: str, now: int) -> int:
-            seq = await original(self, table_id, deal_no, action, now)
+        async def append_move(self: Any, table_id: int, deal_no: int, action: str, now: int) -> tuple[int, int]:
+            seq, version = await original(self, table_id, deal_no, action, now)
             found = appended.get()
             if found is not None:
                 found.append((table_id, deal_no, seq, action))
-            return int(seq)
+            return int(seq), int(version)
 
-        return append_action
+        return append_move
 
     def make_act(original: Any) -> Any:
         async def act(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -227,7 +227,7 @@ def patch_accepted_log() -> None:
 
         return act
 
-    replace_method(RecordsRepo, "append_action", make_append)
+    replace_method(RecordsRepo, "append_move", make_append)
     replace_method(TableService, "act", make_act)
 
 
