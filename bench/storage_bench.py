@@ -39,9 +39,8 @@ async def new_table(db: Database, channel_id: int) -> TableRow:
 
 
 async def click(db: Database, table: TableRow) -> None:
-    async with db.transaction():
-        await db.tables.bump_version(table.id, NOW)
-        await db.records.append_action(table.id, 0, "N play c00", NOW)
+    """What a click writes: its action and the version it moves to (bot/game/core.py)."""
+    await db.records.append_move(table.id, 0, "N play c00", NOW)
 
 
 def percentile(values: list[float], share: float) -> float:
