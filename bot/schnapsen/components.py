@@ -185,6 +185,7 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         service, runtime = interaction.client.service, interaction.client.runtime
         started = asyncio.get_running_loop().time()
         held = runtime.answers.hold_hand(self.table, self.seat, interaction)
+        runtime.answers.draw_ahead(self.table, self.seat, self.action, self.button.version, interaction.user.id)
         try:
             await service.act(
                 self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,

@@ -13,6 +13,8 @@ from typing import Any
 
 import discord
 
+from bot.cache import Lru
+
 from .pacing import URGENT
 
 # Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
@@ -24,9 +26,61 @@ FIRST_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render-first"
 DRAW_FIRST: contextvars.ContextVar[bool] = contextvars.ContextVar("draw_first", default=False)
 
 
-async def rendered(function: Callable[..., bytes], *args: Any) -> bytes:
-    pool = FIRST_POOL if DRAW_FIRST.get() or URGENT.get() else RENDER_POOL
-    return await asyncio.get_running_loop().run_in_executor(pool, function, *args)
+class Kept:
+    """A drawing function whose last ``size`` drawings are kept by their arguments: `rendered` hands a kept one
+    back on the event loop, with no trip to a drawing thread (where it would queue behind the drawings in
+    progress: the hand of a person whose cards did not change is most hand edits), and one in progress is
+    awaited, not drawn twice (a drawing begun ahead, `draw_ahead`). Only the event loop reads and stores them."""
+
+    def __init__(self, draw: Callable[..., bytes], size: int) -> None:
+        self.draw = draw
+        self.kept = Lru[tuple[Any, ...], bytes](size)
+        self._drawing: dict[tuple[Any, ...], asyncio.Future[bytes]] = {}
+
+    def __call__(self, *args: Any) -> bytes:
+        """Draw (or hand back) at once, on the caller's thread."""
+        if (png := self.kept.get(args)) is None:
+            self.kept[args] = png = self.draw(*args)
+        return png
+
+    def clear(self) -> None:
+        self.kept = Lru[tuple[Any, ...], bytes](self.kept.size)
+
+    def drawing(self, args: tuple[Any, ...], pool: ThreadPoolExecutor) -> asyncio.Future[bytes]:
+        """The drawing of ``args``, begun now on ``pool`` unless it is in progress; kept once done."""
+        if (future := self._drawing.get(args)) is not None:
+            return future
+        future = asyncio.get_running_loop().run_in_executor(pool, self.draw, *args)
+        self._drawing[args] = future
+
+        def done(finished: asyncio.Future[bytes]) -> None:
+            self._drawing.pop(args, None)
+            if not finished.cancelled() and finished.exception() is None:  # a failure is its awaiters' to see
+                self.kept[args] = finished.result()
+
+        future.add_done_callback(done)
+        return future
+
+
+def _pool() -> ThreadPoolExecutor:
+    return FIRST_POOL if DRAW_FIRST.get() or URGENT.get() else RENDER_POOL
+
+
+async def rendered(function: Callable[..., bytes] | Kept, *args: Any) -> bytes:
+    """``function(*args)`` drawn off the event loop (a `Kept` drawing made before: at once)."""
+    if not isinstance(function, Kept):
+        return await asyncio.get_running_loop().run_in_executor(_pool(), function, *args)
+    if (png := function.kept.get(args)) is not None:
+        return png
+    # Shielded: an awaiter that gives up (a click's answer out of time) must not cancel it for the others.
+    return await asyncio.shield(function.drawing(args, _pool()))
+
+
+def draw_ahead(function: Kept, *args: Any) -> None:
+    """Begin drawing what a person is about to wait for (a click's answer while its move is being stored), on
+    the pool of what they wait for; `rendered` then finds it drawn or in progress."""
+    if function.kept.peek(args) is None:
+        function.drawing(args, FIRST_POOL)
 
 
 @dataclass

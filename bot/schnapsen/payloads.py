@@ -6,7 +6,6 @@ no game button are in ``answers.py``."""
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
 from typing import Any
 
 import discord
@@ -20,8 +19,8 @@ from engine import PlayerView
 
 from .answers import add_rules_field, add_tally_field, replay_link
 from .components import CoachButton, GameActionButton, HandButton, HostButton, SeatButton
-from .content import Payload, rendered
-from .handmodel import HandModel, hand_model
+from .content import Kept, Payload, draw_ahead, rendered
+from .handmodel import HandModel, PlainHand, hand_model
 from .shellbuttons import DealReviewButton
 from .texts import (
     contract_name,
@@ -43,8 +42,7 @@ __all__ = ["Payload", "hand_payload", "result_payload", "stop_view", "table_payl
 log = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=1024)
-def _hand_png(
+def _draw_hand(
     cards: tuple[str, ...],
     playable: tuple[str, ...] | None,
     trump: str | None,
@@ -52,22 +50,25 @@ def _hand_png(
     lang: str,
     contract: str | None = None,
 ) -> bytes:
-    """A hand changes only for the player who acted: the other three DMs reuse their image. ``contract``: its
-    name, so that the image tells "no trump in this contract" from "trump not chosen yet"."""
+    """``contract``: its name, so that the image tells "no trump in this contract" from "trump not chosen yet"."""
     return render.render_hand(cards, playable, trump, deck, lang, contract)
 
 
-@lru_cache(maxsize=1024)
-def _turn_png(scene: render.TurnScene) -> bytes:
-    """A position's turn image, drawn once: a retried or repeated edit of the same position reuses it."""
+def _draw_turn(scene: render.TurnScene) -> bytes:
     return render.render_turn(scene)
 
 
-@lru_cache(maxsize=128)  # a table picture is about 30 KB (at most 150): a few MB
-def _table_png(scene: render.TableScene) -> bytes:
-    """A table's picture, drawn once per position: the table message shown again for a change the picture
-    does not show (a log line, a retried edit) reuses it."""
+def _draw_table(scene: render.TableScene) -> bytes:
     return render.render_table(scene)
+
+
+# A hand changes only for the player who acted: the other three DMs reuse their image.
+_hand_png = Kept(_draw_hand, 1024)
+# A position's turn image, drawn once: a retried or repeated edit of the same position reuses it.
+_turn_png = Kept(_draw_turn, 1024)
+# A table's picture, drawn once per position: the table message shown again for a change the picture does not
+# show (a log line, a retried edit) reuses it. About 30 KB (at most 150) each: a few MB.
+_table_png = Kept(_draw_table, 128)
 
 
 COLOUR_OF_PHASE = {"lobby": 0x2E7D32, "playing": 0x1565C0, "finished": 0xF9A825, "closed": 0x616161}
@@ -218,16 +219,28 @@ async def hand_message(model: HandModel) -> Payload:
         return payload
     # Everything is in the model, made before the render awaits: the buttons carry the position's version.
     payload.view = hand_buttons(model)
+    drawing, args = _hand_image(model.image)
+    payload.images = {"hand.png": await rendered(drawing, *args)}
     if isinstance(model.image, render.TurnScene):
-        payload.images = {"hand.png": await rendered(_turn_png, model.image)}
         payload.alt = {"hand.png": render.turn_alt_text(model.image)}
     else:
         hand = model.image
-        png = await rendered(_hand_png, hand.cards, None, hand.trump, hand.deck, hand.lang, hand.contract)
-        payload.images = {"hand.png": png}
         payload.alt = {"hand.png": render.hand_alt_text(hand.cards, None, hand.trump, hand.deck, hand.lang)}
     embed.set_image(url="attachment://hand.png")
     return payload
+
+
+def draw_hand_ahead(model: HandModel) -> None:
+    """Begin drawing the image of a hand message about to be sent (`content.draw_ahead`)."""
+    if model.image is not None:
+        drawing, args = _hand_image(model.image)
+        draw_ahead(drawing, *args)
+
+
+def _hand_image(image: PlainHand | render.TurnScene) -> tuple[Kept, tuple[Any, ...]]:
+    if isinstance(image, render.TurnScene):
+        return _turn_png, (image,)
+    return _hand_png, (image.cards, None, image.trump, image.deck, image.lang, image.contract)
 
 
 def hand_buttons(model: HandModel) -> discord.ui.View:

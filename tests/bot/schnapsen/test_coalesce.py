@@ -5,11 +5,13 @@ in BURST intervals; the last request is always run."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
 from bot import render
-from bot.schnapsen import payloads
+from bot.schnapsen import content, payloads
 from bot.schnapsen.coalesce import BURST, Coalescer
 
 LONG = 60.0  # an interval no test waits out: a job that had to wait for it would time the test out
@@ -120,7 +122,7 @@ def test_a_position_drawn_before_is_not_drawn_again(monkeypatch: pytest.MonkeyPa
         return draw(scene)
 
     monkeypatch.setattr(render, "render_table", counted)
-    payloads._table_png.cache_clear()
+    payloads._table_png.clear()
     names = ("Anna", "Ferdl", "Resi", "Mitzi")
     scene = render.TableScene(viewer_seat=None, seat_names=names, trick=((1, "HK"),), leader_seat=1, to_act_seat=2)
     moved = render.TableScene(viewer_seat=None, seat_names=names, trick=((1, "HK"), (2, "HA")), leader_seat=1,
@@ -129,6 +131,27 @@ def test_a_position_drawn_before_is_not_drawn_again(monkeypatch: pytest.MonkeyPa
     assert payloads._table_png(scene) == first  # the table message shown again for a new log line
     assert payloads._table_png(moved) != first
     assert drawn == [scene, moved]
+
+
+async def test_a_drawing_made_before_is_handed_back_without_a_trip_to_a_drawing_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A trip to a drawing thread queues behind the drawings in progress: a kept one is handed back at once."""
+    trips: list[object] = []
+
+    class CountedPool(ThreadPoolExecutor):
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            trips.append(args[0])
+            return super().submit(*args, **kwargs)
+
+    with CountedPool(max_workers=1) as pool:
+        monkeypatch.setattr(content, "RENDER_POOL", pool)
+        payloads._hand_png.clear()
+        hand = (("HA", "HK", "CQ"), None, "H", "french", "en")
+        first = await content.rendered(payloads._hand_png, *hand)
+        assert await content.rendered(payloads._hand_png, *hand) == first
+        assert await content.rendered(payloads._hand_png, ("HA", "HK"), None, "H", "french", "en") != first
+    assert len(trips) == 2
 
 
 async def test_the_moves_before_a_turn_leave_the_last_run_of_a_burst_to_the_turn() -> None:

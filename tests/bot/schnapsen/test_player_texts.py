@@ -127,7 +127,7 @@ def no_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_before_trump_is_named_the_hand_image_agrees_with_the_text(lang, drawn_words):
     table = new_table(lang, "doppeldeutsch", engine.STANDARD)
     table = replace(table, deal=engine.new_deal(table.rules, 3, engine.deal_hands(11, 3)))
-    payloads._hand_png.cache_clear()
+    payloads._hand_png.clear()
     payload = await payloads.hand_payload(table, 0, lang, "here")
     trump_field = next(field for field in payload.embeds[0].fields if field.name == t(lang, "table.trump"))
     assert trump_field.value == t(lang, "table.no_trump_yet")
@@ -139,7 +139,7 @@ async def test_before_trump_is_named_the_hand_image_agrees_with_the_text(lang, d
 async def test_a_contract_without_trumps_draws_no_trump(drawn_words):
     deal = finished_deal("bettler_made")
     table = table_with(deal._replace(result=None))
-    payloads._hand_png.cache_clear()
+    payloads._hand_png.clear()
     await payloads.hand_payload(table, 0, "en", "here")
     assert "No trump" in drawn_words and "Trump not chosen yet" not in drawn_words
 
