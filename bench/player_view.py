@@ -33,7 +33,9 @@ to the person's client:
 Each as p50 / p95 / max; a click whose view never came within 5 s after the window is counted as never (and
 as infinitely slow in the percentiles). Beside them: the REST calls per accepted click on the bot token's
 global limit (calls not through an interaction token, as bot_bench.py counts them), and the clicks answered
-"out of date". The bot runs the working tree as it is.
+"out of date"; how busy the bot's core was and how late its event loop woke a task sleeping 10 ms (every wait
+of the bot, on Discord or the database, waits as long again), and the same for the fake Discord and the people
+(a late fake delays every figure it measures). The bot runs the working tree as it is.
 """
 
 from __future__ import annotations
