@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,6 +238,40 @@ async def test_a_release_that_fails_on_its_way_with_the_next_member_fails_the_wh
     assert committed_rows(path) == {}
     await db.meta.set("next", "1")
     assert committed_rows(path) == {"next": "1"}
+
+
+async def test_a_member_cancelled_while_its_trip_runs_undoes_only_its_own_writes(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The earlier member's RELEASE, this one's SAVEPOINT and its statement are in aiosqlite's thread when its task
+    is cancelled: what it wrote is undone once the trip has run, the others' writes are committed."""
+    entered, release = threading.Event(), threading.Event()
+    slow = "INSERT INTO meta (key, value) VALUES ('cancelled', 'x')"
+
+    def held_in_the_thread() -> None:
+        entered.set()
+        release.wait(10)
+
+    watch_statements(db, monkeypatch, {slow: held_in_the_thread})
+
+    async def cancelled() -> None:
+        async with db.transaction():
+            await db.core.execute(slow)
+
+    first = hold_a_write(db, "first")
+    await first.holding.wait()
+    second, third = asyncio.create_task(db.meta.set("second", "1")), asyncio.create_task(cancelled())
+    await until_writers_wait(db, 2)
+    first.may_end.set()
+    assert await asyncio.to_thread(entered.wait, 10)
+    third.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await third
+    await asyncio.gather(first.task, second)
+    assert committed_rows(path) == {"first": "1", "second": "1"}
+    await db.meta.set("next", "1")
+    assert committed_rows(path) == {"first": "1", "second": "1", "next": "1"}
 
 
 async def test_a_batch_left_open_for_a_writer_cancelled_before_its_turn_is_committed_all_the_same(
