@@ -38,7 +38,7 @@ class Kept:
         self._drawing: dict[tuple[Any, ...], asyncio.Future[bytes]] = {}
 
     def __call__(self, *args: Any) -> bytes:
-        """Draw (or hand back) at once, on the caller's thread."""
+        """Draw (or hand back) at once, where no event loop runs (a script, a test)."""
         if (png := self.kept.get(args)) is None:
             self.kept[args] = png = self.draw(*args)
         return png

@@ -130,6 +130,20 @@ async def test_a_clicks_answer_is_drawn_while_its_move_is_stored_and_only_once(
     assert len(drawings) == len(set(map(repr, drawings))), "the answer was not drawn a second time"
 
 
+async def test_a_drawing_begun_ahead_that_fails_does_not_fail_the_click(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, _, table = await alice_and_three_ai(world, target=3)
+    hand, button = await alices_turn(world, table, alice)
+
+    def broken(model: object) -> None:
+        raise RuntimeError("the drawing pool is gone")
+
+    monkeypatch.setattr(payloads, "draw_hand_ahead", broken)
+    click = await fake_discord.click(alice, hand, button["custom_id"])
+    assert (await click.wait_response()).type == UPDATE_MESSAGE
+
+
 async def test_a_stop_between_the_commit_and_the_answer_leaves_the_click_unacknowledged_and_the_move_done(
     fake_discord: FakeDiscord, world: Table
 ) -> None:
