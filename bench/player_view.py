@@ -466,8 +466,9 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
     print(
         f"accepted game clicks in the window: {f['accepted']} ({f['clicks_per_s']} a second); first clicks refused "
         f"{f['first_clicks_refused']}, not answered within 3 s {f['first_clicks_unanswered']}; tables opened in "
-        f"{f['open_seconds']} s; bot core busy {f['bot_core']}, its event loop late p50 / p95 {f['bot_late_ms']} ms; the fake's and the people's core busy "
-        f"{f['fake_core']}, their event loop late p50 / p95 {f['fake_late_ms']} ms"
+        f"{f['open_seconds']} s; bot core busy {f['bot_core']}, its event loop late p50 / p95 {f['bot_late_ms']} "
+        f"ms; the fake's and the people's core busy {f['fake_core']}, their event loop late p50 / p95 "
+        f"{f['fake_late_ms']} ms"
     )
     print("| what a player sees, from the click (+ the latency back to their client) | p50 | p95 | max | clicks | never |")
     print("|---|---|---|---|---|---|")
