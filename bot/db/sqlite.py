@@ -214,13 +214,6 @@ class SqliteCore(DatabaseCore):
             except _DueFailed as failed:
                 self._due_failed = True
                 raise failed.err from None
-        if kind == "chain":  # without a shared trip (no ``Connection._execute``)
-            results = []
-            for chained_sql, chained_params in params:
-                results.append(rows := list(await self._conn.execute_fetchall(chained_sql, chained_params)))
-                if not rows:
-                    break
-            return results
         if kind == "rows":
             return list(await self._conn.execute_fetchall(sql, params))
         if kind == "count":
@@ -446,6 +439,8 @@ class SqliteCore(DatabaseCore):
     async def fetch_chain(self, statements: Sequence[tuple[str, Iterable[Any]]]) -> list[list[Row]]:
         if not (self._writing and self._owner is asyncio.current_task()):
             raise RuntimeError("database writes run inside `async with db.transaction():`")
+        if not TRIPS_SHARED:  # one statement a trip, as every engine can
+            return await super().fetch_chain(statements)
         chain = [(sql, tuple(params)) for sql, params in statements]
         return cast(list[list[Row]], await self._statement("chain", "", chain))
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.db import Database
+from bot.db import sqlite as sqlite_core
 from tests.bot.db.conftest import MakeTable, watch_statements
 from tests.bot.db.test_db_records import HANDS, NOW
 
@@ -165,6 +166,27 @@ async def test_a_move_alone_is_one_trip_and_its_commit_another(
     trips = count_trips(db, monkeypatch)
     assert await db.records.append_move(table.id, 0, "N trump H", NOW) == (0, table.version + 1)
     assert len(trips) == 2
+
+
+async def test_without_a_shared_trip_the_statements_go_one_by_one_in_the_same_order(
+    db: Database, path: Path, make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An aiosqlite without ``Connection._execute``: the framing statements and a move's chain are sent alone."""
+    monkeypatch.setattr(sqlite_core, "TRIPS_SHARED", False)
+    table = await make_table()
+    await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    sent = watch_statements(db, monkeypatch, {})
+    assert await db.records.append_move(table.id, 0, "N trump H", NOW) == (0, table.version + 1)
+    assert sent[0] == "BEGIN IMMEDIATE" and sent[-1] == "COMMIT" and len(sent) == 4
+    keys = ["first", "second", "third"]
+    assert await write_behind(db, asyncio.Event(), path, keys) == [True] * 3
+    insert = "INSERT INTO meta (key, value) VALUES (?, 'x')"
+    assert sent[4:] == [
+        "BEGIN IMMEDIATE", insert,
+        "SAVEPOINT member", insert,
+        "RELEASE member", "SAVEPOINT member", insert,
+        "RELEASE member", "COMMIT",
+    ]  # fmt: skip
 
 
 async def test_a_transaction_that_sends_no_statement_costs_no_trip(
