@@ -37,7 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import discord
 import discord.webhook.async_
 
-from bench.child_bot import add_fake_discord_arguments, bot_for_fake_discord, run_until_sigterm
+from bench.child_bot import (
+    add_fake_discord_arguments,
+    bot_for_fake_discord,
+    run_until_sigterm,
+    watch_lateness,
+)
 from bot import render
 from bot.client import SchnapsenBot
 from bot.schnapsen import drivers
@@ -239,16 +244,6 @@ def thread_role(thread: threading.Thread) -> str:
     if thread.name.startswith("asyncio"):  # asyncio.to_thread: the AI worker pipes' polls, greedy
         return "to_thread"
     return "other threads"
-
-
-async def watch_lateness(lateness: list[tuple[float, float]]) -> None:
-    """How late the bot's event loop wakes a task that sleeps 10 ms (each a continuation of the bot's
-    waits, an answer from Discord or the database, waits as long), as (monotonic time, ms late)."""
-    loop = asyncio.get_running_loop()
-    while True:
-        asked = loop.time()
-        await asyncio.sleep(0.01)
-        lateness.append((time.monotonic(), (loop.time() - asked - 0.01) * 1000))
 
 
 async def serve(args: argparse.Namespace) -> dict[str, object]:

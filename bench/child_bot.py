@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import time
 from collections.abc import Callable
 
 import discord
@@ -81,3 +82,13 @@ async def run_until_sigterm(bot: SchnapsenBot, *, before_close: Callable[[], Non
         await bot.close()
         if runner.done() and runner.exception() is not None:
             raise runner.exception()  # type: ignore[misc]
+
+
+async def watch_lateness(lateness: list[tuple[float, float]]) -> None:
+    """Until cancelled: how late this process's event loop wakes a task that sleeps 10 ms, as (monotonic time, ms
+    late). Every wait of the process (an answer from Discord or the database) waits as long again."""
+    loop = asyncio.get_running_loop()
+    while True:
+        asked = loop.time()
+        await asyncio.sleep(0.01)
+        lateness.append((time.monotonic(), (loop.time() - asked - 0.01) * 1000))

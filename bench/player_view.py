@@ -81,6 +81,7 @@ from bench.bot_bench import (
     start_child,
     stop_child,
 )
+from bench.child_bot import watch_lateness
 from devtools.fakediscord import FakeGuild, FakeInteraction, FakeMessage, FakeUser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -303,12 +304,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(SETTLE_SECONDS)
             calls_start, start = rest_calls(fake), time.monotonic()
             cpu_start, fake_cpu_start = bot_cpu_seconds(child.pid), bot_cpu_seconds(os.getpid())
-            lateness = asyncio.create_task(loop_lateness(args.seconds))
+            fake_late: list[tuple[float, float]] = []  # the fake's event loop (the people's too)
+            watch = asyncio.create_task(watch_lateness(fake_late))
             await asyncio.sleep(args.seconds)
+            watch.cancel()
             calls_end, end = rest_calls(fake), time.monotonic()
             cpu_end, fake_cpu_end = bot_cpu_seconds(child.pid), bot_cpu_seconds(os.getpid())
             fake_load["fake_core"] = round((fake_cpu_end - fake_cpu_start) / (end - start), 2)
-            fake_load["fake_late"] = await lateness
+            fake_load["fake_late"] = [late for _, late in fake_late]
             people.stopping = True
             await asyncio.sleep(GRACE_SECONDS)
         finally:
@@ -318,17 +321,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return figures(args, fake, tables, start, end, open_seconds, calls_start, calls_end, cpu_end - cpu_start, report)
 
 
-async def loop_lateness(seconds: float) -> list[float]:
-    """How late the fake's event loop (the people's too) wakes a task that sleeps 10 ms, over ``seconds``: a
-    late fake delays every figure it measures, so the bench says how late it was."""
-    late: list[float] = []
-    loop = asyncio.get_running_loop()
-    until = loop.time() + seconds
-    while loop.time() < until:
-        asked = loop.time()
-        await asyncio.sleep(0.01)
-        late.append((loop.time() - asked - 0.01) * 1000)
-    return late
+def p50_p95(values: list[float]) -> list[float] | None:
+    return [round(statistics.median(values), 1), round(percentile(values, 0.95), 1)] if values else None
 
 
 def bot_cpu_seconds(pid: int) -> float:
@@ -409,12 +403,8 @@ def figures(
         "rest": rest,
         "bot_core": round(bot_cpu / window, 2),
         "fake_core": report.get("fake_core"),
-        "bot_late_ms": [round(statistics.median(late), 1), round(percentile(late, 0.95), 1)]
-        if (late := [ms for at, ms in report.get("loop_late", []) if start <= at <= end])
-        else None,
-        "fake_late_ms": [round(statistics.median(late), 1), round(percentile(late, 0.95), 1)]
-        if (late := report.get("fake_late"))
-        else None,
+        "bot_late_ms": p50_p95([ms for at, ms in report.get("loop_late", []) if start <= at <= end]),
+        "fake_late_ms": p50_p95(report.get("fake_late", [])),  # a late fake delays every figure it measures
         "http_429_retried": report.get("http_429_retried", 0),
         "http_429_surfaced": report.get("http_429_surfaced", 0),
     }
