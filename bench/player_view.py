@@ -402,6 +402,8 @@ def figures(
         "first_clicks_unanswered": sum(1 for c in clicks if c.interaction.response is None),
         "rest": rest,
         "bot_core": round(bot_cpu / window, 2),
+        # What saturates the core: every interaction costs, a second click on a stale message as well.
+        "bot_cpu_ms_per_interaction": round(1000 * bot_cpu / max(1, len(clicks) + len(repeats)), 2),
         "fake_core": report.get("fake_core"),
         "bot_late_ms": p50_p95([ms for at, ms in report.get("loop_late", []) if start <= at <= end]),
         "fake_late_ms": p50_p95(report.get("fake_late", [])),  # a late fake delays every figure it measures
@@ -456,7 +458,8 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
     print(
         f"accepted game clicks in the window: {f['accepted']} ({f['clicks_per_s']} a second); first clicks refused "
         f"{f['first_clicks_refused']}, not answered within 3 s {f['first_clicks_unanswered']}; tables opened in "
-        f"{f['open_seconds']} s; bot core busy {f['bot_core']}, its event loop late p50 / p95 {f['bot_late_ms']} "
+        f"{f['open_seconds']} s; bot core busy {f['bot_core']} ({f['bot_cpu_ms_per_interaction']} ms of CPU per interaction, "
+        f"first and second clicks), its event loop late p50 / p95 {f['bot_late_ms']} "
         f"ms; the fake's and the people's core busy {f['fake_core']}, their event loop late p50 / p95 "
         f"{f['fake_late_ms']} ms"
     )
