@@ -165,6 +165,12 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
             return None
         return None
 
+    @classmethod
+    def moved_on(cls, button: ButtonId, table: TableSnapshot) -> bool:
+        """Whether ``button`` is a move for a position the table has left: ``act`` refuses it as out of date
+        whatever else holds, as the version only grows, so it can be answered before any other check."""
+        return button.verb in cls.VERBS and button.version < table.version
+
     @property
     def works_in_dm(self) -> bool:
         return True
@@ -185,7 +191,6 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         service, runtime = interaction.client.service, interaction.client.runtime
         started = asyncio.get_running_loop().time()
         held = runtime.answers.hold_hand(self.table, self.seat, interaction)
-        runtime.answers.draw_ahead(self.table, self.seat, self.action, self.button.version, interaction.user.id)
         try:
             await service.act(
                 self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,

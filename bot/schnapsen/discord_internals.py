@@ -1,7 +1,7 @@
 """The private parts of discord.py the shell relies on, each behind one named function, and nowhere else.
 
 Handing a click to the process that serves its table (``routing.py``) needs what discord.py offers no public
-way to do: to see a click before discord.py parses it, to acknowledge a click known only by Discord's payload,
+way to do: to see a click before discord.py parses it, to answer a click known only by Discord's payload,
 to tell an interaction that another process acknowledged it (or has not yet), to rebuild an interaction from a
 stored payload, and to match a custom id against a button family's compiled template. A discord.py release may
 rename any of them: ``tests/bot/schnapsen/test_discord_internals.py`` fails then, and pyproject.toml pins
@@ -57,9 +57,16 @@ def compiled_template(family: type[discord.ui.DynamicItem[Any]]) -> re.Pattern[s
     return pattern
 
 
-async def send_deferred_update(client: discord.Client, interaction_id: int, token: str) -> None:
-    """Acknowledge a click known only by its id and token, as discord.py's ``defer`` does (a deferred update),
-    through discord.py's own HTTP session and proxy settings. Raises ``discord.HTTPException`` as ``defer``."""
+async def send_callback(
+    client: discord.Client,
+    interaction_id: int,
+    token: str,
+    response_type: discord.InteractionResponseType,
+    data: dict[str, Any] | None = None,
+) -> None:
+    """Answer an interaction known only by its id and token in its callback, as discord.py's ``defer`` or
+    ``send_message`` does (``data``: the answer's message, if any), through discord.py's own HTTP session and
+    proxy settings. Raises ``discord.HTTPException`` as they do."""
     http = client.http
     await async_context.get().create_interaction_response(
         interaction_id,
@@ -67,5 +74,5 @@ async def send_deferred_update(client: discord.Client, interaction_id: int, toke
         session=http._HTTPClient__session,  # type: ignore[attr-defined]  # name-mangled: discord.py's session
         proxy=http.proxy,
         proxy_auth=http.proxy_auth,
-        params=interaction_response_params(discord.InteractionResponseType.deferred_message_update.value),
+        params=interaction_response_params(response_type.value, data),
     )

@@ -61,11 +61,35 @@ async def acknowledge_raw(bot: SchnapsenBot, data: dict[str, Any]) -> None:
     ``defer`` sends it; a click answered already (by the owner it was handed to, quicker than this, or by an
     acknowledgement whose reply was lost) counts as done."""
     try:
-        await discord_internals.send_deferred_update(bot, int(data["id"]), str(data["token"]))
+        await discord_internals.send_callback(
+            bot, int(data["id"]), str(data["token"]), discord.InteractionResponseType.deferred_message_update
+        )
     except discord.HTTPException as err:
         if err.code != ALREADY_ACKNOWLEDGED:
             raise
         log.info("interaction %s was answered already (by the process it was handed to); carrying on", data["id"])
+
+
+async def refuse_raw(bot: SchnapsenBot, data: dict[str, Any], mistake: UserError) -> None:
+    """A click known only by Discord's payload refused as ``report_error`` refuses one: an ephemeral answer in
+    its callback, in the user's language (``routing.py`` answers a click on a button whose position has moved on
+    before discord.py parses it). An answer that cannot be given is logged; nothing depends on it."""
+    lang = language_for_locale(data.get("locale"))
+    text = {"content": error_text(lang, mistake), "flags": discord.MessageFlags(ephemeral=True).value}
+    try:
+        await discord_internals.send_callback(
+            bot, int(data["id"]), str(data["token"]), discord.InteractionResponseType.channel_message, text
+        )
+    except discord.HTTPException as http_err:
+        user = (data.get("member") or data).get("user") or {}
+        custom_id = (data.get("data") or {}).get("custom_id")
+        log.warning(
+            "could not answer user=%s custom_id=%s with %s: %s",
+            user.get("id"),
+            custom_id,
+            mistake.key,
+            http_err,
+        )
 
 
 def _not_answered_yet(interaction: Interaction, err: discord.HTTPException) -> bool:

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -29,11 +29,12 @@ import discord
 from bot.cache import Lru
 from bot.db.inbox import InboxClick
 from bot.game.core import HandedClick
+from bot.game.errors import UserError
 
 from . import discord_internals
-from .components import COMPONENTS, TableButton
+from .components import COMPONENTS, GameActionButton, TableButton
 from .ids import ButtonId
-from .replies import acknowledge_raw
+from .replies import acknowledge_raw, refuse_raw
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -46,35 +47,46 @@ KEPT_NOT_HANDED = 512  # clicks that could not be stored, remembered until their
 
 
 class ClickRouter:
-    """Applies a click here, or hands it to the process serving its table.
+    """Sees every click before discord.py parses it: answers at once a move whose position has moved on, applies
+    a click here, or hands it to the process serving its table.
 
-    In a process with shards, a table button's click for a table not in memory here is handed on as Discord
-    sent it, before discord.py builds an interaction, a message and a view for it (a DM click for another
-    process's table costs this process one insert and its acknowledgement)."""
+    Quick clickers click again on a hand not updated yet, about as often as they make moves; such a click is
+    refused as out of date at once, from Discord's payload, without discord.py building an interaction, a
+    message and a view for it. In a process with shards, a table button's click for a table not in memory here
+    is handed on as Discord sent it (a DM click for another process's table costs this process one insert and
+    its acknowledgement)."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
         self.service = bot.service
         # Why the router could not store a click, by interaction id, until discord.py's run of it reaches route.
         self._not_handed = Lru[int, Exception](KEPT_NOT_HANDED)
-        self._handing: set[asyncio.Task[None]] = set()
+        self._running: set[asyncio.Task[None]] = set()
         self._parser: Callable[[Any], None] | None = None
-        if self.service.sharded:
-            self._hand_on_before_parsing()
+        self._see_clicks_before_parsing()
 
-    def _hand_on_before_parsing(self) -> None:
+    def _see_clicks_before_parsing(self) -> None:
         parse = self._parser = discord_internals.interaction_parser(self.bot)
 
-        def hand_on_or_parse(data: Any) -> None:
-            table_id = table_of_button_click(data)
-            if table_id is None or self.service.snapshot(table_id) is not None:
+        def refuse_hand_on_or_parse(data: Any) -> None:
+            button = button_of_click(data)
+            table = None if button is None else self.service.snapshot(button.table)
+            if button is not None and table is not None and GameActionButton.moved_on(button, table):
+                self._run(
+                    refuse_raw(self.bot, data, UserError("error.stale")),
+                    f"refuse a click, table {button.table}",
+                )
+            elif button is not None and table is None and self.service.sharded:
+                self._run(self._hand_on(data, button.table, parse), f"hand on a click, table {button.table}")
+            else:
                 parse(data)
-                return
-            task = asyncio.create_task(self._hand_on(data, table_id, parse), name=f"hand on a click, table {table_id}")
-            self._handing.add(task)
-            task.add_done_callback(self._handing.discard)
 
-        discord_internals.replace_interaction_parser(self.bot, hand_on_or_parse)
+        discord_internals.replace_interaction_parser(self.bot, refuse_hand_on_or_parse)
+
+    def _run(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(work, name=name)
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
 
     async def _hand_on(self, data: dict[str, Any], table_id: int, parse: Callable[[Any], None]) -> None:
         # Stored first, acknowledged only after the commit (issue 35): a click the person saw accepted waits in
@@ -105,7 +117,7 @@ class ClickRouter:
         if self._parser is not None:
             discord_internals.replace_interaction_parser(self.bot, self._parser)
             self._parser = None
-        for task in self._handing:
+        for task in self._running:
             task.cancel()
 
     async def route(self, interaction: discord.Interaction[Any], table_id: int) -> bool:
@@ -118,13 +130,12 @@ class ClickRouter:
         return True
 
 
-def table_of_button_click(data: Any) -> int | None:
-    """The table of a table button's click (Discord's INTERACTION_CREATE payload), else None."""
+def button_of_click(data: Any) -> ButtonId | None:
+    """The table button of a click (Discord's INTERACTION_CREATE payload), else None."""
     if not isinstance(data, dict) or data.get("type") != COMPONENT_INTERACTION:
         return None
     custom_id = (data.get("data") or {}).get("custom_id")
-    button = ButtonId.parse(custom_id) if isinstance(custom_id, str) else None
-    return None if button is None else button.table
+    return ButtonId.parse(custom_id) if isinstance(custom_id, str) else None
 
 
 class ClickInbox:

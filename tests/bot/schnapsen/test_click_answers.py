@@ -9,6 +9,7 @@ import dataclasses
 import threading
 from typing import Any
 
+import discord
 import pytest
 
 from bot import render
@@ -173,15 +174,25 @@ async def test_a_stop_between_the_commit_and_the_answer_leaves_the_click_unackno
 
 
 async def test_a_refused_click_is_answered_with_the_refusal_alone(fake_discord: FakeDiscord, world: Table) -> None:
-    alice, _, table = await alice_and_three_ai(world, target=3)
+    alice, bot, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
     await world.click_and_settle(alice, hand, button["custom_id"])
+    built: list[discord.Interaction[Any]] = []
 
+    async def interaction_built(interaction: discord.Interaction[Any]) -> None:
+        built.append(interaction)
+
+    bot.add_listener(interaction_built, "on_interaction")
     # The same card again, from a client that still shows it: it was played already. The refusal is the
     # click's only answer (the AI plays on meanwhile, so the record is checked by the tests of forged clicks).
     again = await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"])
     assert "out of date" in (await ephemeral_reply(again)).lower()
     assert again.response_type == 4 and not again.followups
+    # Quick clickers click again about as often as they move: such a click is refused from Discord's payload,
+    # in the person's language, before discord.py builds an interaction, a message and a view for it.
+    german = await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"], locale="de")
+    assert "veraltet" in (await ephemeral_reply(german)).lower()
+    assert built == []
 
 
 async def a_quickly_filled_lobby(world: Table) -> tuple[FakeUser, CurrentTable]:

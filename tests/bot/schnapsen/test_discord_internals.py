@@ -80,8 +80,21 @@ def test_a_button_familys_compiled_template_is_what_discord_py_matches() -> None
     assert discord_internals.compiled_template(GameActionButton).fullmatch("bs:7:9:play:HA")
 
 
-async def test_a_raw_acknowledgement_posts_a_deferred_update_through_discord_pys_session(
+REFUSAL = {"content": "out of date", "flags": 64}
+
+
+@pytest.mark.parametrize(
+    ("response_type", "data", "posted"),
+    [
+        (discord.InteractionResponseType.deferred_message_update, None, {"type": 6}),
+        (discord.InteractionResponseType.channel_message, REFUSAL, {"type": 4, "data": REFUSAL}),
+    ],
+)
+async def test_a_raw_callback_posts_its_answer_through_discord_pys_session(
     monkeypatch: pytest.MonkeyPatch,
+    response_type: discord.InteractionResponseType,
+    data: dict[str, Any] | None,
+    posted: dict[str, Any],
 ) -> None:
     received: list[tuple[str, Any]] = []
 
@@ -101,11 +114,11 @@ async def test_a_raw_acknowledgement_posts_a_deferred_update_through_discord_pys
     session = aiohttp.ClientSession()
     monkeypatch.setattr(client.http, "_HTTPClient__session", session)
     try:
-        await discord_internals.send_deferred_update(client, 1100, "the-token")
+        await discord_internals.send_callback(client, 1100, "the-token", response_type, data)
     finally:
         await session.close()
         await runner.cleanup()
-    assert received == [("/api/v10/interactions/1100/the-token/callback", {"type": 6})]
+    assert received == [("/api/v10/interactions/1100/the-token/callback", posted)]
 
 
 def test_no_other_module_of_the_bot_reaches_into_discord_pys_privates() -> None:
