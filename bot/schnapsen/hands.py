@@ -45,6 +45,9 @@ NO_MENTIONS = discord.AllowedMentions.none()
 REMEMBERED_LANGUAGES = 10_000  # people whose Discord language we remember (least recently seen forgotten)
 REMEMBERED_DM_CHANNELS = 10_000  # people whose DM channel with the bot we remember (it never changes)
 REMEMBERED_DM_CLICKS = 10_000  # hand DMs whose latest click's token we keep (each is used only while fresh)
+# Hand models of the latest positions: one change asks for each seat's model several times (is it changed, its
+# edit, the click's answer), all of the same snapshot.
+KEPT_MODELS = 512
 UNKNOWN_MESSAGE = 10008
 # The token expired (Invalid Webhook Token, Unknown Webhook) or the ephemeral message is gone.
 CHANNEL_HAND_GONE = frozenset({50027, 10015, UNKNOWN_MESSAGE})
@@ -73,6 +76,8 @@ class Hands:
         # Daily attempt played in a channel -> its player's latest ephemeral hand (outlives the table's memory, for
         # the last deal's result and the closing notice, delivered once the table is closed).
         self.private_hands = Lru[int, ChannelHand](REMEMBERED_DM_CLICKS)
+        # (snapshot's id, seat, language, place, deal's id, order) -> the model and the objects it was made of.
+        self._models = Lru[tuple[object, ...], tuple[TableSnapshot, engine.DealState | None, HandModel]](KEPT_MODELS)
 
     # --- whose hand, where, in which language ----------------------------------------------------------
 
@@ -100,9 +105,16 @@ class Hands:
     def model(
         self, table: TableSnapshot, seat: int, user_id: int, deal: engine.DealState | None = None
     ) -> HandModel:
-        """The seat's hand as ``user_id`` sees it: in their language and order (``deal``: a finished one)."""
-        lang, where = self.user_lang(table, user_id), self.where(table)
-        return hand_model(table, seat, lang, where, deal, self.hand_order(user_id))
+        """The seat's hand as ``user_id`` sees it: in their language and order (``deal``: a finished one). Made
+        once per snapshot (snapshots are immutable; one is replaced, never changed, by the next change)."""
+        lang, where, order = self.user_lang(table, user_id), self.where(table), self.hand_order(user_id)
+        key = (id(table), seat, lang, where, id(deal), order)
+        kept = self._models.get(key)
+        if kept is not None and kept[0] is table and kept[1] is deal:  # an id is reused only after its object died
+            return kept[2]
+        model = hand_model(table, seat, lang, where, deal, order)
+        self._models[key] = (table, deal, model)
+        return model
 
     async def payload(self, table: TableSnapshot, seat: int, lang: str, user_id: int) -> Payload:
         """The seat's hand in ``lang`` (the language of a click's answer), in ``user_id``'s order."""
