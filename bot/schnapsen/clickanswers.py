@@ -19,14 +19,10 @@ import contextlib
 import logging
 from collections import Counter
 from collections.abc import Awaitable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-import engine
-from bot.game.core import checked_move
-from bot.game.errors import UserError
 from bot.game.table import TableSnapshot
 
 from . import payloads
@@ -102,23 +98,6 @@ class ClickAnswers:
         table = self.messages.service.snapshot(table_id)
         if table is not None:
             self.hands.refresh_if_changed(table, seat)
-
-    def draw_ahead(self, table: TableSnapshot, seat: int, action: engine.Action, version: int, user_id: int) -> None:
-        """While a click's move is being stored: begin drawing what the move will show the clicker (the answer)
-        and the next person (their turn), so that neither waits for a drawing once it is stored. A click the
-        table refuses draws nothing; one whose drawings turn out not to be needed cost a drawing each. Never
-        raises: a drawing begun ahead is a saving, and its failure must not fail the click."""
-        try:
-            after, _ = checked_move(table, seat, action, version, user_id)
-            moved = replace(table, deal=after)
-            payloads.draw_hand_ahead(self.hands.model(moved, seat, user_id))
-            to_act, occupant = after.to_act, moved.seats[after.to_act] if after.to_act is not None else None
-            if to_act is not None and occupant is not None and occupant.user_id and self.hands.turn_of(moved, to_act):
-                payloads.draw_hand_ahead(self.hands.model(moved, to_act, occupant.user_id))
-        except UserError:
-            return
-        except Exception:
-            log.exception("table %s: drawing a click's answer ahead failed; it is drawn after the commit", table.id)
 
     async def answer_move(
         self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float

@@ -30,7 +30,7 @@ class Kept:
     """A drawing function whose last ``size`` drawings are kept by their arguments: `rendered` hands a kept one
     back on the event loop, with no trip to a drawing thread (where it would queue behind the drawings in
     progress: the hand of a person whose cards did not change is most hand edits), and one in progress is
-    awaited, not drawn twice (a drawing begun ahead, `draw_ahead`). Only the event loop reads and stores them."""
+    awaited, not drawn twice. Only the event loop reads and stores them."""
 
     def __init__(self, draw: Callable[..., bytes], size: int) -> None:
         self.draw = draw
@@ -74,13 +74,6 @@ async def rendered(function: Callable[..., bytes] | Kept, *args: Any) -> bytes:
         return png
     # Shielded: an awaiter that gives up (a click's answer out of time) must not cancel it for the others.
     return await asyncio.shield(function.drawing(args, _pool()))
-
-
-def draw_ahead(function: Kept, *args: Any) -> None:
-    """Begin drawing what a person is about to wait for (a click's answer while its move is being stored), on
-    the pool of what they wait for; `rendered` then finds it drawn or in progress."""
-    if function.kept.peek(args) is None:
-        function.drawing(args, FIRST_POOL)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from engine import PlayerView
 
 from .answers import add_rules_field, add_tally_field, replay_link
 from .components import CoachButton, GameActionButton, HandButton, HostButton, SeatButton
-from .content import Kept, Payload, draw_ahead, rendered
+from .content import Kept, Payload, rendered
 from .handmodel import HandModel, PlainHand, hand_model
 from .shellbuttons import DealReviewButton
 from .texts import (
@@ -228,13 +228,6 @@ async def hand_message(model: HandModel) -> Payload:
         payload.alt = {"hand.png": render.hand_alt_text(hand.cards, None, hand.trump, hand.deck, hand.lang)}
     embed.set_image(url="attachment://hand.png")
     return payload
-
-
-def draw_hand_ahead(model: HandModel) -> None:
-    """Begin drawing the image of a hand message about to be sent (`content.draw_ahead`)."""
-    if model.image is not None:
-        drawing, args = _hand_image(model.image)
-        draw_ahead(drawing, *args)
 
 
 def _hand_image(image: PlainHand | render.TurnScene) -> tuple[Kept, tuple[Any, ...]]:

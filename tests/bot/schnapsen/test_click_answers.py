@@ -12,9 +12,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot import render
 from bot.client import SchnapsenBot
-from bot.schnapsen import payloads
 from bot.schnapsen.clickanswers import drawn_first
 from bot.schnapsen.content import rendered
 from devtools.fakediscord import FakeDiscord, FakeUser
@@ -98,51 +96,6 @@ async def test_a_click_is_not_acknowledged_before_its_move_is_stored(fake_discor
     assert "went wrong" in (await ephemeral_reply(click)).lower() or click.response_type == 4
     assert click.response_type == 4
     assert await world.action_count(table.id) == actions
-
-
-async def test_a_clicks_answer_is_drawn_while_its_move_is_stored_and_only_once(
-    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    alice, bot, table = await alice_and_three_ai(world, target=3)
-    hand, button = await alices_turn(world, table, alice)
-    drawings: list[object] = []  # what was drawn of a hand (alice's alone: the AI seats have no hand message)
-    drawn = threading.Event()
-
-    def counted(draw: Any) -> Any:
-        def drawing(*args: Any, **kwargs: Any) -> bytes:
-            drawings.append(args)
-            drawn.set()
-            return bytes(draw(*args, **kwargs))
-
-        return drawing
-
-    monkeypatch.setattr(render, "render_hand", counted(render.render_hand))
-    monkeypatch.setattr(render, "render_turn", counted(render.render_turn))
-    payloads._hand_png.clear()  # drawings of an earlier test's deal
-    payloads._turn_png.clear()
-    entered, release, _ = held_commits(bot)
-
-    click = await fake_discord.click(alice, hand, button["custom_id"])
-    await entered.wait()
-    assert await asyncio.to_thread(drawn.wait, 10), "the answer is drawn while the move is being stored"
-    assert click.response is None
-    release.set()
-    assert (await click.wait_response()).type == UPDATE_MESSAGE
-    assert len(drawings) == len(set(map(repr, drawings))), "the answer was not drawn a second time"
-
-
-async def test_a_drawing_begun_ahead_that_fails_does_not_fail_the_click(
-    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    alice, _, table = await alice_and_three_ai(world, target=3)
-    hand, button = await alices_turn(world, table, alice)
-
-    def broken(model: object) -> None:
-        raise RuntimeError("the drawing pool is gone")
-
-    monkeypatch.setattr(payloads, "draw_hand_ahead", broken)
-    click = await fake_discord.click(alice, hand, button["custom_id"])
-    assert (await click.wait_response()).type == UPDATE_MESSAGE
 
 
 async def test_a_stop_between_the_commit_and_the_answer_leaves_the_click_unacknowledged_and_the_move_done(
