@@ -155,13 +155,14 @@ class Messages:
     def _table_interval(self, table: TableSnapshot) -> float:
         """How often a table message is edited at most. The lobby's and a finished Bummerl's buttons are what
         people wait for (urgent: at once). While a deal runs, every card should show within a second: through
-        a fresh click's token (exempt from the global limit; 5 edits per 2 s per token) at half the edit
-        interval; with the bot token, the table message waits out its longer interval (only the latest is drawn;
-        the hands show each move)."""
+        a fresh click's token (exempt from the global limit; 5 edits per 2 s per token) at the edit interval, so
+        a card after a pause shows at once and quick cards once a second (each edit is a table image drawn:
+        a tenth of a quick click's CPU at half the interval); with the bot token, the table message waits out its
+        longer interval (only the latest is drawn; the hands show each move)."""
         settings = self.bot.settings
         click = None if table.table_message_id is None else self.table_clicks.peek(table.table_message_id)
         if click is not None and click.fresh(asyncio.get_running_loop().time()):
-            return settings.edit_interval / 2
+            return settings.edit_interval
         return settings.edit_interval * settings.table_edit_intervals
 
     def remember_table_click(self, table: TableSnapshot, interaction: discord.Interaction[Any]) -> None:
