@@ -317,25 +317,27 @@ class Hands:
         """One DM per player per deal, edited in place for the rest of the deal: send it to every person at
         the table who has none for the running deal yet, until it arrives. Safe to request on every change."""
 
+        async def send_one(now: TableSnapshot, occupant: SeatRow) -> None:
+            if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
+                return
+            if self.service.daily.known_attempt(now.id):  # an attempt's hand is where it is played
+                in_channel = self.service.daily.in_channel(now.id)
+            else:
+                in_channel = (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel"
+            if not in_channel:
+                await self._send(now, occupant.seat)
+
         async def send() -> None:
             now = self.messages.current(table)
             if now.status != "playing" or now.deal is None:
                 return
-            failures = []
-            for occupant in now.humans():
-                if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
-                    continue
-                if self.service.daily.known_attempt(now.id):  # an attempt's hand is where it is played
-                    in_channel = self.service.daily.in_channel(now.id)
-                else:
-                    in_channel = (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel"
-                if in_channel:
-                    continue
-                try:
-                    await self._send(now, occupant.seat)
-                except Exception as err:  # the others still get theirs; this one is retried
-                    failures.append(err)
-            if failures:
+            # All at once, each a round trip to Discord: one after the other, the fourth person's hand came
+            # four round trips after the deal. Whoever acts first is asked first (their drawing goes first).
+            to_act = now.deal.to_act
+            people = sorted(now.humans(), key=lambda occupant: occupant.seat != to_act)
+            sent = await asyncio.gather(*(send_one(now, occupant) for occupant in people), return_exceptions=True)
+            failures = [result for result in sent if isinstance(result, BaseException)]
+            if failures:  # the others got theirs; the failed ones are retried
                 raise failures[0]
 
         # Urgent: one of a new deal's hands shows the first turn (with the bot token, it goes first at the pacer).

@@ -187,3 +187,30 @@ async def test_a_clicks_answer_is_drawn_on_a_thread_of_its_own_never_behind_the_
     answer = await drawn_first(rendered(thread_name))  # type: ignore[arg-type]
     assert answer.decode().startswith("render-first"), "a click's answer is drawn on the first pool"
     assert (await rendered(thread_name)).decode().startswith("render_"), "the others on the shared pool"
+
+
+async def test_a_new_deals_hands_go_out_at_once_first_to_whoever_acts_first(world: Table) -> None:
+    """Each hand DM of a new deal is a round trip to Discord: sent one after the other, the fourth came four
+    round trips after the deal. Here the first person's send is held until the other three have theirs."""
+    people = [world.add_player(name) for name in ("anna", "bert", "cilli", "dieter")]
+    bot = await world.start_bot()
+    hands, order = bot.runtime.messages.hands, []
+    send, the_others_sent = hands._send, asyncio.Event()
+
+    async def held_send(table: Any, seat: int) -> None:
+        order.append(seat)
+        if len(order) == 1:  # waits for the other three (for ever, were they waiting for it)
+            await asyncio.wait_for(the_others_sent.wait(), 5)
+            await send(table, seat)
+            return
+        await send(table, seat)
+        if len(order) == 4 and sum(world.hand_message(p) is not None for p in people) == 3:
+            the_others_sent.set()
+
+    hands._send = held_send  # type: ignore[method-assign]
+    table = await world.open_table(people[0], people[1:], target=5)
+    await world.fake.wait_for(lambda: all(world.hand_message(p) is not None for p in people), what="four hands")
+
+    assert sorted(order) == [0, 1, 2, 3]
+    deal = table.deal
+    assert deal is not None and order[0] == deal.to_act, "whoever acts first is asked first"
