@@ -79,9 +79,10 @@ class Messages:
 
     # --- after a change --------------------------------------------------------------------------------
 
-    def show(self, table: TableSnapshot) -> None:
-        """Deliver what a stored change owes and show the table as it stands: its message and the hands."""
-        self.deliver(table.id)
+    def show(self, table: TableSnapshot, *, owes: bool = True) -> None:
+        """Deliver what a stored change owes and show the table as it stands: its message and the hands.
+        ``owes``: False for a change whose events owe no announcement (`deliver`)."""
+        self.deliver(table.id, owes=owes)
         self.refresh_table_message(table)
         self.hands.refresh_all(table)
 
@@ -236,15 +237,29 @@ class Messages:
 
     # --- what a stored change owes ---------------------------------------------------------------------
 
-    def deliver(self, table_id: int) -> None:
-        """Deliver what the table's stored changes owe, oldest first, until every item has arrived."""
+    def deliver(self, table_id: int, *, owes: bool = True) -> None:
+        """Deliver what the table's stored changes owe, oldest first, until every item has arrived. ``owes``:
+        False for a change whose events owe nothing (most moves): the outbox is looked at only if it was not
+        found empty since the last change that owed something (a look at storage saved per move)."""
+        memory = self.memory(table_id)
+        if owes:
+            memory.outbox_empty = False
+            memory.owing_changes += 1
+        elif memory.outbox_empty:
+            return
         self.sends.request(("outbox", table_id), lambda: self._deliver(table_id))
 
     def delivering(self, table_id: int) -> bool:
         return self.sends.busy(("outbox", table_id))
 
     async def _deliver(self, table_id: int) -> None:
-        for entry in await self.service.outbox.pending_announcements(table_id):
+        memory = self.memory(table_id)
+        owing_changes = memory.owing_changes
+        pending = await self.service.outbox.pending_announcements(table_id)
+        # With shards, a table's changes may be published in another process: then every change looks.
+        if not pending and owing_changes == memory.owing_changes and not self.service.sharded:
+            memory.outbox_empty = True
+        for entry in pending:
             try:
                 await self._deliver_one(entry)
             except (discord.NotFound, discord.Forbidden) as err:

@@ -18,6 +18,7 @@ import discord
 
 from bot.db import PlayerPrefs
 from bot.game import events as ev
+from bot.game.subscribers.announcing import owed
 from bot.game.table import TableSnapshot
 
 from .content import Payload
@@ -73,12 +74,13 @@ class Runtime:
             self.messages.deliver(after.id)
             self.messages.refresh_table_message(after)
         else:
-            self.after_change(after)
+            self.after_change(after, owes=bool(owed(after.row, events)))
 
-    def after_change(self, table: TableSnapshot) -> None:
-        """Announce a stored change: what it owes, the table message and the hands; then drive the table."""
+    def after_change(self, table: TableSnapshot, *, owes: bool = True) -> None:
+        """Announce a stored change: what it owes, the table message and the hands; then drive the table.
+        ``owes``: False for a change whose events owe no announcement (most moves)."""
         table = self.messages.current(table)  # a newer change may have been published since ``table``
-        self.messages.show(table)
+        self.messages.show(table, owes=owes)
         self.drivers.drive(table)
         if table.status == "closed":
             self.forget(table.id)

@@ -96,6 +96,11 @@ class TableMemory:
     clicks_answered: Counter[Hashable] = field(default_factory=Counter)
     # The deal the table message last showed while playing: a new deal's first picture goes at once.
     table_deal_shown: int | None = None
+    # Its outbox was found empty and no change since owes anything (one process): a change that owes nothing
+    # does not look again. ``owing_changes`` counts the changes that owe, so a look that a later one overtook
+    # does not mark it empty.
+    outbox_empty: bool = False
+    owing_changes: int = 0
 
     def forget_dm(self, message_id: int) -> None:
         """Forget what a DM shows: the next change edits it again instead of trusting it."""

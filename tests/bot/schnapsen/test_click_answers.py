@@ -13,6 +13,7 @@ import discord
 import pytest
 
 from bot.client import SchnapsenBot
+from bot.game.subscribers.announcing import owed
 from bot.schnapsen.clickanswers import drawn_first
 from bot.schnapsen.content import rendered
 from devtools.fakediscord import FakeDiscord, FakeUser
@@ -214,3 +215,63 @@ async def test_a_new_deals_hands_go_out_at_once_first_to_whoever_acts_first(worl
     assert sorted(order) == [0, 1, 2, 3]
     deal = table.deal
     assert deal is not None and order[0] == deal.to_act, "whoever acts first is asked first"
+
+
+async def test_a_move_that_owes_nothing_does_not_look_at_the_outbox(fake_discord: FakeDiscord, world: Table) -> None:
+    """Most moves owe no announcement: once the outbox was found empty, such a change does not look at storage
+    again; a change that owes something (a deal's result) always does."""
+    alice, bot, table = await alice_and_three_ai(world, target=3)
+    hand, button = await alices_turn(world, table, alice)
+    messages = bot.runtime.messages
+    await messages.sends.settled(("outbox", table.id))
+    looks, changes, owing = [], [], []
+    look = bot.service.outbox.pending_announcements
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        looks.append(args)
+        return await look(*args, **kwargs)
+
+    async def table_changed(before: Any, after: Any, events: Any) -> None:
+        changes.append(events)
+        if owed(after.row, events):
+            owing.append(events)
+
+    bot.service.outbox.pending_announcements = counted  # type: ignore[method-assign]
+    bot.add_listener(table_changed, "on_table_changed")
+    await world.click_and_settle(alice, hand, button["custom_id"])
+    await alices_turn(world, table, alice)  # the three AI players have moved too
+    await messages.sends.settled(("outbox", table.id))
+
+    assert len(changes) > len(owing), "moves that owe nothing were made"
+    assert len(looks) <= len(owing), "only a change that owes something looks at the outbox"
+
+
+async def test_a_look_at_the_outbox_that_a_change_owing_something_overtook_does_not_mark_it_empty(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """A look that began before a change owing something was published may not see what it stored: finding
+    nothing then proves nothing, and the look after it still comes."""
+    alice, bot, table = await alice_and_three_ai(world, target=3)
+    await alices_turn(world, table, alice)
+    messages, key = bot.runtime.messages, ("outbox", table.id)
+    await messages.sends.settled(key)
+    entered = [asyncio.Event(), asyncio.Event()]
+    release = [asyncio.Event(), asyncio.Event()]
+    look = bot.service.outbox.pending_announcements
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        looked = sum(event.is_set() for event in entered)
+        entered[looked].set()
+        await release[looked].wait()
+        return [] if looked == 0 else await look(*args, **kwargs)
+
+    bot.service.outbox.pending_announcements = held  # type: ignore[method-assign]
+    messages.deliver(table.id)
+    await entered[0].wait()
+    messages.deliver(table.id)  # a change that owes something, stored while the first look runs
+    release[0].set()
+    await entered[1].wait()
+    assert not messages.memory(table.id).outbox_empty, "the overtaken look found nothing, which proves nothing"
+    release[1].set()
+    await messages.sends.settled(key)
+    assert messages.memory(table.id).outbox_empty, "a look that nothing overtook found it empty"
