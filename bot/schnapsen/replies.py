@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -80,15 +81,20 @@ async def refuse_raw(bot: SchnapsenBot, data: dict[str, Any], mistake: UserError
         await discord_internals.send_callback(
             bot, int(data["id"]), str(data["token"]), discord.InteractionResponseType.channel_message, text
         )
-    except discord.HTTPException as http_err:
+    except Exception as error:
+        # Expired (10062) or answered already (40060), or Discord out of reach: the refusal cannot be shown, and
+        # nothing depends on it (a task of its own: nobody else would see the error).
         user = (data.get("member") or data).get("user") or {}
         custom_id = (data.get("data") or {}).get("custom_id")
-        log.warning(
+        unexpected = not isinstance(error, discord.HTTPException | aiohttp.ClientError | OSError | TimeoutError)
+        log.log(
+            logging.ERROR if unexpected else logging.WARNING,
             "could not answer user=%s custom_id=%s with %s: %s",
             user.get("id"),
             custom_id,
             mistake.key,
-            http_err,
+            error,
+            exc_info=unexpected,
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import threading
 from typing import Any
 
@@ -275,3 +276,22 @@ async def test_a_look_at_the_outbox_that_a_change_owing_something_overtook_does_
     release[1].set()
     await messages.sends.settled(key)
     assert messages.memory(table.id).outbox_empty, "a look that nothing overtook found it empty"
+
+
+async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="bot.schnapsen.replies")
+    alice, _, table = await alice_and_three_ai(world, target=3)
+    hand, button = await alices_turn(world, table, alice)
+    await world.click_and_settle(alice, hand, button["custom_id"])
+
+    # The second click's token expired before its refusal reached Discord (Unknown interaction).
+    fake_discord.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
+    await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"])
+    await fake_discord.wait_for(lambda: "could not answer" in caplog.text, what="the lost refusal to be logged")
+
+    hand, button = await alices_turn(world, table, alice)
+    click = await fake_discord.click(alice, hand, button["custom_id"])
+    assert (await click.wait_response()).type == UPDATE_MESSAGE, "the next move is answered as ever"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "a lost refusal is no error of the bot"
