@@ -6,7 +6,9 @@ profile's tournaments. The pure parts (start times, the roster, the absent teams
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import cast
@@ -127,6 +129,29 @@ def on_fake_clock(world: Table) -> TournamentRunner:
     runner.clock = world.fake.clock
     runner.tournaments.clock = world.fake.clock
     return runner
+
+
+@dataclass
+class NoShowTimer:
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def watch_no_show_timer(world: Table) -> NoShowTimer:
+    """Events for the runner's next no-show timer: it started, it ended (its check done, or stopped). The timer
+    is the bot's, not the fake's: the fake's waits, which look again only when the fake changes, cannot see it."""
+    runner, timer = runner_of(world), NoShowTimer()
+    no_show_at = runner._no_show_at
+
+    async def watched(tournament_id: int, match_id: int) -> None:
+        timer.started.set()
+        try:
+            await no_show_at(tournament_id, match_id)
+        finally:
+            timer.ended.set()
+
+    runner._no_show_at = watched  # type: ignore[method-assign]
+    return timer
 
 
 def move_clock(world: Table, seconds: float) -> None:
@@ -289,6 +314,7 @@ async def test_a_pause_lets_the_running_table_finish_holds_the_rest_and_survives
     fake_discord: FakeDiscord, world: Table
 ) -> None:
     people = await setup(world, 4)
+    timer = watch_no_show_timer(world)
     players = {user.id: user for user in people}
     await command(world, world.admin, "create", name="Cup", rounds=1)
     tournament = await only_tournament(world)
@@ -296,12 +322,12 @@ async def test_a_pause_lets_the_running_table_finish_holds_the_rest_and_survives
     await sign_up_two_teams(world, people)
     await command(world, world.admin, "start")
     table_id = await match_table_playing(world, tournament)
-    runner = on_fake_clock(world)
-    await fake_discord.wait_for(lambda: bool(runner._watched), what="the no-show timer")
+    on_fake_clock(world)
+    await fake_discord.wait_event(timer.started, what="the no-show timer")
 
     assert "Done" in await command(world, world.admin, "pause", reason="lunch")
     assert posted(world, "**Cup** is paused by the organiser")
-    await fake_discord.wait_for(lambda: not runner._watched, what="the no-show timer to stop")
+    await fake_discord.wait_event(timer.ended, what="the no-show timer to stop")
     assert "not running" in await command(world, world.admin, "pause")
     assert world.bot is not None
     table = world.bot.service.snapshot(table_id)
@@ -313,7 +339,7 @@ async def test_a_pause_lets_the_running_table_finish_holds_the_rest_and_survives
 
     await world.stop_bot()
     await world.start_bot()
-    runner = on_fake_clock(world)
+    on_fake_clock(world)
     stored = await world.bot.db.tournaments.get_tournament(tournament.id)
     assert (stored.status, stored.paused_by_organiser) == ("paused", True), "still paused after the restart"
     assert not posted(world, "is over")
@@ -339,6 +365,7 @@ async def test_the_ai_stands_in_for_an_absent_partner_only_when_the_organiser_al
     """p4 sits at a casual table elsewhere when the match opens: the AI plays their seat. At the no-show
     deadline their team plays on with the AI, or, without the stand-in, loses by forfeit."""
     p1, p2, p3, p4 = await setup(world, 4)
+    timer = watch_no_show_timer(world)
     casual = world.guild.add_text_channel("casual")
     interaction = await fake_discord.slash(p4, casual, "schnapsen", "new")
     if (await interaction.wait_response()).type == 5:
@@ -353,12 +380,11 @@ async def test_the_ai_stands_in_for_an_absent_partner_only_when_the_organiser_al
     assert posted(world, "The AI may stand in" if stand_in else "The AI does not stand in")
     await command(world, world.admin, "start")
     await match_table_playing(world, tournament)
-    runner = on_fake_clock(world)
-    (match,) = await bot.db.tournaments.matches(tournament.id)
-    await fake_discord.wait_for(lambda: match.id in runner._watched, what="the no-show timer")
+    on_fake_clock(world)
+    await fake_discord.wait_event(timer.started, what="the no-show timer")
 
     move_clock(world, tournament.no_show_seconds + 1)
-    await fake_discord.wait_for(lambda: match.id not in runner._watched, what="the no-show check")
+    await fake_discord.wait_event(timer.ended, what="the no-show check")
     (checked,) = await bot.db.tournaments.matches(tournament.id)
     if stand_in:
         assert not checked.done and not posted(world, "did not show up")
