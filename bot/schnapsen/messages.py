@@ -243,7 +243,6 @@ class Messages:
         found empty since the last change that owed something (a look at storage saved per move)."""
         memory = self.memory(table_id)
         if owes:
-            memory.outbox_empty = False
             memory.owing_changes += 1
         elif memory.outbox_empty:
             return
@@ -254,11 +253,11 @@ class Messages:
 
     async def _deliver(self, table_id: int) -> None:
         memory = self.memory(table_id)
-        owing_changes = memory.owing_changes
+        owing_changes = memory.owing_changes  # what this look can have seen
         pending = await self.service.outbox.pending_announcements(table_id)
         # With shards, a table's changes may be published in another process: then every change looks.
-        if not pending and owing_changes == memory.owing_changes and not self.service.sharded:
-            memory.outbox_empty = True
+        if not pending and not self.service.sharded:
+            memory.outbox_empty_at = owing_changes
         for entry in pending:
             try:
                 await self._deliver_one(entry)

@@ -96,11 +96,16 @@ class TableMemory:
     clicks_answered: Counter[Hashable] = field(default_factory=Counter)
     # The deal the table message last showed while playing: a new deal's first picture goes at once.
     table_deal_shown: int | None = None
-    # Its outbox was found empty and no change since owes anything (one process): a change that owes nothing
-    # does not look again. ``owing_changes`` counts the changes that owe, so a look that a later one overtook
-    # does not mark it empty.
-    outbox_empty: bool = False
+    # The changes that owed an announcement so far, and how many of them there were when a look found the outbox
+    # empty (one process): a look that a later one overtook proves nothing.
     owing_changes: int = 0
+    outbox_empty_at: int | None = None
+
+    @property
+    def outbox_empty(self) -> bool:
+        """Nothing waits in the outbox: found empty, and no change since owed anything. A change that owes
+        nothing then does not look again."""
+        return self.outbox_empty_at == self.owing_changes
 
     def forget_dm(self, message_id: int) -> None:
         """Forget what a DM shows: the next change edits it again instead of trusting it."""
