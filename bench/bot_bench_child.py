@@ -233,6 +233,57 @@ class ShellCosts:
 
 COSTS = ShellCosts()
 
+DISCORD_EPOCH_MS = 1_420_070_400_000
+
+
+class ClickSteps:
+    """Where each move click's time goes inside the bot, in ms from the click (its snowflake's moment): when
+    the router saw Discord's payload, the button's handler began, the move was stored (its answer begins), the
+    answer was drawn (it is sent), and Discord answered the callback. Recorded by wrapping those functions;
+    bench/player_view.py prints them for the accepted clicks of its window."""
+
+    def __init__(self) -> None:
+        self.steps: dict[int, list[float]] = {}
+
+    def _note(self, interaction_id: int, step: int) -> None:
+        steps = self.steps.get(interaction_id)
+        if steps is not None and len(steps) == step:
+            steps.append(round(time.time() * 1000 - ((interaction_id >> 22) + DISCORD_EPOCH_MS), 1))
+
+    def wrap(self) -> None:
+        from bot.schnapsen import clickanswers, components, routing
+
+        of_click, clicked = routing.button_of_click, components.GameActionButton.clicked
+        answer_move, update_clicked = clickanswers.ClickAnswers.answer_move, clickanswers.update_clicked
+
+        def seen(data: Any) -> Any:
+            button = of_click(data)
+            if button is not None and button.verb in components.GameActionButton.VERBS:
+                self.steps[int(data["id"])] = []
+                self._note(int(data["id"]), 0)
+            return button
+
+        async def handled(button: Any, interaction: Any) -> None:
+            self._note(interaction.id, 1)
+            await clicked(button, interaction)
+
+        async def stored(answers: Any, interaction: Any, *args: Any) -> None:
+            self._note(interaction.id, 2)
+            await answer_move(answers, interaction, *args)
+
+        async def answered(interaction: Any, *args: Any) -> None:
+            self._note(interaction.id, 3)
+            await update_clicked(interaction, *args)
+            self._note(interaction.id, 4)
+
+        routing.button_of_click = seen
+        components.GameActionButton.clicked = handled  # type: ignore[method-assign,assignment]
+        clickanswers.ClickAnswers.answer_move = stored  # type: ignore[method-assign,assignment]
+        clickanswers.update_clicked = answered  # type: ignore[assignment]
+
+
+CLICK_STEPS = ClickSteps()
+
 
 def thread_role(thread: threading.Thread) -> str:
     if thread is threading.main_thread():
@@ -292,6 +343,7 @@ async def serve(args: argparse.Namespace) -> dict[str, object]:
         report["ai_fallbacks"] = getattr(worker, "fallbacks", 0)
         report["ai_spans"] = [[table, round(start, 4), round(end, 4)] for table, start, end in ai_spans]
         report["ai_turns"] = [[table, round(start, 4), round(end, 4)] for table, start, end in ai_turns]
+    report["click_steps"] = {str(interaction): steps for interaction, steps in CLICK_STEPS.steps.items()}
     report["ai_warning_lines"] = warnings.counts
     report["ai_warning_samples"] = warnings.samples
     # The AI queue's own count of decisions searched with less than their budget, where it keeps one (its
@@ -336,6 +388,7 @@ def main() -> int:
         os.sched_setaffinity(0, {args.cpu})
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     COSTS.wrap_renderers()
+    CLICK_STEPS.wrap()
     RATE_LIMITS.count_surfaced()
     started = time.perf_counter()
     if not args.cold:
