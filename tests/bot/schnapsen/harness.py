@@ -69,7 +69,8 @@ def wake_on_changes(bot: SchnapsenBot, fake: FakeDiscord) -> None:
     """Tests wait for the bot's tables too (a status, a version, a stored DM id), and ``fake.wait_for``
     looks again only when the fake sees a request: the table core tells its listeners of every change it
     publishes, and this one tells the fake to look again, so that a change followed by no request is not
-    missed."""
+    missed. What the bot keeps beside its tables (its jobs, timers, the tournament runner) is not published:
+    a test awaits that through an event of its own."""
     waking: set[asyncio.Task[None]] = set()
 
     def changed(before: TableSnapshot | None, after: TableSnapshot, events: tuple[object, ...]) -> None:

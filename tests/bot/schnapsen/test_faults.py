@@ -548,9 +548,16 @@ async def test_a_finished_bummerl_leaves_no_turn_timer_waiting(fake_discord: Fak
     assert table.status == "finished"
     drives = runtime_of(bot).drivers.drives
     # The last click woke the turn timer it ended; a timer left waiting would hold the job for the turn's time.
-    await fake_discord.wait_for(
-        lambda: not [key for key in drives.running() if key[1] == table.id], what="the table's drive job to end"
-    )
+    # The job's end is awaited itself: the fake's waits look again only when the fake changes, and nothing
+    # need change there after the job ends.
+    ended = asyncio.Event()
+    job_settled = asyncio.ensure_future(drives.settled(("drive", table.id)))
+    job_settled.add_done_callback(lambda _: ended.set())
+    try:
+        await fake_discord.wait_event(ended, what="the table's drive job to end")
+    finally:
+        job_settled.cancel()
+    assert not [key for key in drives.running() if key[1] == table.id]
 
 
 @contextlib.contextmanager
