@@ -312,7 +312,8 @@ async def test_an_attempt_left_idle_for_a_turn_time_ends_with_what_was_played(
         table = bot.service.snapshot(table_id)
         return None if table is None or table.deal is None or table.deal.to_act != 0 else table.version
 
-    version = await world.fake.wait_for(her_turn, what="alice's turn in the second deal")
+    # The AI plays the seats before hers, as long as it takes on a loaded machine (the other turns' waits too).
+    version = await world.fake.wait_for(her_turn, timeout=60, what="alice's turn in the second deal")
     # Her hour is up (the idle timer's own step, taken at once here): the attempt ends, the AI plays no more.
     await bot.service.seating.take_over(table_id, 0, version)
     await world.fake.wait_for(lambda: bot.service.snapshot(table_id) is None, what="the attempt to end")
