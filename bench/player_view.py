@@ -33,7 +33,8 @@ to the person's client:
 Each as p50 / p95 / max; a click whose view never came within 5 s after the window is counted as never (and
 as infinitely slow in the percentiles). Then where an accepted click's time goes inside the bot (its steps,
 timed in the bot's process from the click's snowflake: the way to the bot, to its handler, the move stored,
-the answer drawn, the answer's round trip), which tells a wait on the CPU from a wait in a queue. Beside them: the REST calls per accepted click on the bot token's
+the answer drawn, the answer's round trip), which tells a wait on the CPU from a wait in a queue. Beside
+them: the REST calls per accepted click on the bot token's
 global limit (calls not through an interaction token, as bot_bench.py counts them), and the clicks answered
 "out of date"; how busy the bot's core was and how late its event loop woke a task sleeping 10 ms (every wait
 of the bot, on Discord or the database, waits as long again), and the same for the fake Discord and the people
@@ -323,9 +324,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return figures(args, fake, tables, start, end, open_seconds, calls_start, calls_end, cpu_end - cpu_start, report)
 
 
-# The steps of an accepted click inside the bot (bench/bot_bench_child.py, ClickSteps), each timed from the one
-# before it, the first from the click: the way to the bot (the latency and the bot's reading of it), waiting for
-# the handler to run, the move's checks and storage, drawing the answer, and the callback's round trip to Discord.
+# The steps of an accepted click inside the bot (bench/bot_bench_child.py, ClickSteps), each timed from the
+# one before it, the first from the click: the way to the bot (the latency and the bot's reading of it),
+# waiting for the handler to run, the move's checks and storage, drawing the answer, and the callback's round
+# trip to Discord.
 STEPS = ("to the bot", "to its handler", "stored", "answer drawn", "answer's round trip")
 
 
@@ -386,7 +388,7 @@ def figures(
     rest = rest_figures(fake, calls_start, calls_end, len(taken), end - start)
     window = end - start
     noted = report.get("click_steps", {})
-    steps = [noted[str(c.interaction.id)] for c in taken if len(noted.get(str(c.interaction.id), ())) == len(STEPS)]
+    steps = [s for s in (noted.get(str(c.interaction.id), []) for c in taken) if len(s) == len(STEPS)]
     return {
         "tables": len(tables),
         "hands": args.hands,
@@ -494,8 +496,10 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
     )
     print(rest_line(rest, f["http_429_retried"], f["http_429_surfaced"]))
     split = "; ".join(f"{name} {value}" for name, value in f["steps"].items())
-    print(f"where an accepted click's time goes in the bot ({f['steps_clicks']} answered by type 7), each step's "
-          f"p50 / p95 ms from the one before: {split}")
+    print(
+        f"where an accepted click's time goes in the bot ({f['steps_clicks']} answered by type 7), "
+        f"each step's p50 / p95 ms from the one before: {split}"
+    )
 
 
 def main() -> None:
