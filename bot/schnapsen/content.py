@@ -4,11 +4,8 @@ and the small pool the images are drawn in, off the event loop."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import io
-import os
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,20 +19,7 @@ from .pacing import URGENT
 
 # Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
 # few malloc arenas (each thread that allocates gets one, which inflated memory with the default executor).
-# Its drawings are off a move's way (a table message at its pace, a hand nobody is to click, a result, a review,
-# standings): where the core is busy its threads yield it to the event loop and to what a move waits for (the
-# first pool below), by a scheduling priority this much lower (nice) than theirs.
-NOT_WAITED_FOR_NICER = 10
-
-
-def _yield_the_core() -> None:
-    with contextlib.suppress(AttributeError, OSError):  # not Linux: as any thread
-        thread = threading.get_native_id()
-        lower = min(19, os.getpriority(os.PRIO_PROCESS, thread) + NOT_WAITED_FOR_NICER)
-        os.setpriority(os.PRIO_PROCESS, thread, lower)
-
-
-RENDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="render", initializer=_yield_the_core)
+RENDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="render")
 # What a person is waiting for (a click's own answer, the hand that gives someone their turn: ``DRAW_FIRST``, or
 # an urgent job's, ``pacing.URGENT``) is drawn on a thread of its own, never queued behind the others.
 FIRST_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render-first")

@@ -5,9 +5,6 @@ in BURST intervals; the last request is always run."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -204,17 +201,3 @@ async def test_a_request_right_after_a_running_job_was_cancelled_runs() -> None:
     coalescer.request("hand", recorder(runs, "the next edit"))
     await asyncio.wait_for(coalescer.drain(), 30)
     assert runs == ["the next edit"]
-
-
-def own_niceness() -> int:
-    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own priority is Linux's")
-async def test_the_drawings_off_a_moves_way_yield_the_core_to_those_a_move_waits_for() -> None:
-    """Where the core is busy, the event loop and the first pool (a click's answer, a person's turn) get it before
-    the table message at its pace: the pool of the drawings off a move's way runs at a lower priority."""
-    loop = asyncio.get_running_loop()
-    waited_for = await loop.run_in_executor(content.FIRST_POOL, own_niceness)
-    not_waited_for = await loop.run_in_executor(content.RENDER_POOL, own_niceness)
-    assert not_waited_for == min(19, waited_for + content.NOT_WAITED_FOR_NICER)
