@@ -233,8 +233,6 @@ class ShellCosts:
 
 COSTS = ShellCosts()
 
-DISCORD_EPOCH_MS = 1_420_070_400_000
-
 
 class ClickSteps:
     """Where each move click's time goes inside the bot, in ms from the click (its snowflake's moment): when
@@ -248,7 +246,7 @@ class ClickSteps:
     def _note(self, interaction_id: int, step: int) -> None:
         steps = self.steps.get(interaction_id)
         if steps is not None and len(steps) == step:
-            steps.append(round(time.time() * 1000 - ((interaction_id >> 22) + DISCORD_EPOCH_MS), 1))
+            steps.append(round(time.time() * 1000 - ((interaction_id >> 22) + discord.utils.DISCORD_EPOCH), 1))
 
     def wrap(self) -> None:
         from bot.schnapsen import clickanswers, components, routing
