@@ -140,6 +140,7 @@ SEATS = ("North", "East", "South", "West")
 HAND_TITLE = "Your hand"
 STALE_ANSWER = "out of date"  # the bot's refusal of a button whose position has moved on
 ACCEPTED = re.compile(r"accepted table=(\d+) deal=(\d+) seq=(\d+) action=(.+)$")
+REPEAT = re.compile(r"repeat table=\d+ version=\d+ interaction=(\d+)$")
 INJECTED = re.compile(r"chaos fault injected: (\S+)$")  # bench/chaos_child.py's line per fault that happened
 AI_FALLBACK = "fell back to greedy"  # bot.ai_worker's warning when a search failed or overran its cap
 RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) ([\w.]+): (.*)$")
@@ -971,7 +972,9 @@ class Chaos:
         unhandled = found.unhandled + stderr_tracebacks(self.stderr_path)
         missing = sorted(key for key in accepted if key not in stored)
         dealt = self.stored.query("SELECT table_id, deal_no, started_at FROM deals")
-        acknowledged, unstored, unstored_examples = acknowledged_unstored(self.game_clicks, stored, dealt)
+        acknowledged, unstored, unstored_examples = acknowledged_unstored(
+            self.game_clicks, stored, dealt, found.repeats
+        )
         nonce_dupes = 0
         for table in self.tables:
             seen = collections.Counter(
@@ -1065,6 +1068,7 @@ class Chaos:
 @dataclass
 class LogFindings:
     accepted: set[tuple[int, int, int, str]] = field(default_factory=set)
+    repeats: set[int] = field(default_factory=set)  # interactions acknowledged as the repeat of a stored move
     unhandled: list[str] = field(default_factory=list)  # first lines
     supervised: collections.Counter[str] = field(default_factory=collections.Counter)  # by kind
     source: str = "bot"  # who logged the accepted lines ("bot" or "bench shim")
@@ -1088,6 +1092,10 @@ def parse_log(path: Path) -> LogFindings:
             found.accepted.add((int(accepted[1]), int(accepted[2]), int(accepted[3]), accepted[4]))
             if logger == "bench.shim":
                 found.source = "bench shim (the bot does not log accepted actions yet)"
+            continue
+        repeat = REPEAT.search(message)
+        if repeat:
+            found.repeats.add(int(repeat[1]))
             continue
         fault = INJECTED.search(message)
         if fault and logger.startswith("bench"):
@@ -1150,7 +1158,10 @@ def acknowledged(click: FakeInteraction) -> bool:
 
 
 def acknowledged_unstored(
-    clicks: list[GameClick], stored: set[tuple[Any, ...]], deals: list[tuple[Any, ...]]
+    clicks: list[GameClick],
+    stored: set[tuple[Any, ...]],
+    deals: list[tuple[Any, ...]],
+    repeats: collections.abc.Set[int] = frozenset(),
 ) -> tuple[int, int, list[str]]:
     """(acknowledged game clicks, those whose move is missing from the stored record, examples).
 
@@ -1158,7 +1169,9 @@ def acknowledged_unstored(
     acknowledged clicks of one position, one is accounted for if the move of one of them is in the record of
     the deal that ran when it was made (deals.started_at, unix seconds, one second either way); every other
     acknowledged click of that position was lost, e.g. acknowledged, then killed before its commit, then
-    clicked again after the restart and stored that time."""
+    clicked again after the restart and stored that time. A click the bot logged as the repeat of a stored
+    move (``repeats``, interaction ids: a quick second click, acknowledged once that move is stored) claims
+    that move rather than one of its own: it is lost only if that move is not in the record."""
     from bot.schnapsen.components import GameActionButton
     from bot.schnapsen.ids import ButtonId
     from engine import format_action
@@ -1187,12 +1200,19 @@ def acknowledged_unstored(
         return False
 
     by_position: dict[tuple[int, int], list[GameClick]] = collections.defaultdict(list)
+    lost: list[GameClick] = []
+    repeated = 0
     for click in clicks:
         if acknowledged(click.interaction):
             match = BUTTON_ID.fullmatch(str(click.interaction.custom_id))
-            if match is not None:
+            if match is None:
+                continue
+            if repeats and int(click.interaction.id) in repeats:
+                repeated += 1
+                if not in_record(click, int(match[1])):
+                    lost.append(click)
+            else:
                 by_position[(int(match[1]), int(match[2]))].append(click)
-    lost: list[GameClick] = []
     for (table_id, _), group in sorted(by_position.items()):
         # The latest one whose move is stored made it (an earlier one was acknowledged and lost, then clicked again).
         kept = next((click for click in reversed(group) if in_record(click, table_id)), None)
@@ -1202,7 +1222,7 @@ def acknowledged_unstored(
         f"{click.interaction.response_type} {time.strftime('%H:%M:%S', time.localtime(click.wall_time))}"
         for click in lost[:5]
     ]
-    return sum(len(group) for group in by_position.values()), len(lost), examples
+    return repeated + sum(len(group) for group in by_position.values()), len(lost), examples
 
 
 def must_be_zero(figures: dict[str, Any]) -> dict[str, int]:

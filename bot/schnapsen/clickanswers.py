@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+import engine
 from bot.game.table import TableSnapshot
 
 from . import payloads
@@ -72,6 +73,20 @@ class ClickAnswers:
         return True
 
     # --- a click on a hand -----------------------------------------------------------------------------
+
+    def moved(self, before: TableSnapshot, seat: int, action: engine.Action) -> None:
+        """A move of ``seat`` was stored at ``before``'s position: remembered as its person's, unless the AI
+        made it (an AI seat, or a person it stands in for)."""
+        occupant = before.seats[seat]
+        if occupant is not None and occupant.user_id is not None and not occupant.ai_takeover:
+            self.messages.memory(before.id).moves_made[before.version] = (occupant.user_id, action)
+
+    def repeats_move(self, table_id: int, version: int, user_id: int, action: engine.Action | None) -> bool:
+        """Whether a click asks again for the move its person made at that position: a quick second click on a
+        hand not updated yet. It is acknowledged with a deferred update, which shows nothing (the first click's
+        answer shows the move), instead of being refused as out of date: that move was carried out."""
+        made = self.messages.memory(table_id).moves_made.peek(version)
+        return action is not None and made == (user_id, action)
 
     def hold_hand(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
         """A click on ``seat``'s hand is being stored and answered: until ``release_hand``, the hand's own edits wait,

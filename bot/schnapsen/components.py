@@ -192,13 +192,30 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         started = asyncio.get_running_loop().time()
         held = runtime.answers.hold_hand(self.table, self.seat, interaction)
         try:
-            await service.act(
-                self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,
-                handed=self.handed,
-            )  # fmt: skip
+            try:
+                await service.act(
+                    self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,
+                    handed=self.handed,
+                )  # fmt: skip
+            except UserError as error:
+                # A second click that waited for its first: that move is stored, and the first's answer shows it.
+                repeated = runtime.answers.repeats_move(
+                    self.table.id, self.button.version, interaction.user.id, self.action
+                )
+                if error.key != "error.stale" or not repeated:
+                    raise
+                log_repeat(self.button, interaction.id)
+                await acknowledge(interaction)
+                return
             await runtime.answers.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
         finally:
             runtime.answers.release_hand(self.table.id, self.seat, held)
+
+
+def log_repeat(button: ButtonId, interaction_id: object) -> None:
+    """DEBUG, as the line of an accepted move (bench/chaos.py reads both): a click acknowledged as the repeat of
+    a stored move claims that move, not one of its own."""
+    log.debug("repeat table=%d version=%d interaction=%s", button.table, button.version, interaction_id)
 
 
 SIT, ADD_AI, LEAVE, START, PRACTICE = "sit", "ai", "leave", "start", "practice"

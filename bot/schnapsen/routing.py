@@ -32,7 +32,7 @@ from bot.game.core import HandedClick
 from bot.game.errors import UserError
 
 from . import discord_internals
-from .components import COMPONENTS, GameActionButton, TableButton
+from .components import COMPONENTS, GameActionButton, TableButton, log_repeat
 from .ids import ButtonId
 from .replies import acknowledge_raw, refuse_raw
 
@@ -51,8 +51,9 @@ class ClickRouter:
     a click here, or hands it to the process serving its table.
 
     Quick clickers click again on a hand not updated yet, about as often as they make moves; such a click is
-    refused as out of date at once, from Discord's payload, without discord.py building an interaction, a
-    message and a view for it. In a process with shards, a table button's click for a table not in memory here
+    answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
+    for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
+    click's answer shows the move), any other click on a position left as out of date. In a process with shards, a table button's click for a table not in memory here
     is handed on as Discord sent it (a DM click for another process's table costs this process one insert and
     its acknowledgement)."""
 
@@ -72,16 +73,38 @@ class ClickRouter:
             button = button_of_click(data)
             table = None if button is None else self.service.snapshot(button.table)
             if button is not None and table is not None and GameActionButton.moved_on(button, table):
-                self._run(
-                    refuse_raw(self.bot, data, UserError("error.stale")),
-                    f"refuse a click, table {button.table}",
-                )
+                if self._repeats_move(button, data):
+                    self._run(
+                        self._acknowledge_repeat(button, data), f"acknowledge a repeated click, table {button.table}"
+                    )
+                else:
+                    self._run(
+                        refuse_raw(self.bot, data, UserError("error.stale")),
+                        f"refuse a click, table {button.table}",
+                    )
             elif button is not None and table is None and self.service.sharded:
                 self._run(self._hand_on(data, button.table, parse), f"hand on a click, table {button.table}")
             else:
                 parse(data)
 
         discord_internals.replace_interaction_parser(self.bot, refuse_hand_on_or_parse)
+
+    def _repeats_move(self, button: ButtonId, data: dict[str, Any]) -> bool:
+        user = (data.get("member") or data).get("user") or {}
+        try:
+            user_id = int(user["id"])
+        except (KeyError, TypeError, ValueError):
+            return False
+        action = GameActionButton.action_of(button)
+        return self.bot.runtime.answers.repeats_move(button.table, button.version, user_id, action)
+
+    async def _acknowledge_repeat(self, button: ButtonId, data: dict[str, Any]) -> None:
+        log_repeat(button, data.get("id"))
+        # Nothing depends on it: the move was stored and its own click's answer shows it.
+        try:
+            await acknowledge_raw(self.bot, data)
+        except Exception as error:
+            log.warning("could not acknowledge a repeated click (interaction %s): %s", data.get("id"), error)
 
     def _run(self, work: Coroutine[Any, Any, None], name: str) -> None:
         task = asyncio.create_task(work, name=name)

@@ -61,6 +61,8 @@ class Runtime:
                     if occupant.user_id is not None:  # their hand message says they left
                         hand = (occupant.dm_channel_id, occupant.dm_message_id)
                         self.messages.hands.retire(after, occupant.user_id, hand)
+                case ev.ActionTaken(seat, action) if before is not None:
+                    self.answers.moved(before, seat, action)  # a quick second click repeats it
                 case ev.SeatReclaimed():
                     self.drivers.turn_clock_reset(after.id)  # their turn time starts afresh
                 case ev.DealEnded(table):

@@ -12,6 +12,7 @@ from typing import Any
 
 import discord
 
+import engine
 from bot.cache import Lru
 from bot.game.table import TableSnapshot
 
@@ -24,6 +25,8 @@ log = logging.getLogger(__name__)
 CHANNEL_HAND_WINDOW = 14 * 60.0
 # Finished deals of one table kept for their result messages and last hand edits (else rebuilt from storage).
 REMEMBERED_DEAL_ENDS = 4
+# A person's moves kept per table to recognise a repeated click: a trick's four and then some.
+REMEMBERED_MOVES = 8
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,9 @@ class TableMemory:
     clicks_answered: Counter[Hashable] = field(default_factory=Counter)
     # The deal the table message last showed while playing: a new deal's first picture goes at once.
     table_deal_shown: int | None = None
+    # The latest moves people made, by the version of the position they were made at: who and what. A quick
+    # second click on a hand not updated yet repeats one of them (``ClickAnswers.repeats_move``).
+    moves_made: Lru[int, tuple[int, engine.Action]] = field(default_factory=lambda: Lru(REMEMBERED_MOVES))
     # The changes that owed an announcement so far, and how many of them there were when a look found the outbox
     # empty (one process): a look that a later one overtook proves nothing.
     owing_changes: int = 0

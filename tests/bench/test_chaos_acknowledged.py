@@ -18,9 +18,10 @@ def message(content: str = "", embeds: tuple[Any, ...] = ()) -> SimpleNamespace:
 
 
 def click(custom_id: str, response_type: int | None, *, followups: tuple[Any, ...] = (), seat: int = 0,
-          at: float = DEAL_STARTED + 5.0) -> GameClick:  # fmt: skip
+          at: float = DEAL_STARTED + 5.0, interaction_id: int = 0) -> GameClick:  # fmt: skip
     response = None if response_type is None else SimpleNamespace(type=response_type)
     interaction = SimpleNamespace(
+        id=interaction_id,
         custom_id=custom_id,
         response=response,
         response_type=response_type,
@@ -57,3 +58,19 @@ def test_one_acknowledged_click_per_position_is_accounted_for_by_a_stored_move()
 
     assert (found, lost) == (6, 3)
     assert [example.split()[0] for example in examples] == ["bs:7:4:pass:", "bs:7:6:play:HK", "bs:7:9:pass:"]
+
+
+def test_a_click_acknowledged_as_a_repeat_claims_its_positions_stored_move() -> None:
+    clicks = [
+        click("bs:7:5:play:HA", 7, seat=2, interaction_id=1),  # stored: S play HA
+        click("bs:7:5:play:HA", 6, seat=2, interaction_id=2),  # the bot logged it as a repeat of that move
+        click("bs:7:6:play:HK", 6, seat=3, interaction_id=3),  # logged as a repeat, yet no such move is stored
+        click("bs:7:6:play:HK", 6, seat=3, interaction_id=4),  # not logged as a repeat: a claim of its own
+    ]
+
+    found, lost, examples = acknowledged_unstored(clicks, ACTIONS, DEALS, repeats={2, 3})
+
+    assert (found, lost) == (4, 2)
+    assert [example.split()[0] for example in examples] == ["bs:7:6:play:HK", "bs:7:6:play:HK"]
+    # Without the log's word, the repeat of HA would count as a second claim on its position, and be lost.
+    assert acknowledged_unstored(clicks[:2], ACTIONS, DEALS)[1] == 1

@@ -138,15 +138,22 @@ async def test_a_refused_click_is_answered_with_the_refusal_alone(fake_discord: 
         built.append(interaction)
 
     bot.add_listener(interaction_built, "on_interaction")
-    # The same card again, from a client that still shows it: it was played already. The refusal is the
-    # click's only answer (the AI plays on meanwhile, so the record is checked by the tests of forged clicks).
-    again = await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"])
-    assert "out of date" in (await ephemeral_reply(again)).lower()
-    assert again.response_type == 4 and not again.followups
-    # Quick clickers click again about as often as they move: such a click is refused from Discord's payload,
-    # in the person's language, before discord.py builds an interaction, a message and a view for it.
-    german = await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"], locale="de")
+    # Another card of the position just left, from a client that still shows it: the refusal is the click's
+    # only answer (the AI plays on meanwhile, so the record is checked by the tests of forged clicks).
+    version, _, card = button["custom_id"].rsplit(":", 2)
+    other = next(c for c in table.deal.hands[table.seat_of(alice.id)] if c != card)
+    stale = f"{version}:play:{other}"
+    refused = await fake_discord.click(alice, with_button(hand, stale), stale)
+    assert "out of date" in (await ephemeral_reply(refused)).lower()
+    assert refused.response_type == 4 and not refused.followups
+    # Quick clickers click again about as often as they move: such a click is answered from Discord's payload,
+    # in the person's language, before discord.py builds an interaction, a message and a view for it; the same
+    # card again is acknowledged (its move was made) and shows nothing more.
+    german = await fake_discord.click(alice, with_button(hand, stale), stale, locale="de")
     assert "veraltet" in (await ephemeral_reply(german)).lower()
+    again = await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"])
+    await again.wait_response()
+    assert again.response_type == 6 and not again.followups
     assert built == []
 
 
@@ -293,12 +300,16 @@ async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
     logging.getLogger("bot.schnapsen.replies").addHandler(watch)
     alice, _, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
+    version, _, card = button["custom_id"].rsplit(":", 2)
+    other = next(c for c in table.deal.hands[table.seat_of(alice.id)] if c != card)
     await world.click_and_settle(alice, hand, button["custom_id"])
 
-    # The second click's token expired before its refusal reached Discord (Unknown interaction).
+    # A click on another card of the position left, whose token expired before its refusal reached Discord
+    # (Unknown interaction).
+    stale = f"{version}:play:{other}"
     fake_discord.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
     try:
-        await fake_discord.click(alice, with_button(hand, button["custom_id"]), button["custom_id"])
+        await fake_discord.click(alice, with_button(hand, stale), stale)
         await fake_discord.wait_event(logged, what="the lost refusal to be logged")
     finally:
         logging.getLogger("bot.schnapsen.replies").removeHandler(watch)

@@ -1,5 +1,6 @@
 """Untrusted clicks: forged ids, out of turn, stale buttons, strangers, double clicks, and a rate-limited edit.
-Each refused click gets a plain ephemeral answer and leaves the stored table exactly as it was."""
+Each refused click gets a plain ephemeral answer and leaves the stored table exactly as it was; a click that
+repeats a move its person made is acknowledged and changes nothing."""
 
 from __future__ import annotations
 
@@ -84,15 +85,38 @@ async def test_a_stale_dm_button_is_out_of_date(fake_discord: FakeDiscord, world
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     shown = dm.history[-1].components
+    played = custom_id.split(":")[4]
+    other = next(card for card in table.deal.hands[table.seat_of(user.id)] if card != played)
     await world.click_and_settle(user, dm, custom_id)
     await fake_discord.wait_for(lambda: current_button(dm, table.version - 1) is None, what="the DM edit")
     before = await world.stored(table.id)
 
-    # The same button again, on a phone that still shows the DM as it was: the version is the old position's.
-    stale = await fake_discord.click(user, as_shown(dm, shown), custom_id)
+    # Another card of the old position, on a phone that still shows the DM as it was: that position is gone.
+    old = custom_id.rsplit(":", 1)[0] + f":{other}"
+    stale = await fake_discord.click(user, with_button(as_shown(dm, shown), old), old)
 
     assert OUT_OF_DATE in await ephemeral_reply(stale)
     assert await world.stored(table.id) == before
+
+
+async def test_a_repeated_click_of_a_move_made_is_acknowledged_and_changes_nothing(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    table, people = await four_people_at_play(world)
+    user, dm, custom_id = await turn_dm(world, table, people)
+    shown = dm.history[-1].components
+    await world.click_and_settle(user, dm, custom_id)
+    await fake_discord.wait_for(lambda: current_button(dm, table.version - 1) is None, what="the DM edit")
+    before, edits = await world.stored(table.id), len(dm.history)
+
+    # The same card again, on a phone that still shows the DM as it was: the move it asks for was made. A
+    # deferred update acknowledges it; no "out of date" pops up, and the DM already shows the move.
+    again = await fake_discord.click(user, as_shown(dm, shown), custom_id)
+    await again.wait_response()
+
+    assert again.response_type == 6 and not again.followups
+    assert await world.stored(table.id) == before
+    assert len(dm.history) == edits
 
 
 async def test_a_stranger_may_not_use_game_or_lobby_buttons(fake_discord: FakeDiscord, world: Table) -> None:
@@ -140,10 +164,11 @@ async def test_two_clicks_at_once_apply_once(fake_discord: FakeDiscord, world: T
 
     await first.wait_response()
     await second.wait_response()
-    # The stored move is shown in its click's own answer (an update of the DM); the other is refused alone.
-    refused, applied = sorted((first, second), key=lambda click: click.response_type or 0)
-    assert (refused.response_type, applied.response_type) == (4, 7)
-    assert OUT_OF_DATE in await ephemeral_reply(refused)
+    # The stored move is shown in its click's own answer (an update of the DM); the other, a repeat of that
+    # move, is acknowledged alone (a deferred update that shows nothing) once the move is stored.
+    repeated, applied = sorted((first, second), key=lambda click: click.response_type or 0)
+    assert (repeated.response_type, applied.response_type) == (6, 7)
+    assert not repeated.followups
     assert await world.action_count(table.id) == actions + 1
 
 

@@ -14,6 +14,7 @@ import engine
 from bot.db import SeatRow, TableRow
 from bot.game import events as ev
 from bot.game.table import TableSnapshot, seats_by_number
+from bot.schnapsen.clickanswers import ClickAnswers
 from bot.schnapsen.drivers import Drivers
 from bot.schnapsen.hands import Hands
 from bot.schnapsen.messages import Messages
@@ -40,6 +41,7 @@ def runtime() -> Runtime:
     listener.messages.hands = mock.create_autospec(Hands, instance=True)
     listener.messages.current.side_effect = lambda snapshot: snapshot
     listener.drivers = mock.create_autospec(Drivers, instance=True)
+    listener.answers = mock.create_autospec(ClickAnswers, instance=True)
     return listener
 
 
@@ -78,6 +80,7 @@ def test_a_move_delivers_shows_and_drives_and_a_deal_end_is_kept_for_its_result(
     assert asked(runtime.messages) == ["remember_deal_end", "current", "show"]
     runtime.messages.remember_deal_end.assert_called_once_with(before)
     assert asked(runtime.drivers) == ["turn_clock_reset", "drive"]
+    runtime.answers.moved.assert_called_once_with(before, 0, engine.Pass())  # for a repeated click of it
 
 
 def test_a_leaver_s_hand_message_is_retired_and_a_closed_table_forgotten(runtime: Runtime) -> None:

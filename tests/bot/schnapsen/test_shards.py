@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
+import engine
 from bot.client import SchnapsenBot
 from bot.db import Database
+from bot.game.inbox import HandedClicks
 from bot.schnapsen import routing
 from bot.shards import ShardRange
 from devtools.fakediscord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
@@ -26,7 +28,6 @@ from tests.bot.schnapsen.harness import (
     Stored,
     Table,
     as_shown,
-    ephemeral_reply,
     game_buttons,
     refusals,
     with_button,
@@ -195,7 +196,7 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
 
 
 async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_until_its_owner_runs_it(
-    split: Split,
+    split: Split, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ours, away = split.guilds  # this process holds shard 0, which Discord sends every DM click to
     await patient(split, away.table_id)
@@ -243,10 +244,20 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     assert (await again.wait_response()).type == 6
     await split.fake.wait_event(handed, 10, what="the click to be handed on to its owner")
     assert looked_up.count(away.table_id) == 1
-    assert [c.interaction["id"] for c in await bot.db.inbox.clicks_for((1,))] == [str(click.id), str(again.id)]
+    waiting_clicks = await bot.db.inbox.clicks_for((1,))
+    assert [c.interaction["id"] for c in waiting_clicks] == [str(click.id), str(again.id)]
 
     # The process holding shard 1 starts on the same database: it takes its inbox and applies the click as if
     # Discord had sent it there, under its checks, in one transaction; the player's DM shows the move.
+    done: set[int] = set()
+    click_handled = HandedClicks.click_handled
+
+    async def spied_click_handled(self: HandedClicks, click_id: int) -> None:
+        await click_handled(self, click_id)
+        done.add(click_id)
+        await split.fake.changed()  # the test waits for this
+
+    monkeypatch.setattr(HandedClicks, "click_handled", spied_click_handled)
     away.world.settings = dataclasses.replace(away.world.settings, shards=ShardRange(2, (1,)))
     owner = await away.world.start_bot()
     await split.fake.wait_for(
@@ -265,10 +276,12 @@ async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_
     # outside the bot token's global limit.
     tokens = {click.token, again.token}
     assert any(r.method == "PATCH" and r.path.split("/")[-3] in tokens for r in split.fake.requests)
-    # The double click is the same position's button once more: the owner refuses it through its token.
-    await split.fake.wait_for(lambda: again.followups, what="the double click answered")
+    # The double click repeats the move made: acknowledged by the receiver already, it gets nothing more (no
+    # "out of date") and leaves the inbox.
+    [repeat] = [c.id for c in waiting_clicks if c.interaction["id"] == str(again.id)]
+    await split.fake.wait_for(lambda: repeat in done, what="the double click run and deleted")
     assert await owner.runtime.inbox.take_waiting() == 0  # run once: taken, or running, or done
-    assert not click.followups  # applied: no refusal was sent
+    assert not click.followups and not again.followups  # applied, and repeated: no refusal was sent
     assert len([action for deal in (await stored(owner, away.table_id)).record.deals for action in deal.actions]) == len(moves)
 
 
@@ -307,21 +320,22 @@ async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     with caplog.at_level(logging.ERROR):
         click = await split.fake.click(player, message, button["custom_id"])
         await split.fake.wait_for(lambda: table.version > before.row.version, what="the handed click applied")
-        # The same button again, as an outdated client shows it: refused as stale, also through the inbox.
+        # The same button again, as an outdated client shows it, also through the inbox: a repeat of the move
+        # made, acknowledged by the receiver once stored, and nothing more (no "out of date" follows).
         again = await split.fake.click(player, as_shown(message, message.components), button["custom_id"])
-        assert "out of date" in await ephemeral_reply(again)
-        await split.fake.wait_for(lambda: tried, what="the refused click's deletion tried")
+        await split.fake.wait_for(lambda: tried, what="the repeated click's deletion tried")
+        assert again.response_type == 6 and not refusals(again)
         # Looking again runs neither click a second time: the move deleted its click in its own transaction
-        # (nothing else tried to), the refused one is remembered until its deletion succeeds.
+        # (nothing else tried to), the repeated one is remembered until its deletion succeeds.
         assert await owner.runtime.inbox.take_waiting() == 0
         assert await owner.runtime.inbox.take_waiting() == 0
 
     after = await stored(owner, away.table_id)
     moves = sum(len(deal.actions) for deal in after.record.deals)
     assert moves == sum(len(deal.actions) for deal in before.record.deals) + 1
-    assert not click.followups and len(again.followups) == 1
-    [refused] = await owner.db.inbox.clicks_for((1,))  # kept while its deletion fails
-    assert set(tried) == {refused.id}  # the moved click's deletion was its move's, never tried again
+    assert not click.followups and not again.followups
+    [repeated] = await owner.db.inbox.clicks_for((1,))  # kept while its deletion fails
+    assert set(tried) == {repeated.id}  # the moved click's deletion was its move's, never tried again
     assert any("deleting handed click" in record.getMessage() for record in caplog.records)
     monkeypatch.undo()
     assert await owner.runtime.inbox.take_waiting() == 0  # its deletion retried, not the click
@@ -464,10 +478,12 @@ async def test_an_owner_quicker_than_the_receivers_acknowledgement_answers_in_th
     await split.fake.wait_for(lambda: click.rejected_callbacks, what="the late acknowledgement refused as a repeat")
     assert [callback["type"] for callback in click.rejected_callbacks] == [6] and not refusals(click)
 
-    # The same button again, as an outdated client shows it, its acknowledgement held too: the owner's refusal
-    # finds no answer to follow up, so it is the click's own answer.
+    # Another card of the position left, as an outdated client shows it, its acknowledgement held too: the
+    # owner's refusal finds no answer to follow up, so it is the click's own answer.
     held.clear()
-    again = await split.fake.click(player, as_shown(message, shown), button["custom_id"])
+    position, card = button["custom_id"].rsplit(":", 2)[0], button["custom_id"].rsplit(":", 1)[1][:2]
+    stale = f"{position}:play:{next(c for c in engine.DECK if c != card)}"
+    again = await split.fake.click(player, with_button(as_shown(message, shown), stale), stale)
     refusal = await again.wait_response()
     assert refusal.type == 4 and again.ephemeral and "out of date" in refusal.data["content"]
     held.set()
