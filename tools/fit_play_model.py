@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.actions import PlayCard  # noqa: E402  (needs ROOT on the path when run as a script)
 from engine.ai import choose_action, greedy, playmodel  # noqa: E402
-from engine.ai.arena import _fixed_normal  # noqa: E402
+from engine.ai.arena import fixed_normal  # noqa: E402
 from engine.ai.knowledge import table_of  # noqa: E402
 from engine.deal import deal_hands, new_deal  # noqa: E402
 from engine.rules import apply_unchecked, legal_actions  # noqa: E402
@@ -47,7 +47,7 @@ def play(first_seed: int, games: int) -> list[tuple[PlayerView, str]]:
             assert seat is not None
             legal = legal_actions(state)
             if state.phase != PLAY:
-                action = _fixed_normal(state, seat)
+                action = fixed_normal(state, seat)
             elif len(legal) == 1:
                 action = legal[0]
             else:

@@ -17,7 +17,7 @@ from ..contracts import Contract
 from ..deal import deal_hands, new_deal
 from ..rules import apply_unchecked, legal_actions
 from ..ruleset import STANDARD, Ruleset
-from ..state import AUCTION, DOUBLING, PLAY, TRUMP
+from ..state import AUCTION, DOUBLING, PLAY, TRUMP, DealState
 from ..views import view_for
 from . import choose_action, greedy
 
@@ -67,7 +67,7 @@ def play_deal(
         legal = legal_actions(state)
         action: Action
         if normal_only and state.phase != PLAY:
-            action = _fixed_normal(state, seat)
+            action = fixed_normal(state, seat)
         elif len(legal) == 1:
             action = legal[0]
         else:
@@ -99,7 +99,8 @@ def play_deal(
     )
 
 
-def _fixed_normal(state, seat: int) -> Action:  # type: ignore[no-untyped-def]
+def fixed_normal(state: DealState, seat: int) -> Action:
+    """``normal_only``'s choice outside card play: trump by greedy's rule, a pass at every bid and double."""
     if state.phase == TRUMP:
         return greedy.choose(view_for(state, seat))
     legal = legal_actions(state)

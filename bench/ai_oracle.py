@@ -1,0 +1,145 @@
+"""How far the AI's card play is from playing with every card in view, and where it loses (issue 40).
+
+Run from the repository root:
+
+    python bench/ai_oracle.py --deals 600 --fresh-seed 2001000          # the ceiling: the oracle against pimc
+    python bench/ai_oracle.py --deals 400 --fresh-seed 2100000 --where  # where pimc's choices lose
+
+The oracle sees every hand and plays, at each of its turns, a card of the best value solved with open cards
+in the true deal (the compiled solver, as pimc solves one world). In a duplicate match of the normal game
+(``--mode normal`` of bench/ai_match.py: trump by greedy's rule, every bid and double passed) against the
+shipped pimc, its margin is the most any method could gain by knowing more: a ceiling for issue 40's target.
+
+``--where`` plays the normal game with pimc at every seat and values each card choice that has more than one
+card with open cards in the true deal: the loss of a choice is the value of the best card less the value of
+the card pimc chose (game points, times the multiplier). Its sum per deal, split by trick and by place in the
+trick (0: the lead), says which decisions the missing knowledge costs; a loss that no method could avoid is
+part of it, as the cards unseen may lie either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.actions import Action, PlayCard
+from engine.ai import choose_action
+from engine.ai.arena import Hands, duplicate_pair, fixed_normal, fresh_deals
+from engine.ai.compact import INDEX, apply_move, mask_of
+from engine.ai.knowledge import table_of
+from engine.ai.pimc import position_of
+from engine.ai.solver import Solver
+from engine.cards import team_of
+from engine.deal import new_deal
+from engine.rules import apply_unchecked, legal_actions
+from engine.ruleset import STANDARD
+from engine.state import PLAY, DealState
+from engine.views import view_for
+
+BUDGET_MS = 150
+
+
+def open_card_values(state: DealState, seat: int) -> dict[Action, int]:
+    """Each legal card of ``seat`` valued with every hand in view: the deal's exact value for its team after
+    that card, all four seats playing perfectly on (game points times the multiplier)."""
+    view = view_for(state, seat)
+    table = table_of(view, STANDARD)
+    assert table is not None
+    hands = [mask_of(state.hands[s]) for s in range(4)]
+    sign = (1 if team_of(seat) == 0 else -1) * view.multiplier
+    solver = Solver(table)
+    values: dict[Action, int] = {}
+    for action in view.legal:
+        assert isinstance(action, PlayCard)
+        position = position_of(view, table, list(hands))
+        ended = apply_move(table, position, INDEX[action.card], action.marriage or 0)
+        values[action] = sign * (ended if ended is not None else solver.solve(position))
+    return values
+
+
+def replay(dealer: int, hands: Hands, history: list[tuple[int, Action]]) -> DealState:
+    state = new_deal(STANDARD, dealer, hands)
+    for seat, action in history:
+        state, _ = apply_unchecked(state, seat, action)
+    return state
+
+
+def oracle(dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int) -> Action:
+    values = open_card_values(replay(dealer, hands, history), seat)
+    return max(values, key=values.__getitem__)
+
+
+def oracle_margin(deal: tuple[int, int, Hands]) -> float:
+    seed, dealer, hands = deal
+    margin, _ = duplicate_pair(hands, dealer, seed, "oracle", "pimc", True, BUDGET_MS, choosers={"oracle": oracle})
+    return margin
+
+
+def pimc_losses(deal: tuple[int, int, Hands]) -> list[tuple[int, int, int]]:
+    """(trick, place in the trick, loss) of each of pimc's card choices with more than one card."""
+    seed, dealer, hands = deal
+    state = new_deal(STANDARD, dealer, hands)
+    losses, decision = [], 0
+    while not state.finished:
+        seat = state.to_act
+        assert seat is not None
+        legal = legal_actions(state)
+        if state.phase != PLAY:
+            action = fixed_normal(state, seat)
+        elif len(legal) == 1:
+            action = legal[0]
+        else:
+            view = view_for(state, seat)
+            values = open_card_values(state, seat)
+            action = choose_action(view, "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
+            losses.append((len(view.witnessed) // 4 + 1, len(view.trick), max(values.values()) - values[action]))
+        decision += 1
+        state, _ = apply_unchecked(state, seat, action)
+    return losses
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=600)
+    parser.add_argument("--fresh-seed", type=int, default=2001000, help="play deals from seeds SEED, SEED+1, ...")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--where", action="store_true", help="where pimc's choices lose, instead of the match")
+    args = parser.parse_args()
+    deals = fresh_deals(args.fresh_seed, args.deals)
+    with ProcessPoolExecutor(args.workers) as pool:
+        if not args.where:
+            margins = list(pool.map(oracle_margin, deals, chunksize=4))
+            mean = sum(margins) / len(margins)
+            spread = 1.96 * math.sqrt(sum((m - mean) ** 2 for m in margins) / (len(margins) - 1) / len(margins))
+            print(
+                f"the open-card oracle against pimc, normal game, {len(margins)} duplicate deals (seeds "
+                f"{args.fresh_seed}-{args.fresh_seed + args.deals - 1}): {100 * mean:+.2f} game points per 100 "
+                f"deals (95% CI {100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
+            )
+            return 0
+        rows = [row for losses in pool.map(pimc_losses, deals, chunksize=4) for row in losses]
+    totals: defaultdict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0, 0])
+    for trick, place, loss in rows:
+        for key in (("trick", trick), ("place", place), ("all", 0)):
+            total = totals[key]
+            total[0] += 1
+            total[1] += loss
+            total[2] += loss > 0
+    print(f"pimc's card choices valued with open cards, normal game, {args.deals} deals, {len(rows)} choices")
+    print("| choices | count | loss per deal | loss per choice | choices that lose |")
+    print("|---|---|---|---|---|")
+    for kind, number in sorted(totals):
+        count, loss, losing = totals[(kind, number)]
+        name = "all" if kind == "all" else f"trick {number}" if kind == "trick" else f"place {number} in the trick"
+        print(f"| {name} | {count:.0f} | {loss / args.deals:.3f} | {loss / count:.3f} | {losing / count:.1%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
