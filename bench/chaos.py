@@ -1017,6 +1017,7 @@ class Chaos:
             "accepted_missing_from_record": len(missing),
             "missing_examples": [list(key) for key in missing[:5]],
             "acknowledged_clicks": acknowledged,
+            "acknowledged_repeats": len(found.repeats),  # quick second clicks acknowledged as their move's repeat
             "acknowledged_unstored": unstored,
             "acknowledged_unstored_examples": unstored_examples,
             "tables_stalled_30s": len({table_id for table_id, _ in self.stalls}),
@@ -1171,7 +1172,9 @@ def acknowledged_unstored(
     acknowledged click of that position was lost, e.g. acknowledged, then killed before its commit, then
     clicked again after the restart and stored that time. A click the bot logged as the repeat of a stored
     move (``repeats``, interaction ids: a quick second click, acknowledged once that move is stored) claims
-    that move rather than one of its own: it is lost only if that move is not in the record."""
+    that move rather than one of its own: it is lost only if that move is not in the record of a deal that
+    ran in the ``REPEAT_WINDOW`` before it."""
+    from bot.schnapsen.clickanswers import REPEAT_WINDOW
     from bot.schnapsen.components import GameActionButton
     from bot.schnapsen.ids import ButtonId
     from engine import format_action
@@ -1185,7 +1188,7 @@ def acknowledged_unstored(
     for table_id, deal_no, _, action in stored:
         record[(int(table_id), int(deal_no))].add(str(action))
 
-    def in_record(click: GameClick, table_id: int) -> bool:
+    def in_record(click: GameClick, table_id: int, lookback: float = 0.0) -> bool:
         button = ButtonId.parse(str(click.interaction.custom_id))
         action = GameActionButton.action_of(button) if button is not None else None
         if action is None:
@@ -1194,7 +1197,9 @@ def acknowledged_unstored(
         table_deals = starts.get(table_id, [])
         for index, (started, deal_no) in enumerate(table_deals):
             following = table_deals[index + 1][0] if index + 1 < len(table_deals) else None
-            ran = started <= click.wall_time + 1 and (following is None or following >= click.wall_time - 1)
+            ran = started <= click.wall_time + 1 and (
+                following is None or following >= click.wall_time - 1 - lookback
+            )
             if ran and text in record[(table_id, deal_no)]:
                 return True
         return False
@@ -1209,7 +1214,8 @@ def acknowledged_unstored(
                 continue
             if repeats and int(click.interaction.id) in repeats:
                 repeated += 1
-                if not in_record(click, int(match[1])):
+                # Its move may be the last of a deal that ended since, in the window a repeat is taken in.
+                if not in_record(click, int(match[1]), lookback=REPEAT_WINDOW):
                     lost.append(click)
             else:
                 by_position[(int(match[1]), int(match[2]))].append(click)
@@ -1263,7 +1269,8 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     )
     print(
         f"game clicks acknowledged to the player but missing from the stored record (kill -9 at random "
-        f"instants of play): {f['acknowledged_unstored']} (of {f['acknowledged_clicks']} acknowledged)"
+        f"instants of play): {f['acknowledged_unstored']} (of {f['acknowledged_clicks']} acknowledged; "
+        f"{f.get('acknowledged_repeats', 0)} clicks acknowledged as the repeat of a stored move)"
     )
     for example in f["acknowledged_unstored_examples"]:
         print(f"    {example}")

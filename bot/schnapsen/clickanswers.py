@@ -40,6 +40,9 @@ HandKey = tuple[object, ...]  # a hand message: ("dm", message id) or ("channel"
 # A click's own answer must reach Discord within its three seconds: drawing it may take what is left of this
 # after the change was stored, else the click is acknowledged with a deferred update and the usual edit follows.
 ANSWER_BUDGET = 2.5
+# A click repeating its person's move this soon after the move was stored is acknowledged: the first click's
+# answer (drawn within ANSWER_BUDGET) is on its way to the same message.
+REPEAT_WINDOW = 3.0
 
 
 async def drawn_first(drawing: Awaitable[Payload]) -> Payload:
@@ -75,18 +78,23 @@ class ClickAnswers:
     # --- a click on a hand -----------------------------------------------------------------------------
 
     def moved(self, before: TableSnapshot, seat: int, action: engine.Action) -> None:
-        """A move of ``seat`` was stored at ``before``'s position: remembered as its person's, unless the AI
-        made it (an AI seat, or a person it stands in for)."""
+        """A move of ``seat`` was stored at ``before``'s position: remembered as its person's, with when, unless
+        the AI made it (an AI seat, or a person it stands in for)."""
         occupant = before.seats[seat]
         if occupant is not None and occupant.user_id is not None and not occupant.ai_takeover:
-            self.messages.memory(before.id).moves_made[before.version] = (occupant.user_id, action)
+            made = (occupant.user_id, action, asyncio.get_running_loop().time())
+            self.messages.memory(before.id).moves_made[before.version] = made
 
     def repeats_move(self, table_id: int, version: int, user_id: int, action: engine.Action | None) -> bool:
-        """Whether a click asks again for the move its person made at that position: a quick second click on a
-        hand not updated yet. It is acknowledged with a deferred update, which shows nothing (the first click's
-        answer shows the move), instead of being refused as out of date: that move was carried out."""
+        """Whether a click asks again, within ``REPEAT_WINDOW``, for the move its person made at that position: a
+        quick second click on a hand not updated yet. It is acknowledged with a deferred update, which shows
+        nothing (the first click's answer shows the move), instead of being refused as out of date: that move
+        was carried out. A click on that button later comes from a message that did not show the move (its
+        answer or edit was lost): "out of date" then tells its person to take the newest one."""
         made = self.messages.memory(table_id).moves_made.peek(version)
-        return action is not None and made == (user_id, action)
+        if made is None or action is None or made[:2] != (user_id, action):
+            return False
+        return asyncio.get_running_loop().time() - made[2] <= REPEAT_WINDOW
 
     def hold_hand(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> HandKey | None:
         """A click on ``seat``'s hand is being stored and answered: until ``release_hand``, the hand's own edits wait,

@@ -99,9 +99,9 @@ class TableMemory:
     clicks_answered: Counter[Hashable] = field(default_factory=Counter)
     # The deal the table message last showed while playing: a new deal's first picture goes at once.
     table_deal_shown: int | None = None
-    # The latest moves people made, by the version of the position they were made at: who and what. A quick
-    # second click on a hand not updated yet repeats one of them (``ClickAnswers.repeats_move``).
-    moves_made: Lru[int, tuple[int, engine.Action]] = field(default_factory=lambda: Lru(REMEMBERED_MOVES))
+    # The latest moves people made, by the version of the position they were made at: who, what and when (the
+    # event loop's time). A quick second click on a hand not updated yet repeats one (``ClickAnswers``).
+    moves_made: Lru[int, tuple[int, engine.Action, float]] = field(default_factory=lambda: Lru(REMEMBERED_MOVES))
     # The changes that owed an announcement so far, and how many of them there were when a look found the outbox
     # empty (one process): a look that a later one overtook proves nothing.
     owing_changes: int = 0

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from bench.chaos import GameClick, acknowledged, acknowledged_unstored
+from bot.schnapsen.clickanswers import REPEAT_WINDOW
 
 TABLE = 7
 DEAL_STARTED = 1_000  # unix seconds
@@ -74,3 +75,8 @@ def test_a_click_acknowledged_as_a_repeat_claims_its_positions_stored_move() -> 
     assert [example.split()[0] for example in examples] == ["bs:7:6:play:HK", "bs:7:6:play:HK"]
     # Without the log's word, the repeat of HA would count as a second claim on its position, and be lost.
     assert acknowledged_unstored(clicks[:2], ACTIONS, DEALS)[1] == 1
+    # A repeat of a deal's last card may come after the next deal started, within the window it is taken in.
+    late = click("bs:7:5:play:HA", 6, seat=2, interaction_id=5, at=DEAL_STARTED + 100 + 1 + REPEAT_WINDOW)
+    assert acknowledged_unstored([late], ACTIONS, DEALS, repeats={5})[1] == 0
+    later = click("bs:7:5:play:HA", 6, seat=2, interaction_id=6, at=DEAL_STARTED + 100 + 2 + REPEAT_WINDOW)
+    assert acknowledged_unstored([later], ACTIONS, DEALS, repeats={6})[1] == 1
