@@ -4,6 +4,7 @@ Run from the repository root:
 
     python bench/ai_oracle.py --deals 600 --fresh-seed 2001000          # the ceiling: the oracle against pimc
     python bench/ai_oracle.py --deals 400 --fresh-seed 2100000 --where  # where pimc's choices lose
+    python bench/ai_oracle.py --deals 200 --fresh-seed 2200000 --first-lead  # the first lead, played out
 
 The oracle sees every hand and plays, at each of its turns, a card of the best value solved with open cards
 in the true deal (the compiled solver, as pimc solves one world). In a duplicate match of the normal game
@@ -15,6 +16,10 @@ card with open cards in the true deal: the loss of a choice is the value of the 
 the card pimc chose (game points, times the multiplier). Its sum per deal, split by trick and by place in the
 trick (0: the lead), says which decisions the missing knowledge costs; a loss that no method could avoid is
 part of it, as the cards unseen may lie either way.
+
+``--first-lead`` plays each legal first lead of a normal game out with pimc at every seat (the AI's real play,
+not open cards): the opening book's lead against the lead best in hindsight (an upper bound, which one
+play-out per lead flatters) and against simple rules.
 """
 
 from __future__ import annotations
@@ -104,15 +109,85 @@ def pimc_losses(deal: tuple[int, int, Hands]) -> list[tuple[int, int, int]]:
     return losses
 
 
+def played_out(state: DealState, seed: int, decision: int) -> int:
+    """The deal played to its end by pimc at every seat: game points for team 0 (N and S)."""
+    while not state.finished:
+        seat = state.to_act
+        assert seat is not None
+        legal = legal_actions(state)
+        if len(legal) == 1:
+            action = legal[0]
+        else:
+            action = choose_action(view_for(state, seat), "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
+        decision += 1
+        state, _ = apply_unchecked(state, seat, action)
+    assert state.result is not None
+    return state.result.game_points if state.result.winner == 0 else -state.result.game_points
+
+
+def first_leads(deal: tuple[int, int, Hands]) -> tuple[Action, dict[Action, int], str]:
+    """The opening book's first lead, each legal first lead's result for the leader's team, and trump."""
+    seed, dealer, hands = deal
+    state, decision = new_deal(STANDARD, dealer, hands), 0
+    while state.phase != PLAY:
+        seat = state.to_act
+        assert seat is not None
+        state, _ = apply_unchecked(state, seat, fixed_normal(state, seat))
+        decision += 1
+    leader = state.to_act
+    assert leader is not None and state.trump is not None
+    sign = 1 if team_of(leader) == 0 else -1
+    book = choose_action(view_for(state, leader), "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
+    results = {}
+    for lead in legal_actions(state):
+        after, _ = apply_unchecked(state, leader, lead)
+        results[lead] = sign * played_out(after, seed, decision + 1)
+    return book, results, state.trump
+
+
+def report_first_leads(rows: list[tuple[Action, dict[Action, int], str]]) -> None:
+    def card(action: Action) -> str:
+        assert isinstance(action, PlayCard)
+        return action.card
+
+    rules = {
+        "the opening book": lambda book, leads, trump: book,
+        "the highest trump": lambda book, leads, trump: min(
+            (lead for lead in leads if card(lead)[0] == trump), key=lambda lead: "ATKQJ".index(card(lead)[1]),
+            default=book,
+        ),
+        "an Ace of a plain suit": lambda book, leads, trump: next(
+            (lead for lead in leads if card(lead)[1] == "A" and card(lead)[0] != trump), book
+        ),
+        "a marriage announced": lambda book, leads, trump: next(
+            (lead for lead in leads if isinstance(lead, PlayCard) and lead.marriage), book
+        ),
+    }
+    book_results = [leads[book] for book, leads, _ in rows]
+    best = sum(max(leads.values()) for _, leads, _ in rows) / len(rows)
+    print(f"first leads played out by pimc, normal game, {len(rows)} deals: game points per deal for the leader's team")
+    print(f"the lead best in hindsight: {best:+.3f}; the mean of all legal leads: "
+          f"{sum(sum(leads.values()) / len(leads) for _, leads, _ in rows) / len(rows):+.3f}")
+    for name, rule in rules.items():
+        gains = [leads[rule(book, leads, trump)] - leads[book] for book, leads, trump in rows]
+        mean = sum(gains) / len(gains)
+        spread = 1.96 * math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1) / len(gains))
+        print(f"{name}: {sum(book_results) / len(rows) + mean:+.3f} (against the book {mean:+.3f} ± {spread:.3f})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=600)
     parser.add_argument("--fresh-seed", type=int, default=2001000, help="play deals from seeds SEED, SEED+1, ...")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--where", action="store_true", help="where pimc's choices lose, instead of the match")
+    parser.add_argument("--first-lead", action="store_true", help="each first lead played out, instead")
     args = parser.parse_args()
     deals = fresh_deals(args.fresh_seed, args.deals)
     with ProcessPoolExecutor(args.workers) as pool:
+        if args.first_lead:
+            report_first_leads(list(pool.map(first_leads, deals, chunksize=4)))
+            return 0
         if not args.where:
             margins = list(pool.map(oracle_margin, deals, chunksize=4))
             mean = sum(margins) / len(margins)
