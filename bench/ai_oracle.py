@@ -28,6 +28,7 @@ import argparse
 import math
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -35,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.actions import Action, PlayCard
 from engine.ai import choose_action
-from engine.ai.arena import Hands, duplicate_pair, fixed_normal, fresh_deals
+from engine.ai.arena import Hands, duplicate_pair, fixed_normal, fresh_deals, play_normal
 from engine.ai.compact import INDEX, apply_move, mask_of
 from engine.ai.knowledge import table_of
 from engine.ai.pimc import position_of
@@ -89,40 +90,33 @@ def oracle_margin(deal: tuple[int, int, Hands]) -> float:
 def pimc_losses(deal: tuple[int, int, Hands]) -> list[tuple[int, int, int]]:
     """(trick, place in the trick, loss) of each of pimc's card choices with more than one card."""
     seed, dealer, hands = deal
-    state = new_deal(STANDARD, dealer, hands)
-    losses, decision = [], 0
-    while not state.finished:
-        seat = state.to_act
-        assert seat is not None
-        legal = legal_actions(state)
-        if state.phase != PLAY:
-            action = fixed_normal(state, seat)
-        elif len(legal) == 1:
-            action = legal[0]
-        else:
-            view = view_for(state, seat)
-            values = open_card_values(state, seat)
-            action = choose_action(view, "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
-            losses.append((len(view.witnessed) // 4 + 1, len(view.trick), max(values.values()) - values[action]))
-        decision += 1
-        state, _ = apply_unchecked(state, seat, action)
+    losses = []
+
+    def valued(state: DealState, seat: int, decision: int) -> Action:
+        view = view_for(state, seat)
+        values = open_card_values(state, seat)
+        action = choose_action(view, "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
+        losses.append((len(view.witnessed) // 4 + 1, len(view.trick), max(values.values()) - values[action]))
+        return action
+
+    play_normal(new_deal(STANDARD, dealer, hands), valued)
     return losses
+
+
+def pimc_card(seed: int) -> Callable[[DealState, int, int], Action]:
+    """pimc's card for a seat, seeded by the deal and the decision, as the matches seed it."""
+
+    def card(state: DealState, seat: int, decision: int) -> Action:
+        return choose_action(view_for(state, seat), "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
+
+    return card
 
 
 def played_out(state: DealState, seed: int, decision: int) -> int:
     """The deal played to its end by pimc at every seat: game points for team 0 (N and S)."""
-    while not state.finished:
-        seat = state.to_act
-        assert seat is not None
-        legal = legal_actions(state)
-        if len(legal) == 1:
-            action = legal[0]
-        else:
-            action = choose_action(view_for(state, seat), "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
-        decision += 1
-        state, _ = apply_unchecked(state, seat, action)
-    assert state.result is not None
-    return state.result.game_points if state.result.winner == 0 else -state.result.game_points
+    result = play_normal(state, pimc_card(seed), decision).result
+    assert result is not None
+    return result.game_points if result.winner == 0 else -result.game_points
 
 
 def first_leads(deal: tuple[int, int, Hands]) -> tuple[Action, dict[Action, int], str]:

@@ -23,14 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.actions import PlayCard  # noqa: E402  (needs ROOT on the path when run as a script)
+from engine.actions import Action, PlayCard  # noqa: E402  (needs ROOT on the path when run as a script)
 from engine.ai import choose_action, greedy, playmodel  # noqa: E402
-from engine.ai.arena import fixed_normal  # noqa: E402
+from engine.ai.arena import play_normal  # noqa: E402
 from engine.ai.knowledge import table_of  # noqa: E402
 from engine.deal import deal_hands, new_deal  # noqa: E402
-from engine.rules import apply_unchecked, legal_actions  # noqa: E402
 from engine.ruleset import STANDARD  # noqa: E402
-from engine.state import PLAY  # noqa: E402
+from engine.state import DealState  # noqa: E402
 from engine.views import PlayerView, view_for  # noqa: E402
 
 BUDGET_MS = 150
@@ -40,24 +39,16 @@ def play(first_seed: int, games: int) -> list[tuple[PlayerView, str]]:
     decisions = []
     for seed in range(first_seed, first_seed + games):
         dealer = seed % 4
-        state = new_deal(STANDARD, dealer, deal_hands(seed, dealer))
-        number = 0
-        while not state.finished:
-            seat = state.to_act
-            assert seat is not None
-            legal = legal_actions(state)
-            if state.phase != PLAY:
-                action = fixed_normal(state, seat)
-            elif len(legal) == 1:
-                action = legal[0]
-            else:
-                view = view_for(state, seat)
-                action = choose_action(view, "pimc", seed * 1000 + number, BUDGET_MS, STANDARD)
-                assert isinstance(action, PlayCard)
-                if len({a.card for a in legal if isinstance(a, PlayCard)}) > 1:
-                    decisions.append((view, action.card))
-            number += 1
-            state, _ = apply_unchecked(state, seat, action)
+
+        def card(state: DealState, seat: int, number: int, seed: int = seed) -> Action:
+            view = view_for(state, seat)
+            action = choose_action(view, "pimc", seed * 1000 + number, BUDGET_MS, STANDARD)
+            assert isinstance(action, PlayCard)
+            if len({a.card for a in view.legal if isinstance(a, PlayCard)}) > 1:
+                decisions.append((view, action.card))
+            return action
+
+        play_normal(new_deal(STANDARD, dealer, deal_hands(seed, dealer)), card)
         print(f"\r{seed - first_seed + 1} games, {len(decisions)} decisions", end="", file=sys.stderr)
     print(file=sys.stderr)
     return decisions

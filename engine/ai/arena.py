@@ -99,6 +99,28 @@ def play_deal(
     )
 
 
+def play_normal(
+    state: DealState, card: Callable[[DealState, int, int], Action], first_decision: int = 0
+) -> DealState:
+    """``state`` played to its end as ``normal_only`` plays: trump by greedy's rule, every bid and double
+    passed, a forced card played, and ``card(state, seat, decision)`` choosing every other card, where
+    ``decision`` counts the actions before it from ``first_decision`` (for the seeds of a search)."""
+    decision = first_decision
+    while not state.finished:
+        seat = state.to_act
+        assert seat is not None
+        legal = legal_actions(state)
+        if state.phase != PLAY:
+            action = fixed_normal(state, seat)
+        elif len(legal) == 1:
+            action = legal[0]
+        else:
+            action = card(state, seat, decision)
+        decision += 1
+        state, _ = apply_unchecked(state, seat, action)
+    return state
+
+
 def fixed_normal(state: DealState, seat: int) -> Action:
     """``normal_only``'s choice outside card play: trump by greedy's rule, a pass at every bid and double."""
     if state.phase == TRUMP:
