@@ -53,9 +53,9 @@ class ClickRouter:
     Quick clickers click again on a hand not updated yet, about as often as they make moves; such a click is
     answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
     for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
-    click's answer shows the move), any other click on a position left as out of date. In a process with shards, a table button's click for a table not in memory here
-    is handed on as Discord sent it (a DM click for another process's table costs this process one insert and
-    its acknowledgement)."""
+    click's answer shows the move), any other click on a position left as out of date. In a process with
+    shards, a table button's click for a table not in memory here is handed on as Discord sent it (a DM click
+    for another process's table costs this process one insert and its acknowledgement)."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot

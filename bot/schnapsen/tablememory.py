@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 CHANNEL_HAND_WINDOW = 14 * 60.0
 # Finished deals of one table kept for their result messages and last hand edits (else rebuilt from storage).
 REMEMBERED_DEAL_ENDS = 4
-# A person's moves kept per table to recognise a repeated click: a trick's four and then some.
+# The people's latest moves kept per table, to recognise a repeated click: a trick's four and then some.
 REMEMBERED_MOVES = 8
 
 
