@@ -49,7 +49,9 @@ Figures and how they are measured:
   is accounted for if its move (the clicker's seat and the button's action, in record notation) is stored in
   the deal that ran when it was made (deals.started_at, one second either way); each other one was lost, as a
   click acknowledged before its commit is when a kill -9 comes in between and it is clicked again after the
-  restart. With every restart at a random instant of play (below) this is the issue-35 check that only what
+  restart. A click the bot logged as the repeat of a stored move (``repeat table=``: a quick second click,
+  acknowledged within 3 s of that move) claims that move, not one of its own, and is lost only if the move is
+  missing. With every restart at a random instant of play (below) this is the issue-35 check that only what
   is stored is acknowledged.
 - Tables without progress for 30 s while someone was to act (must be 0): the parent reads
   ``game_tables.version`` of every ``playing`` table once a second from the database (read-only). The clock
