@@ -15,8 +15,9 @@ Discord's rate limits (--no-discord-limits turns them off). People think --pace 
 0.1-0.2 s before each click on the first enabled game button of their hand: their DM (--hands dm) or the
 ephemeral hand "Show my cards" opens in the channel (--hands channel). Someone whose own message still offers
 the card they clicked a thinking time later clicks it again (at most twice): a second click on a message not
-updated yet, which repeats the move the first made (the bot acknowledges it with a deferred update that shows
-nothing) and must never make a move of its own.
+updated yet, which repeats the move the first made: the bot acknowledges it with a deferred update that shows
+nothing (a DM), or answers it with the hand as it stands (a hand in the channel); the position's version
+keeps it from making a move of its own.
 
 The tables start one after the other over --start-spread seconds, the bot settles for 12 s, then --seconds
 are measured. Per accepted game click in that window, from the click (the moment the fake created the
@@ -408,12 +409,12 @@ def figures(
         "cards_unnamed": unnamed,
         "start": starts,
         "second_clicks": len(repeats),
-        # A second click that made a move would be answered with the hand it left (type 7); one that repeats
-        # the move its first made is acknowledged with a deferred update that shows nothing (type 6).
-        "second_clicks_moved": sum(1 for r in repeats if r.response is not None and r.response.type == 7),
+        # A second click repeats the move its first made: on a DM it is acknowledged with a deferred update that
+        # shows nothing (type 6), on a hand in the channel answered with the hand as it stands (type 7).
         "second_clicks_acknowledged": sum(
             1 for r in repeats if r.response is not None and r.response.type == 6 and refusal(r) is None
         ),
+        "second_clicks_shown": sum(1 for r in repeats if r.response is not None and r.response.type == 7),
         "out_of_date": stale,
         "first_clicks_refused": sum(1 for c in clicks if refusal(c.interaction) is not None),
         # No callback within Discord's 3 s (the person saw "This interaction failed"), or none at all.
@@ -498,7 +499,7 @@ def print_report(args: argparse.Namespace, found: dict[str, Any]) -> None:
         f"bot-token calls per accepted click: {rest['global_calls'] / max(1, rest['accepted_clicks']):.2f}; "
         f"clicks answered \"out of date\": {f['out_of_date']}; second clicks on a message not updated yet: "
         f"{f['second_clicks']}, acknowledged as a repeat of the move made {f['second_clicks_acknowledged']}, "
-        f"answered as a move of their own {f['second_clicks_moved']}"
+        f"answered with the hand as it stands {f['second_clicks_shown']}"
         + (f"; card clicks whose card had no name on its hand: {f['cards_unnamed']}" if f["cards_unnamed"] else "")
     )
     print(rest_line(rest, f["http_429_retried"], f["http_429_surfaced"]))

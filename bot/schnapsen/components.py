@@ -198,15 +198,20 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
                     handed=self.handed,
                 )  # fmt: skip
             except UserError as error:
-                # A second click that waited for its first: that move is stored, and the first's answer shows it.
+                # A repeat of the move its person just made (a second click that waited for its first at the
+                # table's lock, or one on a hand in the channel): that move is stored. A DM shows it by the
+                # first click's answer or the hand's own edit; a hand in the channel, which the bot may have
+                # no other way to edit (after a restart, say), is answered with the hand as it stands.
                 repeated = runtime.answers.repeats_move(
                     self.table.id, self.button.version, interaction.user.id, self.action
                 )
                 if error.key != "error.stale" or not repeated:
                     raise
                 log_repeat(self.button, interaction.id)
-                await acknowledge(interaction)
-                return
+                message = interaction.message
+                if message is None or not message.flags.ephemeral:
+                    await acknowledge(interaction)
+                    return
             await runtime.answers.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
         finally:
             runtime.answers.release_hand(self.table.id, self.seat, held)

@@ -53,7 +53,9 @@ class ClickRouter:
     Quick clickers click again on a hand not updated yet, about as often as they make moves; such a click is
     answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
     for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
-    click's answer shows the move), any other click on a position left as out of date. In a process with
+    click's answer shows the move; a hand in the channel, which the click alone is sure to reach, is handed to
+    its button to be answered with the hand as it stands), any other click on a position left as out of date.
+    In a process with
     shards, a table button's click for a table not in memory here is handed on as Discord sent it (a DM click
     for another process's table costs this process one insert and its acknowledgement)."""
 
@@ -73,7 +75,9 @@ class ClickRouter:
             button = button_of_click(data)
             table = None if button is None else self.service.snapshot(button.table)
             if button is not None and table is not None and GameActionButton.moved_on(button, table):
-                if self._repeats_move(button, data):
+                if self._repeats_move(button, data) and on_ephemeral_message(data):
+                    parse(data)  # answered with the hand as it stands, which only the click can edit for sure
+                elif self._repeats_move(button, data):
                     self._run(
                         self._acknowledge_repeat(button, data), f"acknowledge a repeated click, table {button.table}"
                     )
@@ -151,6 +155,12 @@ class ClickRouter:
         if error is not None:
             raise error
         return True
+
+
+def on_ephemeral_message(data: dict[str, Any]) -> bool:
+    """Whether the click is on an ephemeral message (a hand shown in the channel), by Discord's payload."""
+    flags = (data.get("message") or {}).get("flags") or 0
+    return isinstance(flags, int) and bool(flags & discord.MessageFlags.ephemeral.flag)
 
 
 def button_of_click(data: Any) -> ButtonId | None:

@@ -5,6 +5,7 @@ click whose move is not stored is never acknowledged; the table message leaves t
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import logging
 import threading
@@ -21,8 +22,10 @@ from devtools.fakediscord import FakeDiscord, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
+    as_shown,
     current_button,
     ephemeral_reply,
+    patient_repeats,
     with_button,
 )
 from tests.bot.schnapsen.test_faults import FAST_RETRIES, alice_and_three_ai
@@ -128,7 +131,10 @@ async def test_a_stop_between_the_commit_and_the_answer_leaves_the_click_unackno
     )
 
 
-async def test_a_refused_click_is_answered_with_the_refusal_alone(fake_discord: FakeDiscord, world: Table) -> None:
+async def test_a_refused_click_is_answered_with_the_refusal_alone(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patient_repeats(monkeypatch)
     alice, bot, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
     await world.click_and_settle(alice, hand, button["custom_id"])
@@ -318,3 +324,26 @@ async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
     click = await fake_discord.click(alice, hand, button["custom_id"])
     assert (await click.wait_response()).type == UPDATE_MESSAGE, "the next move is answered as ever"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "a lost refusal is no error of the bot"
+
+
+async def test_a_repeated_click_on_a_hand_in_the_channel_is_answered_with_the_hand_as_it_stands(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patient_repeats(monkeypatch)
+    alice = world.add_player("alice")
+    fake_discord.close_dms(alice)  # her hand is shown in the channel, only to her
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=3)
+    hand, button = await alices_turn(world, table, alice)
+    assert hand.ephemeral
+    shown = copy.deepcopy(hand.components)
+    moves = await world.action_count(table.id)
+    await world.click_and_settle(alice, hand, button["custom_id"])
+    assert await world.action_count(table.id) > moves
+
+    # The same card again, from a client that still shows the hand as it was (the first answer lost, say):
+    # the bot may have no other way to edit that message, so the click's own answer shows the hand as it stands.
+    again = await fake_discord.click(alice, as_shown(hand, shown), button["custom_id"])
+    assert (await again.wait_response()).type == UPDATE_MESSAGE and not again.followups
+    assert button["custom_id"] not in {b.get("custom_id") for b in hand.buttons}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 import engine
 from bot.schnapsen import payloads
 from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
@@ -15,6 +17,7 @@ from tests.bot.schnapsen.harness import (
     as_shown,
     current_button,
     ephemeral_reply,
+    patient_repeats,
     reply_to,
     with_button,
 )
@@ -100,8 +103,9 @@ async def test_a_stale_dm_button_is_out_of_date(fake_discord: FakeDiscord, world
 
 
 async def test_a_repeated_click_of_a_move_made_is_acknowledged_and_changes_nothing(
-    fake_discord: FakeDiscord, world: Table
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    patient_repeats(monkeypatch)
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     shown = dm.history[-1].components
