@@ -158,7 +158,10 @@ async def test_a_stranger_may_not_use_game_or_lobby_buttons(fake_discord: FakeDi
     assert (after.row, after.record) == (before.row, before.record)
 
 
-async def test_two_clicks_at_once_apply_once(fake_discord: FakeDiscord, world: Table) -> None:
+async def test_two_clicks_at_once_apply_once(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patient_repeats(monkeypatch)
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     actions = await world.action_count(table.id)
