@@ -7,6 +7,7 @@ import pytest
 import pytest_asyncio
 
 from bot import render
+from bot.schnapsen import clickanswers
 from devtools.fakediscord import FakeDiscord
 from tests.bot.schnapsen.harness import Table
 
@@ -28,3 +29,11 @@ async def world(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Tabl
     yield table
     if table.bot is not None:
         await table.stop_bot()
+
+
+@pytest.fixture
+def patient_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A click repeating its person's move is taken as such within ``clickanswers.REPEAT_WINDOW`` of the move;
+    a loaded machine may take longer than that between a test's two clicks, whose point is not the window
+    (test_repeated_clicks.py tests it)."""
+    monkeypatch.setattr(clickanswers, "REPEAT_WINDOW", 600.0)

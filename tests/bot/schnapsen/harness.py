@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import discord
-import pytest
 
 from bot.client import SchnapsenBot, make_bot
 from bot.db import SeatRow, TableRecord, TableRow
 from bot.game.table import TableSnapshot
-from bot.schnapsen import clickanswers
 from bot.schnapsen.components import GAME_VERBS
 from bot.schnapsen.ids import ButtonId
 from bot.settings import Settings
@@ -154,13 +152,6 @@ async def ephemeral_reply(interaction: FakeInteraction) -> str:
     message = await reply_to(interaction)
     assert message.ephemeral, f"{interaction.describe()} was answered publicly: {message.visible_text!r}"
     return message.content
-
-
-def patient_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A click repeating its person's move is taken as such within ``clickanswers.REPEAT_WINDOW`` of the move;
-    a loaded machine may take longer than that between a test's two clicks, whose point is not the window
-    (test_repeated_clicks.py tests it)."""
-    monkeypatch.setattr(clickanswers, "REPEAT_WINDOW", 600.0)
 
 
 def as_shown(message: FakeMessage, components: list[dict[str, Any]]) -> FakeMessage:

@@ -25,7 +25,6 @@ from tests.bot.schnapsen.harness import (
     as_shown,
     current_button,
     ephemeral_reply,
-    patient_repeats,
     with_button,
 )
 from tests.bot.schnapsen.test_faults import FAST_RETRIES, alice_and_three_ai
@@ -131,10 +130,8 @@ async def test_a_stop_between_the_commit_and_the_answer_leaves_the_click_unackno
     )
 
 
-async def test_a_refused_click_is_answered_with_the_refusal_alone(
-    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    patient_repeats(monkeypatch)
+@pytest.mark.usefixtures("patient_repeats")
+async def test_a_refused_click_is_answered_with_the_refusal_alone(fake_discord: FakeDiscord, world: Table) -> None:
     alice, bot, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
     await world.click_and_settle(alice, hand, button["custom_id"])
@@ -326,10 +323,10 @@ async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "a lost refusal is no error of the bot"
 
 
+@pytest.mark.usefixtures("patient_repeats")
 async def test_a_repeated_click_on_a_hand_in_the_channel_is_answered_with_the_hand_as_it_stands(
-    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+    fake_discord: FakeDiscord, world: Table
 ) -> None:
-    patient_repeats(monkeypatch)
     alice = world.add_player("alice")
     fake_discord.close_dms(alice)  # her hand is shown in the channel, only to her
     await world.start_bot()

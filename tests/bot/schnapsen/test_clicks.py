@@ -17,7 +17,6 @@ from tests.bot.schnapsen.harness import (
     as_shown,
     current_button,
     ephemeral_reply,
-    patient_repeats,
     reply_to,
     with_button,
 )
@@ -102,10 +101,10 @@ async def test_a_stale_dm_button_is_out_of_date(fake_discord: FakeDiscord, world
     assert await world.stored(table.id) == before
 
 
+@pytest.mark.usefixtures("patient_repeats")
 async def test_a_repeated_click_of_a_move_made_is_acknowledged_and_changes_nothing(
-    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+    fake_discord: FakeDiscord, world: Table
 ) -> None:
-    patient_repeats(monkeypatch)
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     shown = dm.history[-1].components
@@ -158,10 +157,8 @@ async def test_a_stranger_may_not_use_game_or_lobby_buttons(fake_discord: FakeDi
     assert (after.row, after.record) == (before.row, before.record)
 
 
-async def test_two_clicks_at_once_apply_once(
-    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    patient_repeats(monkeypatch)
+@pytest.mark.usefixtures("patient_repeats")
+async def test_two_clicks_at_once_apply_once(fake_discord: FakeDiscord, world: Table) -> None:
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     actions = await world.action_count(table.id)

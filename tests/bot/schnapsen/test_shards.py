@@ -29,7 +29,6 @@ from tests.bot.schnapsen.harness import (
     Table,
     as_shown,
     game_buttons,
-    patient_repeats,
     refusals,
     with_button,
 )
@@ -196,10 +195,10 @@ async def test_a_process_on_shard_1_serves_only_the_tables_of_its_guilds(split: 
     assert prunes == 0
 
 
+@pytest.mark.usefixtures("patient_repeats")
 async def test_a_dm_click_for_a_table_another_process_serves_waits_in_the_inbox_until_its_owner_runs_it(
     split: Split, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    patient_repeats(monkeypatch)
     ours, away = split.guilds  # this process holds shard 0, which Discord sends every DM click to
     await patient(split, away.table_id)
     bot = await split.restart(ShardRange(2, (0,)))
@@ -304,10 +303,10 @@ async def test_a_process_on_both_shards_serves_the_guilds_of_both(split: Split) 
     assert {guild.world.guild.id for guild in split.guilds} <= {guild.id for guild in bot.guilds}
 
 
+@pytest.mark.usefixtures("patient_repeats")
 async def test_a_handed_click_runs_once_when_deleting_it_from_the_inbox_fails(
     split: Split, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    patient_repeats(monkeypatch)
     bot, owner, away = await receiver_and_owner(split)
     before, table, player, message, button = await a_dm_click_for(split, owner, away)
     # The owner's deletion of a click that made no move fails from now on (the disk is full, say).
