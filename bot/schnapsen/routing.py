@@ -75,16 +75,16 @@ class ClickRouter:
             button = button_of_click(data)
             table = None if button is None else self.service.snapshot(button.table)
             if button is not None and table is not None and GameActionButton.moved_on(button, table):
-                if self._repeats_move(button, data) and on_ephemeral_message(data):
-                    parse(data)  # answered with the hand as it stands, which only the click can edit for sure
-                elif self._repeats_move(button, data):
-                    self._run(
-                        self._acknowledge_repeat(button, data), f"acknowledge a repeated click, table {button.table}"
-                    )
-                else:
+                if not self._repeats_move(button, data):
                     self._run(
                         refuse_raw(self.bot, data, UserError("error.stale")),
                         f"refuse a click, table {button.table}",
+                    )
+                elif on_ephemeral_message(data):
+                    parse(data)  # answered with the hand as it stands, which only the click can edit for sure
+                else:
+                    self._run(
+                        self._acknowledge_repeat(button, data), f"acknowledge a repeated click, table {button.table}"
                     )
             elif button is not None and table is None and self.service.sharded:
                 self._run(self._hand_on(data, button.table, parse), f"hand on a click, table {button.table}")
