@@ -40,8 +40,8 @@ HandKey = tuple[object, ...]  # a hand message: ("dm", message id) or ("channel"
 # A click's own answer must reach Discord within its three seconds: drawing it may take what is left of this
 # after the change was stored, else the click is acknowledged with a deferred update and the usual edit follows.
 ANSWER_BUDGET = 2.5
-# A click repeating its person's move this soon after the move was stored is acknowledged: the first click's
-# answer (drawn within ANSWER_BUDGET) is on its way to the same message.
+# A click repeating its person's move this soon after the move was stored is taken as a repeat, not as out of
+# date: the first click's answer (drawn within ANSWER_BUDGET) is on its way to the same message.
 REPEAT_WINDOW = 3.0
 
 
@@ -87,10 +87,11 @@ class ClickAnswers:
 
     def repeats_move(self, table_id: int, version: int, user_id: int, action: engine.Action | None) -> bool:
         """Whether a click asks again, within ``REPEAT_WINDOW``, for the move its person made at that position: a
-        quick second click on a hand not updated yet. It is acknowledged with a deferred update, which shows
-        nothing (the first click's answer shows the move), instead of being refused as out of date: that move
-        was carried out. A click on that button later comes from a message that did not show the move (its
-        answer or edit was lost): "out of date" then tells its person to take the newest one."""
+        quick second click on a hand not updated yet. That move was carried out, so it is not refused as out
+        of date: on a DM it is acknowledged with a deferred update that shows nothing (the first click's answer
+        shows the move), on a hand in the channel answered with the hand as it stands (``GameActionButton``). A
+        click on that button later comes from a message that did not show the move (its answer or edit was
+        lost): "out of date" then tells its person to take the newest one."""
         made = self.messages.memory(table_id).moves_made.peek(version)
         if made is None or action is None or made[:2] != (user_id, action):
             return False

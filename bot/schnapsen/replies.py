@@ -71,6 +71,15 @@ async def acknowledge_raw(bot: SchnapsenBot, data: dict[str, Any]) -> None:
         log.info("interaction %s was answered already (by the process it was handed to); carrying on", data["id"])
 
 
+def clicker_id(data: dict[str, Any]) -> int | None:
+    """Who clicked, by Discord's payload of an interaction: its member's user in a guild, its user in a DM."""
+    user = (data.get("member") or data).get("user") or {}
+    try:
+        return int(user["id"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 async def refuse_raw(bot: SchnapsenBot, data: dict[str, Any], mistake: UserError) -> None:
     """A click known only by Discord's payload refused as ``report_error`` refuses one: an ephemeral answer in
     its callback, in the user's language (``routing.py`` answers a click on a button whose position has moved on
@@ -84,13 +93,12 @@ async def refuse_raw(bot: SchnapsenBot, data: dict[str, Any], mistake: UserError
     except Exception as error:
         # Expired (10062) or answered already (40060), or Discord out of reach: the refusal cannot be shown, and
         # nothing depends on it (a task of its own: nobody else would see the error).
-        user = (data.get("member") or data).get("user") or {}
         custom_id = (data.get("data") or {}).get("custom_id")
         unexpected = not isinstance(error, discord.HTTPException | aiohttp.ClientError | OSError | TimeoutError)
         log.log(
             logging.ERROR if unexpected else logging.WARNING,
             "could not answer user=%s custom_id=%s with %s: %s",
-            user.get("id"),
+            clicker_id(data),
             custom_id,
             mistake.key,
             error,

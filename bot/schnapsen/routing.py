@@ -34,7 +34,7 @@ from bot.game.errors import UserError
 from . import discord_internals
 from .components import COMPONENTS, GameActionButton, TableButton, log_repeat
 from .ids import ButtonId
-from .replies import acknowledge_raw, refuse_raw
+from .replies import acknowledge_raw, clicker_id, refuse_raw
 
 if TYPE_CHECKING:
     from bot.client import SchnapsenBot
@@ -55,9 +55,8 @@ class ClickRouter:
     for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
     click's answer shows the move; a hand in the channel, which the click alone is sure to reach, is handed to
     its button to be answered with the hand as it stands), any other click on a position left as out of date.
-    In a process with
-    shards, a table button's click for a table not in memory here is handed on as Discord sent it (a DM click
-    for another process's table costs this process one insert and its acknowledgement)."""
+    In a process with shards, a table button's click for a table not in memory here is handed on as Discord
+    sent it (a DM click for another process's table costs this process one insert and its acknowledgement)."""
 
     def __init__(self, bot: SchnapsenBot) -> None:
         self.bot = bot
@@ -94,10 +93,8 @@ class ClickRouter:
         discord_internals.replace_interaction_parser(self.bot, refuse_hand_on_or_parse)
 
     def _repeats_move(self, button: ButtonId, data: dict[str, Any]) -> bool:
-        user = (data.get("member") or data).get("user") or {}
-        try:
-            user_id = int(user["id"])
-        except (KeyError, TypeError, ValueError):
+        user_id = clicker_id(data)
+        if user_id is None:
             return False
         action = GameActionButton.action_of(button)
         return self.bot.runtime.answers.repeats_move(button.table, button.version, user_id, action)
