@@ -58,8 +58,9 @@ def lead_rows(deal: tuple[int, int, Hands]) -> list[dict[str, Any]]:
         action = pimc.best_action(view, evaluations, STANDARD)
         table = table_of(view, STANDARD)
         assert table is not None
-        moment = pimc._Moment(seat, view.trump, view.hand, view.trick, view.witnessed, view.legal)
-        features = playmodel.features(moment, table, greedy.play(moment, STANDARD, table).card)
+        greedys = greedy.choose(view, STANDARD)
+        assert isinstance(greedys, PlayCard)
+        features = playmodel.features(view, table, greedys.card)  # a view is the moment the model reads
         sign = 1 if team_of(seat) == 0 else -1
         for evaluation in evaluations:
             lead = evaluation.action
