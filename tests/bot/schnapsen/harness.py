@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+import engine
 from bot.client import SchnapsenBot, make_bot
 from bot.db import SeatRow, TableRecord, TableRow
 from bot.game.table import TableSnapshot
@@ -152,6 +153,15 @@ async def ephemeral_reply(interaction: FakeInteraction) -> str:
     message = await reply_to(interaction)
     assert message.ephemeral, f"{interaction.describe()} was answered publicly: {message.visible_text!r}"
     return message.content
+
+
+def another_card(custom_id: str, cards: Iterable[str] = engine.DECK) -> str:
+    """The play button, at the table and position of the game button ``custom_id``, of the first of ``cards``
+    that is not its card: what a client still showing that position offers beside the card clicked."""
+    button = ButtonId.parse(custom_id)
+    assert button is not None, custom_id
+    card = next(card for card in cards if card != button.arg[:2])
+    return str(ButtonId(button.table, button.version, "play", card))
 
 
 def as_shown(message: FakeMessage, components: list[dict[str, Any]]) -> FakeMessage:

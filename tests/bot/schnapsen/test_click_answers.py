@@ -22,6 +22,7 @@ from devtools.fakediscord import FakeDiscord, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
+    another_card,
     as_shown,
     current_button,
     ephemeral_reply,
@@ -143,9 +144,7 @@ async def test_a_refused_click_is_answered_with_the_refusal_alone(fake_discord: 
     bot.add_listener(interaction_built, "on_interaction")
     # Another card of the position just left, from a client that still shows it: the refusal is the click's
     # only answer (the AI plays on meanwhile, so the record is checked by the tests of forged clicks).
-    version, _, card = button["custom_id"].rsplit(":", 2)
-    other = next(c for c in table.deal.hands[table.seat_of(alice.id)] if c != card)
-    stale = f"{version}:play:{other}"
+    stale = another_card(button["custom_id"], table.deal.hands[table.seat_of(alice.id)])
     refused = await fake_discord.click(alice, with_button(hand, stale), stale)
     assert "out of date" in (await ephemeral_reply(refused)).lower()
     assert refused.response_type == 4 and not refused.followups
@@ -303,13 +302,11 @@ async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
     logging.getLogger("bot.schnapsen.replies").addHandler(watch)
     alice, _, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
-    version, _, card = button["custom_id"].rsplit(":", 2)
-    other = next(c for c in table.deal.hands[table.seat_of(alice.id)] if c != card)
+    stale = another_card(button["custom_id"], table.deal.hands[table.seat_of(alice.id)])
     await world.click_and_settle(alice, hand, button["custom_id"])
 
     # A click on another card of the position left, whose token expired before its refusal reached Discord
     # (Unknown interaction).
-    stale = f"{version}:play:{other}"
     fake_discord.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
     try:
         await fake_discord.click(alice, with_button(hand, stale), stale)

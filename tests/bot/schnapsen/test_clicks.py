@@ -14,6 +14,7 @@ from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
+    another_card,
     as_shown,
     current_button,
     ephemeral_reply,
@@ -87,14 +88,12 @@ async def test_a_stale_dm_button_is_out_of_date(fake_discord: FakeDiscord, world
     table, people = await four_people_at_play(world)
     user, dm, custom_id = await turn_dm(world, table, people)
     shown = dm.history[-1].components
-    played = custom_id.split(":")[4]
-    other = next(card for card in table.deal.hands[table.seat_of(user.id)] if card != played)
+    old = another_card(custom_id, table.deal.hands[table.seat_of(user.id)])
     await world.click_and_settle(user, dm, custom_id)
     await fake_discord.wait_for(lambda: current_button(dm, table.version - 1) is None, what="the DM edit")
     before = await world.stored(table.id)
 
     # Another card of the old position, on a phone that still shows the DM as it was: that position is gone.
-    old = custom_id.rsplit(":", 1)[0] + f":{other}"
     stale = await fake_discord.click(user, with_button(as_shown(dm, shown), old), old)
 
     assert OUT_OF_DATE in await ephemeral_reply(stale)

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-import engine
 from bot.client import SchnapsenBot
 from bot.db import Database
 from bot.game.inbox import HandedClicks
@@ -27,6 +26,7 @@ from tests.bot.schnapsen.harness import (
     CurrentTable,
     Stored,
     Table,
+    another_card,
     as_shown,
     game_buttons,
     refusals,
@@ -483,8 +483,7 @@ async def test_an_owner_quicker_than_the_receivers_acknowledgement_answers_in_th
     # Another card of the position left, as an outdated client shows it, its acknowledgement held too: the
     # owner's refusal finds no answer to follow up, so it is the click's own answer.
     held.clear()
-    position, card = button["custom_id"].rsplit(":", 2)[0], button["custom_id"].rsplit(":", 1)[1][:2]
-    stale = f"{position}:play:{next(c for c in engine.DECK if c != card)}"
+    stale = another_card(button["custom_id"])
     again = await split.fake.click(player, with_button(as_shown(message, shown), stale), stale)
     refusal = await again.wait_response()
     assert refusal.type == 4 and again.ephemeral and "out of date" in refusal.data["content"]
