@@ -292,37 +292,49 @@ async def test_a_look_at_the_outbox_that_a_change_owing_something_overtook_does_
     assert messages.memory(table.id).outbox_empty, "a look that nothing overtook found it empty"
 
 
+# A second click whose answer Discord does not take: a refusal (another card of the position left), or the
+# acknowledgement of a repeat (the same card again): (its logger, its line).
+LOST_ANSWERS = {
+    "refusal": ("bot.schnapsen.replies", "could not answer"),
+    "repeat": ("bot.schnapsen.routing", "could not acknowledge a repeated click"),
+}
+
+
+@pytest.mark.usefixtures("patient_repeats")
+@pytest.mark.parametrize("answer", sorted(LOST_ANSWERS))
 async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
-    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture, answer: str
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="bot.schnapsen.replies")
+    logger, line = LOST_ANSWERS[answer]
+    caplog.set_level(logging.WARNING, logger=logger)
     logged = asyncio.Event()
 
     class Watch(logging.Handler):  # the log is the bot's, not the fake's: its waits cannot see it
         def emit(self, record: logging.LogRecord) -> None:
-            if "could not answer" in record.getMessage():
+            if line in record.getMessage():
                 logged.set()
 
     watch = Watch()
-    logging.getLogger("bot.schnapsen.replies").addHandler(watch)
+    logging.getLogger(logger).addHandler(watch)
     alice, _, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
     stale = another_card(button["custom_id"], table.deal.hands[table.seat_of(alice.id)])
+    second = stale if answer == "refusal" else button["custom_id"]
     await world.click_and_settle(alice, hand, button["custom_id"])
 
-    # A click on another card of the position left, whose token expired before its refusal reached Discord
-    # (Unknown interaction).
+    # A second click on the position left, whose token expired before its answer reached Discord (Unknown
+    # interaction): nothing depends on that answer.
     fake_discord.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
     try:
-        await fake_discord.click(alice, with_button(hand, stale), stale)
-        await fake_discord.wait_event(logged, what="the lost refusal to be logged")
+        await fake_discord.click(alice, with_button(hand, second), second)
+        await fake_discord.wait_event(logged, what=f"the lost {answer} to be logged")
     finally:
-        logging.getLogger("bot.schnapsen.replies").removeHandler(watch)
+        logging.getLogger(logger).removeHandler(watch)
 
     hand, button = await alices_turn(world, table, alice)
     click = await fake_discord.click(alice, hand, button["custom_id"])
     assert (await click.wait_response()).type == UPDATE_MESSAGE, "the next move is answered as ever"
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "a lost refusal is no error of the bot"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], f"a lost {answer} is no error of the bot"
 
 
 @pytest.mark.usefixtures("patient_repeats")
