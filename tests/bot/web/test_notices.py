@@ -23,7 +23,7 @@ from bot.db import Database
 from bot.game.service import TableService
 from bot.web.app import WebContext, make_app
 from bot.web.live import LiveHub
-from bot.web.notices import WebNotices, decode, encode
+from bot.web.notices import TableNews, WebNotices, decode, encode
 from bot.web.security import RateLimiter
 from tests.bot.conftest import TwoProcesses
 from tests.bot.game.conftest import Clock
@@ -149,8 +149,30 @@ async def test_the_server_pages_boards_follow_another_processs_changes_and_forge
     a, b = two
     assert b.client is not None
     token = (await a.service.guilds.update_guild_settings(GUILD, web_pages=True)).web_token
+    # B drops its kept boards on each of A's news that may show on them: the boards are read once all of A's
+    # news is in, not while some may still be on its way (a NOTIFY heard between two reads drops what the first
+    # read kept).
+    told, heard = [0], [0]
+    all_heard = asyncio.Event()
+    tell, on_table = a.notices.table_changed, b.notices.on_table
+
+    def counted_tell(table_id: int, version: int, guild_id: int, boards: bool) -> None:
+        told[0] += boards
+        tell(table_id, version, guild_id, boards)
+
+    def counted_heard(news: TableNews) -> None:
+        on_table(news)
+        heard[0] += news.boards
+        if heard[0] >= told[0]:
+            all_heard.set()
+
+    a.notices.table_changed = counted_tell  # type: ignore[method-assign]
+    b.notices.on_table = counted_heard
     outcome = await play_deal(a.service, await four_at_play(a.service))
     await a.service.close(outcome.table.id)
+    if heard[0] < told[0]:
+        all_heard.clear()
+        await asyncio.wait_for(all_heard.wait(), LATENCY)
     boards = b.context.boards
 
     async def board() -> str:
