@@ -14,10 +14,15 @@ every gateway event (a click's INTERACTION_CREATE) reaches the bot --latency-ms 
 Discord's rate limits (--no-discord-limits turns them off). People think --pace human 1-3 s or --pace quick
 0.1-0.2 s before each click on the first enabled game button of their hand: their DM (--hands dm) or the
 ephemeral hand "Show my cards" opens in the channel (--hands channel). Someone whose own message still offers
-the card they clicked a thinking time later clicks it again (at most twice): a second click on a message not
-updated yet, which repeats the move the first made: the bot acknowledges it with a deferred update that shows
-nothing (a DM), or answers it with the hand as it stands (a hand in the channel); the position's version
-keeps it from making a move of its own.
+the card they clicked a thinking time later clicks it again (at most twice), as soon as their client lets them:
+Discord's client disables every button of a message while an interaction from it waits for its answer
+(discord/discord-api-docs#4730), so a second click comes only after the first click's answer reached the
+person (or its three seconds passed: "interaction failed") and left the card on offer, e.g. a deferred update
+whose edit has not come yet. It repeats the move the first made: the bot acknowledges it with a deferred
+update that shows nothing (a DM), or answers it with the hand as it stands (a hand in the channel); the
+position's version keeps it from making a move of its own. --impatient-clients lets people click again while
+the first click is still waiting (the bench's model before it followed the client), which costs the bot an
+interaction more per quick click.
 
 The tables start one after the other over --start-spread seconds, the bot settles for 12 s, then --seconds
 are measured. Per accepted game click in that window, from the click (the moment the fake created the
@@ -93,6 +98,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACES = {"human": (1.0, 3.0), "quick": (0.1, 0.2)}
 CARD_VERBS = ("play", "mar")
 MOST_REPEATS = 2  # a person clicks an unchanged card again at most this often
+# Discord's client shows "This interaction failed" (and lets its buttons be clicked again) when no answer came
+# within an interaction's three seconds.
+INTERACTION_FAILS_AFTER = 3.0
 TABLE_IMAGE = "table.png"
 
 
@@ -169,8 +177,9 @@ class Click:
 class ViewTable(PacedTable):
     """One table of four people (bot_bench.py's paced table), with what each click looked like to them."""
 
-    def __init__(self, run: PacedRun, guild: FakeGuild, number: int) -> None:
+    def __init__(self, run: PacedRun, guild: FakeGuild, number: int, *, clients_wait: bool = True) -> None:
         super().__init__(run, guild, number, 4)
+        self.clients_wait = clients_wait  # a message's buttons wait for the answer to a click on it
         self.records: list[Click] = []
         self.waiting: dict[str, list[Click]] = {"own": [], "next": [], "table": []}
         self.start: FakeInteraction | None = None
@@ -268,13 +277,27 @@ class ViewTable(PacedTable):
         self.run.think_then(self.click_again, click)
 
     async def click_again(self, click: Click) -> None:
-        """The card is still offered a thinking time later: the person clicks it again."""
+        """The card is still offered a thinking time later: the person clicks it again, once their client lets
+        them (while it waits for the answer to their last click, it looks again a thinking time later)."""
         if click.own is not None or len(click.repeats) >= MOST_REPEATS:
             return
         if not enabled_button(click.message, click.custom_id):
             return
+        last = click.repeats[-1] if click.repeats else click.interaction
+        if self.clients_wait and waits_for_answer(last, self.fake.latency, time.monotonic()):
+            self.run.think_then(self.click_again, click)
+            return
         click.repeats.append(await self.fake.click(click.person, click.message, click.custom_id))
         self.run.think_then(self.click_again, click)
+
+
+def waits_for_answer(interaction: FakeInteraction, latency: float, now: float) -> bool:
+    """Whether the person's client still waits, at ``now``, for the answer to ``interaction`` (the message's buttons
+    disabled): until the answer reached them, ``latency`` after it took effect in the fake, or the interaction
+    failed."""
+    if interaction.response is None:
+        return now < interaction.created_at + INTERACTION_FAILS_AFTER + latency
+    return now < interaction.response.at + latency
 
 
 # --- one run ------------------------------------------------------------------------------------------------
@@ -288,7 +311,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     people = PacedRun(fake, args.seed, PACES[args.pace])
     admin = fake.add_user("admin")
     guild = fake.add_guild("Player view", owner=admin)
-    tables = [ViewTable(people, guild, number) for number in range(args.tables)]
+    tables = [ViewTable(people, guild, number, clients_wait=not args.impatient_clients) for number in range(args.tables)]
     report: dict[str, Any] = {}
     fake_load: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -457,9 +480,11 @@ def describe(args: argparse.Namespace) -> str:
     think = PACES[args.pace]
     hands = "DM" if args.hands == "dm" else "ephemeral hand in the channel"
     limits = "Discord's rate limits enforced" if args.discord_limits else "no rate limits"
+    again = "while it waits for its answer" if args.impatient_clients else "once its answer came"
     return (
         f"player view: {args.tables} tables of four people, hands by {hands}, {args.pace} pace "
-        f"({think[0]:g}-{think[1]:g} s a click, seed {args.seed}); {args.latency_ms:g} ms each way; bot on core "
+        f"({think[0]:g}-{think[1]:g} s a click, seed {args.seed}; a card still offered is clicked again {again}); "
+        f"{args.latency_ms:g} ms each way; bot on core "
         f"{args.bot_cpu}; {limits}; tables started over {args.start_spread:g} s, {args.seconds:g} s measured; "
         f"{working_tree()}"
     )
@@ -524,6 +549,11 @@ def main() -> None:
     parser.add_argument("--bot-cpu", type=int, help="the bot's core (default: the last)")
     parser.add_argument(
         "--no-discord-limits", dest="discord_limits", action="store_false", help="the fake enforces no rate limits"
+    )
+    parser.add_argument(
+        "--impatient-clients",
+        action="store_true",
+        help="people click again while their first click still waits for its answer (Discord's client does not let them)",
     )
     parser.add_argument("--json", action="store_true", help="also print one JSON line with every figure")
     args = parser.parse_args()
