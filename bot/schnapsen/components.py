@@ -210,7 +210,12 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
                 log_repeat(self.button, interaction.id)
                 message = interaction.message
                 if message is None or not message.flags.ephemeral:
-                    await acknowledge(interaction)
+                    # Nothing depends on it (as in routing.py): a click that waited out its three seconds here
+                    # can no longer be acknowledged, and that is no error of the bot.
+                    try:
+                        await acknowledge(interaction)
+                    except discord.HTTPException as lost:
+                        log.warning("could not acknowledge a repeated click (interaction %s): %s", interaction.id, lost)
                     return
             await runtime.answers.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
         finally:

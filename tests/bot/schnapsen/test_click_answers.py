@@ -5,10 +5,12 @@ click whose move is not stored is never acknowledged; the table message leaves t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import dataclasses
 import logging
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import discord
@@ -300,6 +302,25 @@ LOST_ANSWERS = {
 }
 
 
+@contextlib.contextmanager
+def watching(logger: str, line: str) -> Iterator[asyncio.Event]:
+    """An event set once ``logger`` logs a line containing ``line``: the log is the bot's, not the fake's, so the
+    fake's waits cannot see it."""
+    logged = asyncio.Event()
+
+    class Watch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if line in record.getMessage():
+                logged.set()
+
+    watch = Watch()
+    logging.getLogger(logger).addHandler(watch)
+    try:
+        yield logged
+    finally:
+        logging.getLogger(logger).removeHandler(watch)
+
+
 @pytest.mark.usefixtures("patient_repeats")
 @pytest.mark.parametrize("answer", sorted(LOST_ANSWERS))
 async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
@@ -307,15 +328,6 @@ async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
 ) -> None:
     logger, line = LOST_ANSWERS[answer]
     caplog.set_level(logging.WARNING, logger=logger)
-    logged = asyncio.Event()
-
-    class Watch(logging.Handler):  # the log is the bot's, not the fake's: its waits cannot see it
-        def emit(self, record: logging.LogRecord) -> None:
-            if line in record.getMessage():
-                logged.set()
-
-    watch = Watch()
-    logging.getLogger(logger).addHandler(watch)
     alice, _, table = await alice_and_three_ai(world, target=3)
     hand, button = await alices_turn(world, table, alice)
     stale = another_card(button["custom_id"], table.deal.hands[table.seat_of(alice.id)])
@@ -325,16 +337,55 @@ async def test_a_refusal_discord_does_not_take_is_logged_and_play_goes_on(
     # A second click on the position left, whose token expired before its answer reached Discord (Unknown
     # interaction): nothing depends on that answer.
     fake_discord.fail_next("POST", "/interactions/*/*/callback", status=404, code=10062, message="Unknown interaction")
-    try:
+    with watching(logger, line) as logged:
         await fake_discord.click(alice, with_button(hand, second), second)
         await fake_discord.wait_event(logged, what=f"the lost {answer} to be logged")
-    finally:
-        logging.getLogger(logger).removeHandler(watch)
 
     hand, button = await alices_turn(world, table, alice)
     click = await fake_discord.click(alice, hand, button["custom_id"])
     assert (await click.wait_response()).type == UPDATE_MESSAGE, "the next move is answered as ever"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], f"a lost {answer} is no error of the bot"
+
+
+@pytest.mark.usefixtures("patient_repeats")
+async def test_a_repeat_that_waited_for_its_move_and_cannot_be_acknowledged_is_logged_and_play_goes_on(
+    fake_discord: FakeDiscord, world: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A second click that reached the table while its first was being stored waits for that move at the table,
+    then is acknowledged as its repeat by its button; an acknowledgement Discord no longer takes (the click's
+    three seconds went by while it waited) is logged, and is no error of the bot."""
+    caplog.set_level(logging.WARNING, logger="bot.schnapsen.components")
+    alice, bot, table = await alice_and_three_ai(world, target=3)
+    hand, button = await alices_turn(world, table, alice)
+    entered, release, _ = held_commits(bot)
+    both_acting, act, acts = asyncio.Event(), bot.service.act, []
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        acts.append(args)
+        if len(acts) == 2:
+            both_acting.set()
+        return await act(*args, **kwargs)
+
+    bot.service.act = counted  # type: ignore[method-assign]
+    first = await fake_discord.click(alice, hand, button["custom_id"])
+    await fake_discord.wait_event(entered, what="the first click's move to be on its way to storage")
+    second = await fake_discord.click(alice, hand, button["custom_id"])
+    fake_discord.fail_next(
+        "POST", f"/interactions/{second.id}/*/callback", status=404, code=10062, message="Unknown interaction"
+    )
+    with watching("bot.schnapsen.components", "could not acknowledge a repeated click") as logged:
+        # Its move not stored yet, the second click is not known as a repeat before it is parsed: its button
+        # waits at the table for the first.
+        await fake_discord.wait_event(both_acting, what="the second click to wait for the first at the table")
+        release.set()
+        assert (await first.wait_response()).type == UPDATE_MESSAGE
+        await fake_discord.wait_event(logged, what="the lost acknowledgement of the repeat to be logged")
+    assert second.response is None, "Discord took no answer for it"
+
+    hand, button = await alices_turn(world, table, alice)
+    click = await fake_discord.click(alice, hand, button["custom_id"])
+    assert (await click.wait_response()).type == UPDATE_MESSAGE, "the next move is answered as ever"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "a lost acknowledgement is no error"
 
 
 @pytest.mark.usefixtures("patient_repeats")
