@@ -19,12 +19,14 @@ import contextlib
 import logging
 from collections import Counter
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 import engine
 from bot.game.table import TableSnapshot
+from bot.i18n import t
 
 from . import payloads
 from .content import DRAW_FIRST, Payload
@@ -43,6 +45,7 @@ ANSWER_BUDGET = 2.5
 # A click repeating its person's move this soon after the move was stored is taken as a repeat, not as out of
 # date: the first click's answer (drawn within ANSWER_BUDGET) is on its way to the same message.
 REPEAT_WINDOW = 3.0
+SHOWN = ("playing", "finished")  # a table whose hands show a deal (the last one, after a Bummerl)
 
 
 async def drawn_first(drawing: Awaitable[Payload]) -> Payload:
@@ -123,15 +126,30 @@ class ClickAnswers:
         if table is not None:
             self.hands.refresh_if_changed(table, seat)
 
+    def shows_channel_hand(self, table_id: int, seat: int, user_id: int) -> bool:
+        """Whether a click of ``user_id`` on their hand in the channel can be answered with the hand as it stands
+        (``answer_move``): they hold the seat and a deal is shown."""
+        now = self.messages.service.snapshot(table_id)
+        occupant = None if now is None else now.seats[seat]
+        return now is not None and occupant is not None and occupant.user_id == user_id and now.status in SHOWN
+
     async def answer_move(
-        self, interaction: discord.Interaction[Any], table_id: int, seat: int, deal_no: int, started: float
+        self,
+        interaction: discord.Interaction[Any],
+        table_id: int,
+        seat: int,
+        deal_no: int,
+        started: float,
+        *,
+        note: str | None = None,
     ) -> None:
         """Answer a click whose move is stored: the clicked hand is updated in the click's own callback (type 7)
         with what the move made of it, or, for a click another process acknowledged already (``routing.py``),
         edited at once through its token (in its callback after all while that acknowledgement has not
         reached Discord: ``replies.update_clicked``). Where that cannot be (the message no longer shows the
         running deal, it is due to be re-posted, the drawing is late, Discord refused the answer), the click is
-        acknowledged (if it still can be) and the hand's usual edit shows the move."""
+        acknowledged (if it still can be) and the hand's usual edit shows the move. ``note``: an i18n key whose
+        text the answer shows above the hand (this once: the hand's next edit drops it)."""
         loop = asyncio.get_running_loop()
         user_id, message = interaction.user.id, interaction.message
         now = self.messages.service.snapshot(table_id)
@@ -140,7 +158,7 @@ class ClickAnswers:
         key: HandKey | None = None
         if now is not None and occupant is not None and occupant.user_id == user_id and message is not None:
             if message.flags.ephemeral:
-                if now.status in ("playing", "finished"):  # the same ephemeral hand shows the next deal too
+                if now.status in SHOWN:  # the same ephemeral hand shows the next deal too
                     model = self.hands.model(now, seat, user_id)
                     key = ("channel", now.id, user_id) if self.hands.hand_in_channel(occupant) else None
             elif self.hands.hand_in_channel(occupant) or self.messages.reposts.due(message.id):
@@ -152,9 +170,13 @@ class ClickAnswers:
         answered = False
         if model is not None:
             memory = self.messages.memory(table_id)
+            answer = model
+            if note is not None and now is not None:
+                noted = t(self.hands.user_lang(now, user_id), note)
+                answer = replace(model, description=f"{noted}\n\n{model.description}")
             try:
                 payload = await asyncio.wait_for(
-                    drawn_first(payloads.hand_message(model)), max(0.0, started + ANSWER_BUDGET - loop.time())
+                    drawn_first(payloads.hand_message(answer)), max(0.0, started + ANSWER_BUDGET - loop.time())
                 )
             except TimeoutError:
                 log.warning("table %s: drawing the answer to a click took too long; the hand is edited instead", table_id)

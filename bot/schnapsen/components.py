@@ -191,6 +191,7 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
         service, runtime = interaction.client.service, interaction.client.runtime
         started = asyncio.get_running_loop().time()
         held = runtime.answers.hold_hand(self.table, self.seat, interaction)
+        note: str | None = None  # a word above the hand in the answer (an i18n key)
         try:
             try:
                 await service.act(
@@ -198,18 +199,21 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
                     handed=self.handed,
                 )  # fmt: skip
             except UserError as error:
-                # A repeat of the move its person just made (a second click that waited for its first at the
-                # table's lock, or one on a hand in the channel): that move is stored. A DM shows it by the
-                # first click's answer or the hand's own edit; a hand in the channel, which the bot may have
-                # no other way to edit (after a restart, say), is answered with the hand as it stands.
+                if error.key != "error.stale":
+                    raise
+                # A click on a position left. A repeat of the move its person just made (a second click that
+                # waited for its first at the table's lock, or one on a hand in the channel): that move is stored,
+                # and a DM shows it by the first click's answer or the hand's own edit. A hand in the channel,
+                # which the bot may have no other way to edit (its token forgotten in a restart, say), is answered
+                # with the hand as it stands, saying so unless the click repeated the move.
                 repeated = runtime.answers.repeats_move(
                     self.table.id, self.button.version, interaction.user.id, self.action
                 )
-                if error.key != "error.stale" or not repeated:
-                    raise
-                log_repeat(self.button, interaction.id)
                 message = interaction.message
                 if message is None or not message.flags.ephemeral:
+                    if not repeated:
+                        raise
+                    log_repeat(self.button, interaction.id)
                     # Nothing depends on it (as in routing.py): a click that waited out its three seconds here
                     # can no longer be acknowledged, and that is no error of the bot.
                     try:
@@ -217,7 +221,15 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
                     except discord.HTTPException as lost:
                         log.warning("could not acknowledge a repeated click (interaction %s): %s", interaction.id, lost)
                     return
-            await runtime.answers.answer_move(interaction, self.table.id, self.seat, self.table.deal_no, started)
+                if repeated:
+                    log_repeat(self.button, interaction.id)
+                elif runtime.answers.shows_channel_hand(self.table.id, self.seat, interaction.user.id):
+                    note = "hand.moved_on"
+                else:
+                    raise
+            await runtime.answers.answer_move(
+                interaction, self.table.id, self.seat, self.table.deal_no, started, note=note
+            )
         finally:
             runtime.answers.release_hand(self.table.id, self.seat, held)
 

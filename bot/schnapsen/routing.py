@@ -53,8 +53,9 @@ class ClickRouter:
     Quick clickers click again on a hand not updated yet, about as often as they make moves; such a click is
     answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
     for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
-    click's answer shows the move; a hand in the channel, which the click alone is sure to reach, is handed to
-    its button to be answered with the hand as it stands), any other click on a position left as out of date.
+    click's answer shows the move), any other click on a position left as out of date. A click on a hand in the
+    channel, which the click alone is sure to reach, is handed to its button to be answered with the hand as it
+    stands.
     In a process with shards, a table button's click for a table not in memory here is handed on as Discord
     sent it (a DM click for another process's table costs this process one insert and its acknowledgement)."""
 
@@ -74,13 +75,13 @@ class ClickRouter:
             button = button_of_click(data)
             table = None if button is None else self.service.snapshot(button.table)
             if button is not None and table is not None and GameActionButton.moved_on(button, table):
-                if not self._repeats_move(button, data):
+                if on_ephemeral_message(data):
+                    parse(data)  # answered with the hand as it stands, which only the click can edit for sure
+                elif not self._repeats_move(button, data):
                     self._run(
                         refuse_raw(self.bot, data, UserError("error.stale")),
                         f"refuse a click, table {button.table}",
                     )
-                elif on_ephemeral_message(data):
-                    parse(data)  # answered with the hand as it stands, which only the click can edit for sure
                 else:
                     self._run(
                         self._acknowledge_repeat(button, data), f"acknowledge a repeated click, table {button.table}"

@@ -409,3 +409,29 @@ async def test_a_repeated_click_on_a_hand_in_the_channel_is_answered_with_the_ha
     again = await fake_discord.click(alice, as_shown(hand, shown), button["custom_id"])
     assert (await again.wait_response()).type == UPDATE_MESSAGE and not again.followups
     assert button["custom_id"] not in {b.get("custom_id") for b in hand.buttons}
+
+
+async def test_a_click_on_a_position_left_on_a_hand_in_the_channel_shows_the_hand_as_it_stands_and_says_so(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """Only a click can edit a hand in the channel once its token is forgotten (a restart, say): a click on a
+    position left is answered with the hand as it stands, saying why, instead of an "out of date" that sends
+    its person to ask for a new hand."""
+    alice = world.add_player("alice")
+    fake_discord.close_dms(alice)
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=3)
+    hand, button = await alices_turn(world, table, alice)
+    shown = copy.deepcopy(hand.components)
+    await world.click_and_settle(alice, hand, button["custom_id"])
+
+    # Another card of the position she left, from a client still showing the hand as it was.
+    stale = another_card(button["custom_id"], table.deal.hands[table.seat_of(alice.id)])
+    late = await fake_discord.click(alice, with_button(as_shown(hand, shown), stale), stale)
+    response = await late.wait_response()
+    assert response.type == UPDATE_MESSAGE and not late.followups, "the hand itself answers, no refusal beside it"
+    description = response.data["embeds"][0]["description"]
+    assert description.startswith("That button was out of date"), description
+    offered = {b.get("custom_id") for b in hand.buttons}
+    assert stale not in offered and button["custom_id"] not in offered, "the hand shows the table as it stands"
