@@ -143,6 +143,9 @@ HAND_TITLE = "Your hand"
 STALE_ANSWER = "out of date"  # the bot's refusal of a button whose position has moved on
 ACCEPTED = re.compile(r"accepted table=(\d+) deal=(\d+) seq=(\d+) action=(.+)$")
 REPEAT = re.compile(r"repeat table=\d+ version=\d+ interaction=(\d+)$")
+# A click on a position left, on a hand in the channel, answered with the hand as it stands and the word that the
+# button was out of date (bot.schnapsen.components.log_moved_on): told it was not taken, it claims no move.
+MOVED_ON = re.compile(r"moved on table=\d+ version=\d+ interaction=(\d+)$")
 INJECTED = re.compile(r"chaos fault injected: (\S+)$")  # bench/chaos_child.py's line per fault that happened
 AI_FALLBACK = "fell back to greedy"  # bot.ai_worker's warning when a search failed or overran its cap
 RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) ([\w.]+): (.*)$")
@@ -975,7 +978,7 @@ class Chaos:
         missing = sorted(key for key in accepted if key not in stored)
         dealt = self.stored.query("SELECT table_id, deal_no, started_at FROM deals")
         acknowledged, unstored, unstored_examples = acknowledged_unstored(
-            self.game_clicks, stored, dealt, found.repeats
+            self.game_clicks, stored, dealt, found.repeats, found.moved_on
         )
         nonce_dupes = 0
         for table in self.tables:
@@ -1020,6 +1023,7 @@ class Chaos:
             "missing_examples": [list(key) for key in missing[:5]],
             "acknowledged_clicks": acknowledged,
             "acknowledged_repeats": len(found.repeats),  # quick second clicks acknowledged as their move's repeat
+            "moved_on_shown": len(found.moved_on),  # clicks on a position left shown their hand in the channel
             "acknowledged_unstored": unstored,
             "acknowledged_unstored_examples": unstored_examples,
             "tables_stalled_30s": len({table_id for table_id, _ in self.stalls}),
@@ -1072,6 +1076,7 @@ class Chaos:
 class LogFindings:
     accepted: set[tuple[int, int, int, str]] = field(default_factory=set)
     repeats: set[int] = field(default_factory=set)  # interactions acknowledged as the repeat of a stored move
+    moved_on: set[int] = field(default_factory=set)  # interactions answered with their hand and "out of date"
     unhandled: list[str] = field(default_factory=list)  # first lines
     supervised: collections.Counter[str] = field(default_factory=collections.Counter)  # by kind
     source: str = "bot"  # who logged the accepted lines ("bot" or "bench shim")
@@ -1099,6 +1104,10 @@ def parse_log(path: Path) -> LogFindings:
         repeat = REPEAT.search(message)
         if repeat:
             found.repeats.add(int(repeat[1]))
+            continue
+        moved_on = MOVED_ON.search(message)
+        if moved_on:
+            found.moved_on.add(int(moved_on[1]))
             continue
         fault = INJECTED.search(message)
         if fault and logger.startswith("bench"):
@@ -1165,6 +1174,7 @@ def acknowledged_unstored(
     stored: set[tuple[Any, ...]],
     deals: list[tuple[Any, ...]],
     repeats: collections.abc.Set[int] = frozenset(),
+    moved_on: collections.abc.Set[int] = frozenset(),
 ) -> tuple[int, int, list[str]]:
     """(acknowledged game clicks, those whose move is missing from the stored record, examples).
 
@@ -1175,7 +1185,8 @@ def acknowledged_unstored(
     clicked again after the restart and stored that time. A click the bot logged as the repeat of a stored
     move (``repeats``, interaction ids: a quick second click, acknowledged once that move is stored) claims
     that move rather than one of its own: it is lost only if that move is not in the record of a deal that
-    ran in the ``REPEAT_WINDOW`` before it."""
+    ran in the ``REPEAT_WINDOW`` before it. A click answered with its hand in the channel as it stands, saying
+    the button was out of date (``moved_on``, interaction ids), was not taken and claims nothing."""
     from bot.schnapsen.clickanswers import REPEAT_WINDOW
     from bot.schnapsen.components import GameActionButton
     from bot.schnapsen.ids import ButtonId
@@ -1210,7 +1221,7 @@ def acknowledged_unstored(
     lost: list[GameClick] = []
     repeated = 0
     for click in clicks:
-        if acknowledged(click.interaction):
+        if acknowledged(click.interaction) and int(click.interaction.id) not in moved_on:
             match = BUTTON_ID.fullmatch(str(click.interaction.custom_id))
             if match is None:
                 continue
@@ -1272,7 +1283,9 @@ def print_report(figures: dict[str, Any], args: argparse.Namespace, folder: Path
     print(
         f"game clicks acknowledged to the player but missing from the stored record (kill -9 at random "
         f"instants of play): {f['acknowledged_unstored']} (of {f['acknowledged_clicks']} acknowledged; "
-        f"{f.get('acknowledged_repeats', 0)} clicks acknowledged as the repeat of a stored move)"
+        f"{f.get('acknowledged_repeats', 0)} clicks acknowledged as the repeat of a stored move; "
+        f"{f.get('moved_on_shown', 0)} clicks on a position left answered with the hand in the channel as it "
+        "stands, told so, not counted)"
     )
     for example in f["acknowledged_unstored_examples"]:
         print(f"    {example}")

@@ -224,6 +224,7 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
                 if repeated:
                     log_repeat(self.button, interaction.id)
                 elif runtime.answers.shows_channel_hand(self.table.id, self.seat, interaction.user.id):
+                    log_moved_on(self.button, interaction.id)
                     note = "hand.moved_on"
                 else:
                     raise
@@ -238,6 +239,12 @@ def log_repeat(button: ButtonId, interaction_id: object) -> None:
     """DEBUG, as the line of an accepted move (bench/chaos.py reads both): a click acknowledged as the repeat of
     a stored move claims that move, not one of its own."""
     log.debug("repeat table=%d version=%d interaction=%s", button.table, button.version, interaction_id)
+
+
+def log_moved_on(button: ButtonId, interaction_id: object) -> None:
+    """DEBUG, as ``log_repeat`` (bench/chaos.py reads it): a click on a position left, answered with the hand as it
+    stands and the word that it was out of date, claims no move."""
+    log.debug("moved on table=%d version=%d interaction=%s", button.table, button.version, interaction_id)
 
 
 SIT, ADD_AI, LEAVE, START, PRACTICE = "sit", "ai", "leave", "start", "practice"

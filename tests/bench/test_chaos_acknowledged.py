@@ -80,3 +80,14 @@ def test_a_click_acknowledged_as_a_repeat_claims_its_positions_stored_move() -> 
     assert acknowledged_unstored([late], ACTIONS, DEALS, repeats={5})[1] == 0
     later = click("bs:7:5:play:HA", 6, seat=2, interaction_id=6, at=DEAL_STARTED + 100 + 2 + REPEAT_WINDOW)
     assert acknowledged_unstored([later], ACTIONS, DEALS, repeats={6})[1] == 1
+
+
+def test_a_click_shown_its_hand_as_it_stands_with_out_of_date_claims_no_move() -> None:
+    clicks = [
+        click("bs:7:5:play:HA", 7, seat=2, interaction_id=1),  # stored: S play HA
+        click("bs:7:5:play:HK", 7, seat=2, interaction_id=2),  # the hand in the channel as it stands, "out of date"
+    ]
+
+    assert acknowledged_unstored(clicks, ACTIONS, DEALS, moved_on={2})[:2] == (1, 0)
+    # Without the log's word it would count as a second claim on its position, and be lost.
+    assert acknowledged_unstored(clicks, ACTIONS, DEALS)[:2] == (2, 1)
