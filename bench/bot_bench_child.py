@@ -261,17 +261,17 @@ class ClickSteps:
                 self._note(int(data["id"]), 0)
             return button
 
-        async def handled(button: Any, interaction: Any) -> None:
+        async def handled(button: Any, interaction: Any, *args: Any, **kwargs: Any) -> None:
             self._note(interaction.id, 1)
-            await clicked(button, interaction)
+            await clicked(button, interaction, *args, **kwargs)
 
-        async def stored(answers: Any, interaction: Any, *args: Any) -> None:
+        async def stored(answers: Any, interaction: Any, *args: Any, **kwargs: Any) -> None:
             self._note(interaction.id, 2)
-            await answer_move(answers, interaction, *args)
+            await answer_move(answers, interaction, *args, **kwargs)
 
-        async def answered(interaction: Any, *args: Any) -> None:
+        async def answered(interaction: Any, *args: Any, **kwargs: Any) -> None:
             self._note(interaction.id, 3)
-            await update_clicked(interaction, *args)
+            await update_clicked(interaction, *args, **kwargs)
             self._note(interaction.id, 4)
 
         routing.button_of_click = seen
