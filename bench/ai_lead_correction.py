@@ -79,7 +79,7 @@ def lead_rows(deal: tuple[int, int, Hands]) -> list[dict[str, Any]]:
 
 def within(groups: list[list[dict[str, Any]]]) -> list[float]:
     """Least squares of the result on x with each decision's means removed (a small ridge)."""
-    k = len(NAMES)
+    k = len(groups[0][0]["x"])
     a = [[0.0] * k for _ in range(k)]
     b = [0.0] * k
     for group in groups:

@@ -119,23 +119,34 @@ def played_out(state: DealState, seed: int, decision: int) -> int:
     return result.game_points if result.winner == 0 else -result.game_points
 
 
-def first_leads(deal: tuple[int, int, Hands]) -> tuple[Action, dict[Action, int], str]:
-    """The opening book's first lead, each legal first lead's result for the leader's team, and trump."""
-    seed, dealer, hands = deal
+def first_lead_state(dealer: int, hands: Hands) -> tuple[DealState, int]:
+    """The normal game's state at the first lead (trump by greedy's rule, every bid passed) and the number
+    of decisions before it."""
     state, decision = new_deal(STANDARD, dealer, hands), 0
     while state.phase != PLAY:
         seat = state.to_act
         assert seat is not None
         state, _ = apply_unchecked(state, seat, fixed_normal(state, seat))
         decision += 1
+    return state, decision
+
+
+def lead_result(state: DealState, lead: Action, seed: int, decision: int) -> int:
+    """The result for the leader's team of ``lead`` at ``state``, played out by pimc at every seat."""
+    leader = state.to_act
+    assert leader is not None
+    after, _ = apply_unchecked(state, leader, lead)
+    return (1 if team_of(leader) == 0 else -1) * played_out(after, seed, decision + 1)
+
+
+def first_leads(deal: tuple[int, int, Hands]) -> tuple[Action, dict[Action, int], str]:
+    """The opening book's first lead, each legal first lead's result for the leader's team, and trump."""
+    seed, dealer, hands = deal
+    state, decision = first_lead_state(dealer, hands)
     leader = state.to_act
     assert leader is not None and state.trump is not None
-    sign = 1 if team_of(leader) == 0 else -1
     book = choose_action(view_for(state, leader), "pimc", seed * 1000 + decision, BUDGET_MS, STANDARD)
-    results = {}
-    for lead in legal_actions(state):
-        after, _ = apply_unchecked(state, leader, lead)
-        results[lead] = sign * played_out(after, seed, decision + 1)
+    results = {lead: lead_result(state, lead, seed, decision) for lead in legal_actions(state)}
     return book, results, state.trump
 
 
