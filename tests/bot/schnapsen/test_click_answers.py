@@ -435,3 +435,29 @@ async def test_a_click_on_a_position_left_on_a_hand_in_the_channel_shows_the_han
     assert description.startswith("That button was out of date"), description
     offered = {b.get("custom_id") for b in hand.buttons}
     assert stale not in offered and button["custom_id"] not in offered, "the hand shows the table as it stands"
+
+
+async def test_after_a_restart_a_click_on_an_old_hand_in_the_channel_corrects_it(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """A restart forgets the click tokens that edit hands in the channel: a hand whose last answer did not reach
+    its person's client still offers the card they played. Clicked again after the restart, it is no repeat the
+    bot remembers, and the click's answer shows the hand as it stands, saying the button was out of date."""
+    alice = world.add_player("alice")
+    fake_discord.close_dms(alice)
+    await world.start_bot()
+    await world.no_ai_delay()
+    table = await world.open_table(alice, [None, None, None], target=3)
+    hand, button = await alices_turn(world, table, alice)
+    shown = copy.deepcopy(hand.components)
+    moves = await world.action_count(table.id)
+    await world.click_and_settle(alice, hand, button["custom_id"])
+    assert await world.action_count(table.id) > moves
+    await world.stop_bot()
+    await world.start_bot()
+
+    again = await fake_discord.click(alice, as_shown(hand, shown), button["custom_id"])
+    response = await again.wait_response()
+    assert response.type == UPDATE_MESSAGE and not again.followups
+    assert response.data["embeds"][0]["description"].startswith("That button was out of date")
+    assert button["custom_id"] not in {b.get("custom_id") for b in hand.buttons}
