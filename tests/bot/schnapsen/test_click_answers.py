@@ -20,7 +20,7 @@ from bot.client import SchnapsenBot
 from bot.game.subscribers.announcing import owed
 from bot.schnapsen.clickanswers import drawn_first
 from bot.schnapsen.content import rendered
-from devtools.fakediscord import FakeDiscord, FakeUser
+from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
     Table,
@@ -388,12 +388,13 @@ async def test_a_repeat_that_waited_for_its_move_and_cannot_be_acknowledged_is_l
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "a lost acknowledgement is no error"
 
 
-@pytest.mark.usefixtures("patient_repeats")
-async def test_a_repeated_click_on_a_hand_in_the_channel_is_answered_with_the_hand_as_it_stands(
+async def alice_moved_on_her_hand_in_the_channel(
     fake_discord: FakeDiscord, world: Table
-) -> None:
+) -> tuple[FakeUser, CurrentTable, FakeMessage, dict[str, Any], list[Any]]:
+    """alice (DMs closed: her hand is shown in the channel, only to her) and three AI seats; she has made her
+    first move on her hand: (alice, table, her hand, the button she clicked, the hand's buttons before)."""
     alice = world.add_player("alice")
-    fake_discord.close_dms(alice)  # her hand is shown in the channel, only to her
+    fake_discord.close_dms(alice)
     await world.start_bot()
     await world.no_ai_delay()
     table = await world.open_table(alice, [None, None, None], target=3)
@@ -403,6 +404,14 @@ async def test_a_repeated_click_on_a_hand_in_the_channel_is_answered_with_the_ha
     moves = await world.action_count(table.id)
     await world.click_and_settle(alice, hand, button["custom_id"])
     assert await world.action_count(table.id) > moves
+    return alice, table, hand, button, shown
+
+
+@pytest.mark.usefixtures("patient_repeats")
+async def test_a_repeated_click_on_a_hand_in_the_channel_is_answered_with_the_hand_as_it_stands(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    alice, _, hand, button, shown = await alice_moved_on_her_hand_in_the_channel(fake_discord, world)
 
     # The same card again, from a client that still shows the hand as it was (the first answer lost, say):
     # the bot may have no other way to edit that message, so the click's own answer shows the hand as it stands.
@@ -417,14 +426,7 @@ async def test_a_click_on_a_position_left_on_a_hand_in_the_channel_shows_the_han
     """Only a click can edit a hand in the channel once its token is forgotten (a restart, say): a click on a
     position left is answered with the hand as it stands, saying why, instead of an "out of date" that sends
     its person to ask for a new hand."""
-    alice = world.add_player("alice")
-    fake_discord.close_dms(alice)
-    await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=3)
-    hand, button = await alices_turn(world, table, alice)
-    shown = copy.deepcopy(hand.components)
-    await world.click_and_settle(alice, hand, button["custom_id"])
+    alice, table, hand, button, shown = await alice_moved_on_her_hand_in_the_channel(fake_discord, world)
 
     # Another card of the position she left, from a client still showing the hand as it was.
     stale = another_card(button["custom_id"], table.deal.hands[table.seat_of(alice.id)])
@@ -443,16 +445,7 @@ async def test_after_a_restart_a_click_on_an_old_hand_in_the_channel_corrects_it
     """A restart forgets the click tokens that edit hands in the channel: a hand whose last answer did not reach
     its person's client still offers the card they played. Clicked again after the restart, it is no repeat the
     bot remembers, and the click's answer shows the hand as it stands, saying the button was out of date."""
-    alice = world.add_player("alice")
-    fake_discord.close_dms(alice)
-    await world.start_bot()
-    await world.no_ai_delay()
-    table = await world.open_table(alice, [None, None, None], target=3)
-    hand, button = await alices_turn(world, table, alice)
-    shown = copy.deepcopy(hand.components)
-    moves = await world.action_count(table.id)
-    await world.click_and_settle(alice, hand, button["custom_id"])
-    assert await world.action_count(table.id) > moves
+    alice, _, hand, button, shown = await alice_moved_on_her_hand_in_the_channel(fake_discord, world)
     await world.stop_bot()
     await world.start_bot()
 
