@@ -24,15 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.ai_lead_correction import judged, within
-from bench.ai_oracle import BUDGET_MS, first_lead_state, lead_result
+from bench.ai_lead_correction import judged, judged_gains, within
+from bench.ai_oracle import BUDGET_MS, first_lead_state, interval, lead_result
 from engine.actions import PlayCard
 from engine.ai import greedy, pimc
 from engine.ai.arena import Hands, fresh_deals
@@ -141,21 +140,6 @@ def rows_of(deal: dict[str, Any]) -> list[dict[str, Any]]:
         }
         for lead in deal["leads"]
     ]  # fmt: skip
-
-
-def interval(values: list[float]) -> tuple[float, float]:
-    mean = sum(values) / len(values)
-    return mean, 1.96 * math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
-
-
-def judged_gains(groups: list[list[dict[str, Any]]], weights: list[float]) -> list[float]:
-    """Per deal, the result of the lead the model prefers less that of the book's lead."""
-    gains = []
-    for group in groups:
-        chosen = next(row for row in group if row["chosen"])
-        preferred = max(group, key=lambda row: sum(w * x for w, x in zip(weights, row["x"], strict=True)))
-        gains.append(preferred["result"] - chosen["result"])
-    return gains
 
 
 def fit(path: str, folds: int = 0) -> None:

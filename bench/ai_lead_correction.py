@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -29,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.ai_oracle import BUDGET_MS, pimc_card, played_out
+from bench.ai_oracle import BUDGET_MS, interval, pimc_card, played_out
 from engine.actions import Action, PlayCard, format_action
 from engine.ai import greedy, pimc, playmodel
 from engine.ai.arena import Hands, fresh_deals, play_normal
@@ -111,15 +110,20 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][k] / m[i][i] for i in range(k)]
 
 
-def judged(groups: list[list[dict[str, Any]]], weights: list[float]) -> tuple[float, float, float]:
-    """Per decision, the result of the lead the model prefers less pimc's: mean, 95% half-width, share changed."""
+def judged_gains(groups: list[list[dict[str, Any]]], weights: list[float]) -> list[float]:
+    """Per decision, the result of the lead the model prefers less that of the lead chosen (pimc's, the book's)."""
     gains = []
     for group in groups:
         chosen = next(row for row in group if row["chosen"])
         preferred = max(group, key=lambda row: sum(w * x for w, x in zip(weights, row["x"], strict=True)))
         gains.append(preferred["result"] - chosen["result"])
-    mean = sum(gains) / len(gains)
-    spread = 1.96 * math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1) / len(gains))
+    return gains
+
+
+def judged(groups: list[list[dict[str, Any]]], weights: list[float]) -> tuple[float, float, float]:
+    """Per decision, the result of the lead the model prefers less pimc's: mean, 95% half-width, share changed."""
+    gains = judged_gains(groups, weights)
+    mean, spread = interval(gains)
     return mean, spread, sum(1 for g in gains if g) / len(gains)
 
 

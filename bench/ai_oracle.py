@@ -150,6 +150,12 @@ def first_leads(deal: tuple[int, int, Hands]) -> tuple[Action, dict[Action, int]
     return book, results, state.trump
 
 
+def interval(values: list[float]) -> tuple[float, float]:
+    """The mean of ``values`` and the half-width of its 95% interval (normal approximation)."""
+    mean = sum(values) / len(values)
+    return mean, 1.96 * math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
+
+
 def report_first_leads(rows: list[tuple[Action, dict[Action, int], str]]) -> None:
     def card(action: Action) -> str:
         assert isinstance(action, PlayCard)
@@ -174,9 +180,7 @@ def report_first_leads(rows: list[tuple[Action, dict[Action, int], str]]) -> Non
     print(f"the lead best in hindsight: {best:+.3f}; the mean of all legal leads: "
           f"{sum(sum(leads.values()) / len(leads) for _, leads, _ in rows) / len(rows):+.3f}")
     for name, rule in rules.items():
-        gains = [leads[rule(book, leads, trump)] - leads[book] for book, leads, trump in rows]
-        mean = sum(gains) / len(gains)
-        spread = 1.96 * math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1) / len(gains))
+        mean, spread = interval([leads[rule(book, leads, trump)] - leads[book] for book, leads, trump in rows])
         print(f"{name}: {sum(book_results) / len(rows) + mean:+.3f} (against the book {mean:+.3f} ± {spread:.3f})")
 
 
