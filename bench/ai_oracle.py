@@ -219,9 +219,9 @@ def main() -> int:
     print("| choices | count | loss per deal | loss per choice | choices that lose |")
     print("|---|---|---|---|---|")
     for kind, number in sorted(totals):
-        count, loss, losing = totals[(kind, number)]
+        count, lost, losing = totals[(kind, number)]
         name = "all" if kind == "all" else f"trick {number}" if kind == "trick" else f"place {number} in the trick"
-        print(f"| {name} | {count:.0f} | {loss / args.deals:.3f} | {loss / count:.3f} | {losing / count:.1%} |")
+        print(f"| {name} | {count:.0f} | {lost / args.deals:.3f} | {lost / count:.3f} | {losing / count:.1%} |")
     return 0
 
 
