@@ -59,6 +59,7 @@ from bot.settings import Settings
 log = logging.getLogger("bench.chaos_child")
 ACCEPTED_TEXT = "accepted table="
 REPEAT_TEXT = "repeat table="  # a click acknowledged as the repeat of a stored move
+MOVED_ON_TEXT = "moved on table="  # a click on a position left, shown its hand in the channel as it stands
 FAULT_TEXT = "chaos fault injected: "  # bench/chaos.py counts these lines, per kind
 # bench/chaos.py counts these lines: a 429 discord.py gave up on (a counter would die with a killed process).
 SURFACED_429_TEXT = "discord.py raised a 429 to the bot"
@@ -184,13 +185,13 @@ def patch_target(target: int) -> None:
 
 
 def accepted_loggers() -> list[str]:
-    """The loggers (module names) of the bot modules that log ``accepted table=`` or ``repeat table=`` lines,
-    wherever the lines move to: they log them at DEBUG, so each is set to DEBUG here."""
+    """The loggers (module names) of the bot modules that log ``accepted table=``, ``repeat table=`` or ``moved on
+    table=`` lines, wherever the lines move to: they log them at DEBUG, so each is set to DEBUG here."""
     root = Path(__file__).resolve().parents[1]
     return [
         ".".join(path.relative_to(root).with_suffix("").parts)
         for path in sorted((root / "bot").rglob("*.py"))
-        if any(text in path.read_text(encoding="utf-8") for text in (ACCEPTED_TEXT, REPEAT_TEXT))
+        if any(text in path.read_text(encoding="utf-8") for text in (ACCEPTED_TEXT, REPEAT_TEXT, MOVED_ON_TEXT))
     ]
 
 
@@ -331,7 +332,7 @@ def main() -> int:
     logging.getLogger("discord").setLevel(logging.WARNING)  # its INFO lines are connection chatter
     loggers = accepted_loggers()
     for name in loggers:
-        logging.getLogger(name).setLevel(logging.DEBUG)  # its "accepted table=" or "repeat table=" lines
+        logging.getLogger(name).setLevel(logging.DEBUG)  # its "accepted table=", "repeat table=", "moved on" lines
     log.info("chaos child started pid=%d", os.getpid())
     patch_storage()
     if args.target:

@@ -50,8 +50,8 @@ class ClickRouter:
     """Sees every click before discord.py parses it: answers at once a move whose position has moved on, applies
     a click here, or hands it to the process serving its table.
 
-    Quick clickers click again on a hand not updated yet, about as often as they make moves; such a click is
-    answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
+    A click on a position left (from a hand not updated yet: a deferred answer whose edit has not come, an
+    answer lost, another device) is answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
     for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
     click's answer shows the move), any other click on a position left as out of date. A click on a hand in the
     channel, which the click alone is sure to reach, is handed to its button to be answered with the hand as it
