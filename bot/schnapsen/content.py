@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import io
+import logging
+import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -17,12 +20,43 @@ from bot.cache import Lru
 
 from .pacing import URGENT
 
-# Rendering runs off the event loop in a small pool of its own: bounded concurrency, and few threads means
-# few malloc arenas (each thread that allocates gets one, which inflated memory with the default executor).
-RENDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="render")
-# What a person is waiting for (a click's own answer, the hand that gives someone their turn: ``DRAW_FIRST``, or
-# an urgent job's, ``pacing.URGENT``) is drawn on a thread of its own, never queued behind the others.
-FIRST_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render-first")
+log = logging.getLogger(__name__)
+
+# Three kinds of drawing, by who waits for it, each on threads of its own and at its own priority for the
+# operating system's scheduler (Linux nice steps below the process's own). On a busy core the event loop and the
+# drawing threads take turns: a drawing that held the core while the loop had a click ready delayed that click
+# by the drawing's time slice, and a click's answer queued behind a turn's drawing waited for it. So a click's
+# own answer is drawn beside the loop at its priority (``DRAW_FIRST``: the clicker is looking at a pending
+# button); a hand that gives someone their turn, or any urgent job's (``pacing.URGENT``), a little below the
+# loop that stores the moves; the rest (table images, hands whose turn did not come, results, reviews) when the
+# core has time left. Measured in docs/performance.md (quick clickers, 40 tables on one core).
+ANSWER_NICE = 0
+FIRST_NICE = 5
+BACKGROUND_NICE = 19
+
+
+def lower_thread_priority(steps: int) -> None:
+    """Run the calling thread ``steps`` nice steps below the process (Linux, where nice is a thread's own;
+    elsewhere it would lower the whole process, so nothing is done). Never raises: a drawing thread that keeps
+    the loop's priority draws the same images."""
+    if sys.platform != "linux" or steps == 0:
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) + steps)
+    except OSError as err:  # a sandbox that forbids it: the threads keep their priority
+        log.warning("drawing threads keep the event loop's priority: %s", err)
+
+
+def _drawing_pool(threads: int, name: str, nice: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(threads, name, initializer=lower_thread_priority, initargs=(nice,))
+
+
+# Few threads: bounded concurrency, and few malloc arenas (each thread that allocates gets one, which inflated
+# memory with the default executor).
+ANSWER_POOL = _drawing_pool(1, "render-answer", ANSWER_NICE)
+FIRST_POOL = _drawing_pool(1, "render-first", FIRST_NICE)
+RENDER_POOL = _drawing_pool(2, "render", BACKGROUND_NICE)
+_URGENCY = {RENDER_POOL: 0, FIRST_POOL: 1, ANSWER_POOL: 2}
 DRAW_FIRST: contextvars.ContextVar[bool] = contextvars.ContextVar("draw_first", default=False)
 
 
@@ -35,7 +69,7 @@ class Kept:
     def __init__(self, draw: Callable[..., bytes], size: int) -> None:
         self.draw = draw
         self.kept = Lru[tuple[Any, ...], bytes](size)
-        self._drawing: dict[tuple[Any, ...], asyncio.Future[bytes]] = {}
+        self._drawing: dict[tuple[Any, ...], tuple[asyncio.Future[bytes], ThreadPoolExecutor]] = {}
 
     def __call__(self, *args: Any) -> bytes:
         """Draw (or hand back) at once, where no event loop runs (a script, a test)."""
@@ -47,14 +81,19 @@ class Kept:
         self.kept = Lru[tuple[Any, ...], bytes](self.kept.size)
 
     def drawing(self, args: tuple[Any, ...], pool: ThreadPoolExecutor) -> asyncio.Future[bytes]:
-        """The drawing of ``args``, begun now on ``pool`` unless it is in progress; kept once done."""
-        if (future := self._drawing.get(args)) is not None:
-            return future
+        """The drawing of ``args``, begun now on ``pool`` unless it is in progress on a pool as urgent (one in
+        progress on a pool behind it is not waited for, or a click's answer would wait for the background's
+        turn at the core); kept once done."""
+        if (progress := self._drawing.get(args)) is not None:
+            future, begun_on = progress
+            if _URGENCY.get(begun_on, 0) >= _URGENCY.get(pool, 0):
+                return future
         future = asyncio.get_running_loop().run_in_executor(pool, self.draw, *args)
-        self._drawing[args] = future
+        self._drawing[args] = (future, pool)
 
         def done(finished: asyncio.Future[bytes]) -> None:
-            self._drawing.pop(args, None)
+            if (latest := self._drawing.get(args)) is not None and latest[0] is finished:
+                del self._drawing[args]
             if not finished.cancelled() and finished.exception() is None:  # a failure is its awaiters' to see
                 self.kept[args] = finished.result()
 
@@ -63,7 +102,9 @@ class Kept:
 
 
 def _pool() -> ThreadPoolExecutor:
-    return FIRST_POOL if DRAW_FIRST.get() or URGENT.get() else RENDER_POOL
+    if DRAW_FIRST.get():
+        return ANSWER_POOL
+    return FIRST_POOL if URGENT.get() else RENDER_POOL
 
 
 async def rendered(function: Callable[..., bytes] | Kept, *args: Any) -> bytes:
