@@ -20,6 +20,7 @@ from bot.client import SchnapsenBot
 from bot.game.subscribers.announcing import owed
 from bot.schnapsen.clickanswers import drawn_first
 from bot.schnapsen.content import rendered
+from bot.schnapsen.pacing import URGENT
 from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
     CurrentTable,
@@ -203,7 +204,13 @@ async def test_a_clicks_answer_is_drawn_on_a_thread_of_its_own_never_behind_the_
         return threading.current_thread().name.encode()
 
     answer = await drawn_first(rendered(thread_name))  # type: ignore[arg-type]
-    assert answer.decode().startswith("render-first"), "a click's answer is drawn on the first pool"
+    assert answer.decode().startswith("render-answer_"), "a click's answer is drawn on a thread of its own"
+    urgent = URGENT.set(True)
+    try:
+        turn = await rendered(thread_name)  # type: ignore[arg-type]
+    finally:
+        URGENT.reset(urgent)
+    assert turn.decode().startswith("render-first_"), "a person's turn on the first pool"
     assert (await rendered(thread_name)).decode().startswith("render_"), "the others on the shared pool"
 
 
