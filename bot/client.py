@@ -27,6 +27,7 @@ from bot.db import Database
 from bot.game.ai import AiPlayers
 from bot.game.coach import Coach
 from bot.game.service import TableService
+from bot.schnapsen import content
 from bot.schnapsen.badanswers import BadAnswers, ChannelGate, locator, trace_config, watch_permissions
 from bot.schnapsen.checks import Throttle
 from bot.schnapsen.pacing import PROCESS_STARTED, GlobalPacer, pacing_trace
@@ -100,6 +101,7 @@ class SchnapsenBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.setup_started = True
+        content.share_the_gil_with_the_drawings()
         if not hasattr(self, "db"):
             self.db = await Database.open(self.settings.database_path, synchronous=self.settings.db_synchronous)
         shards = self.settings.shards

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from bot.schnapsen import content
+from tests.bot.schnapsen.harness import Table
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="a thread's own nice value is Linux's")
 
@@ -96,3 +97,14 @@ async def test_a_background_drawing_waits_for_the_same_image_drawn_for_a_click()
         for gate in gates.values():
             gate.set()
     assert threads == ["render-answer"]
+
+
+async def test_the_bot_takes_the_gil_back_from_the_drawings_quickly(world: Table) -> None:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # the interpreter's default
+    try:
+        await world.start_bot()
+        assert sys.getswitchinterval() == pytest.approx(content.GIL_SWITCH_SECONDS)
+        assert content.GIL_SWITCH_SECONDS < 0.005
+    finally:
+        sys.setswitchinterval(before)
