@@ -238,9 +238,10 @@ async def test_a_table_channel_that_answers_403_is_not_hammered_and_is_redrawn_o
         wakers.append(asyncio.ensure_future(fake_discord.changed()))
 
     bot.bad_answers.record = heard  # type: ignore[method-assign]
+    # The table message's edit may not have been tried yet (its image is drawn on a background thread): wait for it.
     await fake_discord.wait_for(
-        lambda: bot.bad_answers.total["403"] == len(channel_requests(fake_discord, channel.id, since)),
-        what="http_trace to count every refusal",
+        lambda: 1 <= bot.bad_answers.total["403"] == len(channel_requests(fake_discord, channel.id, since)),
+        what="an edit of the table message tried, and http_trace to count every refusal",
     )
     tried = channel_requests(fake_discord, channel.id, since)
     assert 1 <= len(tried) <= 3, f"a few attempts, not one per move or retry: {[(r.method, r.path) for r in tried]}"
