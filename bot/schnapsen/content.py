@@ -30,8 +30,8 @@ log = logging.getLogger(__name__)
 # button); a hand that gives someone their turn, or any urgent job's (``pacing.URGENT``), a little below the
 # loop that stores the moves; the rest (table images, hands whose turn did not come, results, reviews) when the
 # core has time left. Measured in docs/performance.md (quick clickers, 40 tables on one core).
-# Not 19 for the rest: nice counts against every process on the machine (AI workers, a database, the web
-# companion at 0), and at 19 a table image would get a sixtieth of a core beside one of them, at 10 a tenth.
+# Not 19 for the rest: nice counts against every process on the machine (the AI workers, a database server: at
+# nice 0), and at 19 a table image would get a sixtieth of a core beside one of them, at 10 a tenth.
 ANSWER_NICE = 0
 FIRST_NICE = 5
 BACKGROUND_NICE = 10
