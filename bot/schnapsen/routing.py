@@ -51,11 +51,11 @@ class ClickRouter:
     a click here, or hands it to the process serving its table.
 
     A click on a position left (from a hand not updated yet: a deferred answer whose edit has not come, an
-    answer lost, another device) is answered at once, from Discord's payload, without discord.py building an interaction, a message and a view
-    for it: a repeat of the move its person made there with a deferred update that shows nothing (the first
-    click's answer shows the move), any other click on a position left as out of date. A click on a hand in the
-    channel, which the click alone is sure to reach, is handed to its button to be answered with the hand as it
-    stands.
+    answer lost, another device) is answered at once, from Discord's payload, without discord.py building an
+    interaction, a message and a view for it: a repeat of the move its person made there with a deferred update
+    that shows nothing (the first click's answer shows the move), any other click on a position left as out of
+    date. A click on a hand in the channel, which the click alone is sure to reach, is handed to its button to be
+    answered with the hand as it stands.
     In a process with shards, a table button's click for a table not in memory here is handed on as Discord
     sent it (a DM click for another process's table costs this process one insert and its acknowledgement)."""
 
