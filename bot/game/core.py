@@ -445,9 +445,12 @@ class TableCore:
         *,
         user_id: int | None,
         handed: HandedClick | None = None,
+        ahead: Callable[[TableSnapshot], None] | None = None,
     ) -> Outcome:
         """Apply one action for ``seat``. ``user_id`` None means the AI acts for the seat; ``handed``: the
-        click was handed over by another process (it leaves the inbox with the move).
+        click was handed over by another process (it leaves the inbox with the move); ``ahead``: told the table
+        as the move will leave it (its version not yet moved) once the move is found legal, before the commit,
+        for work that need not wait for it (a click's answer drawn while the move is stored).
 
         Raises UserError (stale button, not your seat/turn, illegal) and changes nothing then, except that
         a person the AI stood in for has their seat back. The action, what its subscribers write (the deal's
@@ -472,7 +475,9 @@ class TableCore:
                 raise
             back = theirs and occupant is not None and (occupant.ai_takeover or occupant.warned)
             # The commit and the snapshot published after it must not be torn apart by a cancellation.
-            return await asyncio.shield(self._commit_action(table, seat, action, new_state, events, back, handed))
+            return await asyncio.shield(
+                self._commit_action(table, seat, action, new_state, events, back, handed, ahead)
+            )
 
     async def _commit_action(
         self,
@@ -483,6 +488,7 @@ class TableCore:
         events: tuple[Event, ...],
         back: bool,
         handed: HandedClick | None,
+        ahead: Callable[[TableSnapshot], None] | None,
     ) -> Outcome:
         text = engine.format_action(seat, action)
         finished = new_state if new_state.finished else None
@@ -500,6 +506,11 @@ class TableCore:
         )
         # The table as it stood when the deal ended (before the next deal), for its result message.
         deal_end = None if finished is None else played
+        if ahead is not None:
+            try:
+                ahead(played)
+            except Exception:  # work ahead is only ever a head start: the move goes on
+                log.exception("table %s: work ahead of a move's commit failed", table.id)
         dealt: list[Dealt] = []
         stored: list[tuple[int, int]] = []
 

@@ -133,6 +133,19 @@ class ClickAnswers:
         occupant = None if now is None else now.seats[seat]
         return now is not None and occupant is not None and occupant.user_id == user_id and now.status in SHOWN
 
+    def draw_ahead(self, table: TableSnapshot, seat: int, interaction: discord.Interaction[Any]) -> None:
+        """``table`` is what the click's move will make of the table once stored (``TableCore.act``'s
+        ``ahead``): the hand its answer will show begins to be drawn now, so that the answer waits for the commit
+        or the drawing, whichever takes longer, not for both. Only a DM's answer (a hand in the channel shows
+        the next deal at once after the last card, which is not dealt yet)."""
+        occupant, message = table.seats[seat], interaction.message
+        if occupant is None or occupant.user_id != interaction.user.id or message is None or message.flags.ephemeral:
+            return
+        finished = table.deal is not None and table.deal.finished
+        # As answer_move makes it: the hand at the new position, or the deal's last word when the move ended it.
+        model = self.hands.model(table, seat, occupant.user_id, table.deal if finished else None)
+        payloads.draw_answer_ahead(model)
+
     async def answer_move(
         self,
         interaction: discord.Interaction[Any],

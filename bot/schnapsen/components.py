@@ -197,6 +197,7 @@ class GameActionButton(TableButton, template=template(GAME_VERBS)):
                 await service.act(
                     self.table.id, self.seat, self.action, self.button.version, user_id=interaction.user.id,
                     handed=self.handed,
+                    ahead=lambda table: runtime.answers.draw_ahead(table, self.seat, interaction),
                 )  # fmt: skip
             except UserError as error:
                 if error.key != "error.stale":

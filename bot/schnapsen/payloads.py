@@ -19,7 +19,7 @@ from engine import PlayerView
 
 from .answers import add_rules_field, add_tally_field, replay_link
 from .components import CoachButton, GameActionButton, HandButton, HostButton, SeatButton
-from .content import Kept, Payload, rendered
+from .content import ANSWER_POOL, Kept, Payload, rendered
 from .handmodel import HandModel, PlainHand, hand_model
 from .shellbuttons import DealReviewButton
 from .texts import (
@@ -228,6 +228,15 @@ async def hand_message(model: HandModel) -> Payload:
         payload.alt = {"hand.png": render.hand_alt_text(hand.cards, None, hand.trump, hand.deck, hand.lang)}
     embed.set_image(url="attachment://hand.png")
     return payload
+
+
+def draw_answer_ahead(model: HandModel) -> None:
+    """Begin drawing ``model``'s image on the thread of clicks' answers, unless it is drawn already: the answer
+    about to show it (``hand_message`` under ``DRAW_FIRST``) then joins this drawing, not a queue."""
+    if model.image is not None:
+        drawing, args = _hand_image(model.image)
+        if drawing.kept.get(args) is None:
+            drawing.drawing(args, ANSWER_POOL)
 
 
 def _hand_image(image: PlainHand | render.TurnScene) -> tuple[Kept, tuple[Any, ...]]:

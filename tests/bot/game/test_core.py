@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import count
+from typing import Any
 
 import pytest
 
@@ -119,6 +120,43 @@ async def test_a_handed_click_leaves_the_inbox_with_its_move(core: TableCore, db
     assert not handed.deleted and [click.id for click in await db.inbox.clicks_for([0])] == [click_id]
     await core.act(table.id, seat, action, table.version, user_id=occupant.user_id, handed=handed)
     assert handed.deleted and await db.inbox.clicks_for([0]) == []
+
+
+async def test_work_ahead_of_a_move_is_told_the_table_it_makes_before_the_commit_and_cannot_stop_it(
+    core: TableCore, db: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = await four_at_play(core)  # type: ignore[arg-type]
+    assert table.deal is not None and table.deal.to_act is not None
+    seat, action = table.deal.to_act, engine.legal_actions(table.deal)[0]
+    occupant = table.seats[seat]
+    assert occupant is not None
+    order: list[str] = []
+    told: list[TableSnapshot] = []
+    store = core.store
+
+    async def storing(*args: Any, **kwargs: Any) -> Any:
+        order.append("store")
+        return await store(*args, **kwargs)
+
+    def ahead(made: TableSnapshot) -> None:
+        order.append("ahead")
+        told.append(made)
+        raise RuntimeError("a bug in the work ahead")
+
+    core.store = storing  # type: ignore[method-assign]
+    outcome = await core.act(table.id, seat, action, table.version, user_id=occupant.user_id, ahead=ahead)
+
+    assert order == ["ahead", "store"], "told before the move is stored"
+    assert told[0].deal == outcome.table.deal, "the position the move makes"
+    assert told[0].version == table.version, "its version not yet moved (it is not stored)"
+    assert core.snapshot(table.id) == outcome.table and outcome.table.version > table.version
+    record = await db.records.load_record(table.id)
+    assert sum(len(deal.actions) for deal in record.deals) == 1, "the move is stored all the same"
+    assert "work ahead of a move's commit failed" in caplog.text
+
+    with pytest.raises(UserError):  # a refused move tells nobody ahead
+        await core.act(table.id, seat, action, table.version, user_id=occupant.user_id, ahead=told.append)
+    assert len(told) == 1
 
 
 async def test_a_click_of_a_person_the_ai_stood_in_for_takes_the_seat_back_even_when_refused(

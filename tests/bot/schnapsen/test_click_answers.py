@@ -18,8 +18,11 @@ import pytest
 
 from bot.client import SchnapsenBot
 from bot.game.subscribers.announcing import owed
+from bot.game.table import TableSnapshot
+from bot.schnapsen import payloads
 from bot.schnapsen.clickanswers import drawn_first
 from bot.schnapsen.content import rendered
+from bot.schnapsen.ids import ButtonId
 from bot.schnapsen.pacing import URGENT
 from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
 from tests.bot.schnapsen.harness import (
@@ -212,6 +215,57 @@ async def test_a_clicks_answer_is_drawn_on_a_thread_of_its_own_never_behind_the_
         URGENT.reset(urgent)
     assert turn.decode().startswith("render-first_"), "a person's turn on the first pool"
     assert (await rendered(thread_name)).decode().startswith("render_"), "the others on the shared pool"
+
+
+async def test_a_clicks_answer_is_drawn_while_its_move_is_stored_and_only_once(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card leaves the hand: the hand without it is a new picture, begun while the move is being stored, and
+    the answer after the commit takes that drawing instead of drawing it again."""
+    alice, bot, table = await alice_and_three_ai(world, target=3)
+
+    def card_to_play(t: TableSnapshot) -> bool:  # not her last card: the deal's last word may show no picture
+        button = current_button(world.hand_message(alice), t.version)
+        clicked = None if button is None else ButtonId.parse(button["custom_id"])
+        seat = t.seat_of(alice.id)
+        return clicked is not None and clicked.verb == "play" and t.deal is not None and seat is not None and (
+            len(t.deal.hands[seat]) > 1
+        )
+
+    await world.play([alice], until=card_to_play)
+    if table.status == "finished":
+        await world.rematch(alice)
+        await world.play([alice], until=card_to_play)
+    hand = world.hand_message(alice)
+    button = current_button(hand, table.version)
+    assert hand is not None and button is not None
+    loop = asyncio.get_running_loop()
+    drawn: list[tuple[Any, ...]] = []
+    begun, release = asyncio.Event(), asyncio.Event()
+    for kept in (payloads._hand_png, payloads._turn_png):  # whichever her hand shows after the move
+
+        def counted(*args: Any, draw: Any = kept.draw) -> bytes:
+            drawn.append(args)
+            loop.call_soon_threadsafe(begun.set)
+            return draw(*args)
+
+        monkeypatch.setattr(kept, "draw", counted)
+    store = bot.service.store
+
+    async def held_store(*args: Any, **kwargs: Any) -> Any:
+        await release.wait()
+        return await store(*args, **kwargs)
+
+    bot.service.store = held_store  # type: ignore[method-assign]
+    click = await fake_discord.click(alice, hand, button["custom_id"])
+    # Bounded only so that a bot that draws after the commit fails here instead of hanging (the commit waits).
+    await asyncio.wait_for(begun.wait(), 10)
+    assert click.response is None, "the drawing began while the move was not yet stored"
+
+    release.set()
+    response = await click.wait_response()
+    assert response.type == UPDATE_MESSAGE
+    assert len(drawn) == len(set(drawn)), "the answer joined the drawing begun ahead: nothing drawn twice"
 
 
 async def test_a_new_deals_hands_go_out_at_once_first_to_whoever_acts_first(world: Table) -> None:
