@@ -17,8 +17,8 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import engine
 from bot.db import AlreadySeated, ChannelBusy, Database, SeatRow, SeatTaken, TableRow
@@ -28,22 +28,15 @@ from engine.events import Event
 
 from . import events as ev
 from . import rulesettings
-from .errors import UserError, one_of
+from .errors import UserError, check_turn_seconds, one_of
 from .events import Change, DealPlan, Listener, Outcome, Subscriber, random_deals
 from .table import TableSnapshot, log_events, logged, restore, rules_of, seats_by_number
 
+if TYPE_CHECKING:  # the inbox's module reaches this one through the shard directory
+    from .inbox import HandedClick
+
 AI_NAMES = ("Sepp", "Resi", "Ferdl", "Mitzi")
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class HandedClick:
-    """A click taken from the click inbox (bot/schnapsen/routing.py), handed to ``act``: the move it makes
-    deletes it from the inbox in the move's own transaction (a crash never runs it twice) and marks it
-    ``deleted``."""
-
-    id: int
-    deleted: bool = False
 
 
 class TableCore:
@@ -448,9 +441,8 @@ class TableCore:
         ahead: Callable[[TableSnapshot], None] | None = None,
     ) -> Outcome:
         """Apply one action for ``seat``. ``user_id`` None means the AI acts for the seat; ``handed``: the
-        click was handed over by another process (it leaves the inbox with the move); ``ahead``: told the table
-        as the move will leave it (its version not yet moved) once the move is found legal, before the commit,
-        for work that need not wait for it (a click's answer drawn while the move is stored).
+        click was handed over by another process (it leaves the inbox with the move); ``ahead``: told the table the
+        move makes, once it is found legal and before its commit (its version not yet moved; work need not wait).
 
         Raises UserError (stale button, not your seat/turn, illegal) and changes nothing then, except that
         a person the AI stood in for has their seat back. The action, what its subscribers write (the deal's
@@ -588,12 +580,6 @@ def hosted_lobby(table: TableSnapshot, user_id: int) -> TableSnapshot:
     if user_id != table.row.host_id:
         raise UserError("error.host_only")
     return table
-
-
-def check_turn_seconds(seconds: int) -> None:
-    """A turn time from 15 s to an hour (a table's, or a server's default for new tables)."""
-    if not 15 <= seconds <= 3600:
-        raise UserError("error.bad_turn_time")
 
 
 class Dealt(NamedTuple):

@@ -24,3 +24,9 @@ def one_of(value: str, members: tuple[Member, ...], error_key: str = "error.bad_
         if member == value:
             return member
     raise UserError(error_key, **(values or {"value": value}))
+
+
+def check_turn_seconds(seconds: int) -> None:
+    """A turn time from 15 s to an hour (a table's, or a server's default for new tables)."""
+    if not 15 <= seconds <= 3600:
+        raise UserError("error.bad_turn_time")

@@ -12,8 +12,7 @@ from bot.db import Database, GuildSettings
 from bot.vocabulary import AI_STRENGTHS, DECK_STYLES, LANGUAGES
 
 from . import rulesettings
-from .core import check_turn_seconds
-from .errors import UserError, one_of
+from .errors import UserError, check_turn_seconds, one_of
 
 
 class GuildDefaults:

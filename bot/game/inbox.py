@@ -4,11 +4,22 @@ is woken by PostgreSQL's NOTIFY, or finds it at its next look) and run there (bo
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from bot.db import Database
 from bot.db.inbox import CLICKS_CHANNEL, InboxClick
 
 from .directory import ShardDirectory
+
+
+@dataclass(slots=True)
+class HandedClick:
+    """A click taken from the click inbox (bot/schnapsen/routing.py), handed to ``TableCore.act``: the move it
+    makes deletes it from the inbox in the move's own transaction (a crash never runs it twice) and marks it
+    ``deleted``."""
+
+    id: int
+    deleted: bool = False
 
 
 class HandedClicks:

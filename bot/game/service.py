@@ -20,13 +20,13 @@ from collections.abc import Callable
 from bot.db import Database
 from bot.shards import ShardRange
 
-from .core import AI_NAMES, HandedClick, TableCore
+from .core import AI_NAMES, TableCore
 from .daily import DailyDeals, DailyPlan
 from .directory import ShardDirectory
 from .events import Outcome
 from .guilds import GuildDefaults
 from .housekeeping import Housekeeping
-from .inbox import HandedClicks
+from .inbox import HandedClick, HandedClicks
 from .outbox import Outbox
 from .prefs import PrefsCache
 from .profile import ProfileQueries

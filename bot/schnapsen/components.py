@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Self
 import discord
 
 import engine
-from bot.game.core import HandedClick
 from bot.game.errors import UserError
+from bot.game.inbox import HandedClick
 from bot.game.table import TableSnapshot
 from bot.i18n import t
 from engine.actions import DOUBLING_WORDS

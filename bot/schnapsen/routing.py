@@ -28,8 +28,8 @@ import discord
 
 from bot.cache import Lru
 from bot.db.inbox import InboxClick
-from bot.game.core import HandedClick
 from bot.game.errors import UserError
+from bot.game.inbox import HandedClick
 
 from . import discord_internals
 from .components import COMPONENTS, GameActionButton, TableButton, log_repeat

@@ -13,8 +13,9 @@ import pytest
 import engine
 from bot.db import Database
 from bot.game import events as ev
-from bot.game.core import HandedClick, TableCore
+from bot.game.core import TableCore
 from bot.game.errors import UserError
+from bot.game.inbox import HandedClick
 from bot.game.table import TableSnapshot
 from tests.bot.game.conftest import Clock
 from tests.bot.game.test_service import ALICE, BOB, NAMES, act_once, four_at_play, open_lobby
