@@ -392,8 +392,12 @@ class Hands:
             memory.dm_images[message.id] = hash(payload.images.get("hand.png"))
             memory.dm_shown[message.id] = shown
         # The attempt counts as tried until its message is stored: a send repeated after the store failed
-        # gets back this message (same nonce), still showing the position it was sent at.
-        stored = await self.service.seating.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        # gets back this message (same nonce), still showing the position it was sent at. Shielded: a message
+        # sent is stored even when its job is cancelled now (the shutdown's drain), or the next process would
+        # send the hand again beside it (a follow-up has no nonce to find this one by).
+        stored = await asyncio.shield(
+            self.service.seating.set_dm(table.id, seat, user_id, deal_no, message.channel.id, message.id)
+        )
         memory.sends_tried.discard(attempt)
         if stored is None:
             if self.messages.current(table).deal_no == deal_no:  # they left meanwhile

@@ -365,6 +365,39 @@ async def test_a_result_stored_but_not_posted_before_a_stop_is_posted_once_after
     assert result_messages(world) == 1
 
 
+async def test_a_hand_dm_sent_is_stored_even_when_its_send_is_cancelled_by_a_stop(
+    fake_discord: FakeDiscord, world: Table
+) -> None:
+    """The stop's drain cancels a hand's send between Discord's answer and the store of its message: the store
+    goes on, or the next process would send the hand again beside it (a follow-up has no nonce)."""
+    alice = world.add_player("alice")
+    bot = await world.start_bot()
+    await world.no_ai_delay()
+    entered, release, stored = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    set_dm = bot.service.seating.set_dm
+
+    async def held_set_dm(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await release.wait()
+        try:
+            return await set_dm(*args, **kwargs)
+        finally:
+            stored.set()
+
+    bot.service.seating.set_dm = held_set_dm  # type: ignore[method-assign]
+    table = await world.open_table(alice, [None, None, None])
+    await entered.wait()
+    sent = world.hand_message(alice)
+    assert sent is not None, "the hand reached Discord before its store began"
+
+    await bot.runtime.messages.sends.drain(timeout=0)  # the stop's drain, out of time: the send is cancelled
+    release.set()
+    # Bounded only so that a store cancelled with its send fails here instead of hanging.
+    await asyncio.wait_for(stored.wait(), 10)
+    seats = await bot.db.seats.seats_of(table.id)
+    assert [seat.dm_message_id for seat in seats if seat.user_id == alice.id] == [sent.id]
+
+
 async def bob_forehand_after_his_first_dm_click(world: Table) -> tuple[FakeUser, FakeUser, CurrentTable, FakeInteraction]:
     """alice (North), bob (East) and two AI players; bob, forehand, makes the deal's first moves in his DM
     until the position waits for alice, with every edit they caused done."""
