@@ -318,11 +318,10 @@ class Hands:
         the table who has none for the running deal yet, until it arrives. Safe to request on every change."""
 
         async def send_one(now: TableSnapshot, occupant: SeatRow) -> None:
-            if occupant.dms_closed or occupant.dm_message_id is not None or occupant.user_id is None:
-                return
             if self.service.daily.known_attempt(now.id):  # an attempt's hand is where it is played
                 in_channel = self.service.daily.in_channel(now.id)
             else:
+                assert occupant.user_id is not None  # a person's hand to send (`_unsent`)
                 in_channel = (await self.service.prefs.player_prefs(occupant.user_id)).hand_place == "channel"
             if not in_channel:
                 await self._send(now, occupant.seat)
@@ -334,14 +333,16 @@ class Hands:
             # All at once, each a round trip to Discord: one after the other, the fourth person's hand came
             # four round trips after the deal. Whoever acts first is asked first (their drawing goes first).
             to_act = now.deal.to_act
-            people = sorted(now.humans(), key=lambda occupant: occupant.seat != to_act)
+            people = sorted(filter(_unsent, now.humans()), key=lambda occupant: occupant.seat != to_act)
             sent = await asyncio.gather(*(send_one(now, occupant) for occupant in people), return_exceptions=True)
             failures = [result for result in sent if isinstance(result, BaseException)]
             if failures:  # the others got theirs; the failed ones are retried
                 raise failures[0]
 
-        # Urgent: one of a new deal's hands shows the first turn (with the bot token, it goes first at the pacer).
-        self.sends.request(("send hands", table.id), send, urgent=True)
+        standing = self.messages.current(table)  # asked on every change: a job only while a hand is still to go
+        if any(_unsent(occupant) and not self.hand_in_channel(occupant) for occupant in standing.humans()):
+            # Urgent: one of a new deal's hands shows the first turn (with the bot token, it goes first at the pacer).
+            self.sends.request(("send hands", table.id), send, urgent=True)
 
     def sending(self, table_id: int) -> bool:
         return self.sends.busy(("send hands", table_id))
@@ -592,3 +593,8 @@ def shown_by_command(hands: Hands, user_id: int) -> Iterator[None]:
         hands.shown_by_command[user_id] -= 1
         if hands.shown_by_command[user_id] <= 0:
             del hands.shown_by_command[user_id]
+
+
+def _unsent(occupant: SeatRow) -> bool:
+    """A person whose hand for the running deal is still to be sent by DM (unless they want it in the channel)."""
+    return not occupant.dms_closed and occupant.dm_message_id is None and occupant.user_id is not None
