@@ -18,7 +18,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "bot/vocabulary.py": (),
     "bot/shards.py": (),  # which process serves which guild: a pure rule
     "bot/tournament": (),  # a tournament's pairings and standings: pure rules
-    "bot/render": ("PIL", "bot.vocabulary"),
+    "bot/render": ("PIL", "isal", "bot.vocabulary"),
     "bot/i18n": ("bot.vocabulary",),
     "bot/db": ("aiosqlite", "asyncpg", "engine", "bot.vocabulary"),
     "bot/ai_worker.py": ("engine", "bot.ai_processes"),

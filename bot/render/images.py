@@ -6,7 +6,6 @@ pasted from), so a render costs a few pastes, a few lines of text and the PNG en
 
 from __future__ import annotations
 
-import io
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
@@ -26,6 +25,7 @@ from bot.render.names import (
     label,
     suit_name,
 )
+from bot.render.png import palette_png
 from bot.render.scenes import ResultScene, TableScene, team_of
 
 RGB = tuple[int, int, int]
@@ -440,10 +440,7 @@ def _compose_result(scene: ResultScene) -> Image.Image:
 
 
 def _encode(canvas: Image.Image, deck: str) -> bytes:
-    indexed = canvas.quantize(palette=_assets.palette(deck), dither=Image.Dither.NONE)
-    buffer = io.BytesIO()
-    indexed.save(buffer, format="PNG", compress_level=1)
-    return buffer.getvalue()
+    return palette_png(canvas.quantize(palette=_assets.palette(deck), dither=Image.Dither.NONE))
 
 
 def preload(deck: str = DEFAULT_DECK) -> None:
