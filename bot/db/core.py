@@ -85,6 +85,28 @@ class DatabaseCore:
                 break
         return results
 
+    async def fetch_chain_alone(
+        self,
+        statements: Sequence[tuple[str, Iterable[Any]]],
+        *,
+        guild_id: int | None = None,
+        unordered: bool = False,
+    ) -> list[list[Row]]:
+        """A transaction of its own made of one `fetch_chain` (``guild_id`` as for `transaction`; ``unordered``: it
+        checks nothing it read, as `unordered_write`), stored whole or not at all: when a statement returns no
+        row, the ones before it are undone too. For a write known in full before it starts (a click's move), which
+        the engine may then store without holding its write lock across the statements (SQLite). Inside the
+        caller's transaction it is one `fetch_chain` of it, and what a stopped chain wrote stays there until the
+        caller's error undoes it."""
+        try:
+            async with self.unordered_write() if unordered else self.transaction(guild_id=guild_id):
+                results = await self.fetch_chain(statements)
+                if len(results) < len(statements) or not results[-1]:
+                    raise _ChainStopped(results)
+        except _ChainStopped as stopped:
+            return stopped.results
+        return results
+
     async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction."""
         raise NotImplementedError
@@ -119,6 +141,14 @@ class DatabaseCore:
         is awaited, and `on_lost()` if the listening connection drops before. None where the engine has no
         notifications. Raises when it cannot start listening."""
         return None
+
+
+class _ChainStopped(Exception):
+    """A chain of `fetch_chain_alone` stopped: its transaction is rolled back, its results still returned."""
+
+    def __init__(self, results: list[list[Row]]) -> None:
+        super().__init__()
+        self.results = results
 
 
 class Repository:

@@ -34,5 +34,6 @@ class OutboxRepo(Repository):
         ]
 
     async def announcement_delivered(self, entry_id: int) -> None:
-        async with self._core.unordered_write():  # a delete by id checks nothing
-            await self._core.execute("DELETE FROM outbox WHERE id = ?", (entry_id,))
+        """Forget a delivered announcement (one already forgotten is left so): a write known in full."""
+        delete = "DELETE FROM outbox WHERE id = ? RETURNING id"
+        await self._core.fetch_chain_alone([(delete, (entry_id,))], unordered=True)  # a delete by id checks nothing

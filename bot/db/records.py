@@ -64,18 +64,20 @@ class RecordsRepo(Repository):
         assert inserted is not None
         return int(inserted["seq"])
 
-    async def append_move(self, table_id: int, deal_no: int, action: str, now: int) -> tuple[int, int]:
-        """Append an accepted action and count it in the table's position version, in one trip to the database
-        where the engine can (a click's whole write); returns its seq and the new version. The version is not
-        counted when the action is refused."""
-        async with self._core.transaction():
-            inserted, *counted = await self._core.fetch_chain(
-                [(APPEND_ACTION, (table_id, deal_no, action, now)), (BUMP_VERSION, (now, table_id))]
-            )
-            if not inserted:
-                await self._refuse_action(table_id, deal_no)
-            if not counted or not counted[0]:
-                raise TableNotFound(table_id)
+    async def append_move(
+        self, table_id: int, deal_no: int, action: str, now: int, *, guild_id: int | None = None
+    ) -> tuple[int, int]:
+        """Append an accepted action and count it in the table's position version, as one write known in full
+        before it starts (a click's whole write: `fetch_chain_alone`, in the caller's transaction or a
+        transaction of its own confined to ``guild_id``); returns its seq and the new version. Neither is
+        stored when the action is refused."""
+        inserted, *counted = await self._core.fetch_chain_alone(
+            [(APPEND_ACTION, (table_id, deal_no, action, now)), (BUMP_VERSION, (now, table_id))], guild_id=guild_id
+        )
+        if not inserted:
+            await self._refuse_action(table_id, deal_no)
+        if not counted or not counted[0]:
+            raise TableNotFound(table_id)
         return int(inserted[0]["seq"]), int(counted[0][0]["version"])
 
     async def _refuse_action(self, table_id: int, deal_no: int) -> None:

@@ -99,12 +99,28 @@ class SeatsRepo(Repository):
         return None if row is None else int(row["table_id"])
 
     async def set_dm_message(
-        self, table_id: int, seat: int, dm_channel_id: int | None, dm_message_id: int | None
+        self,
+        table_id: int,
+        seat: int,
+        dm_channel_id: int | None,
+        dm_message_id: int | None,
+        *,
+        guild_id: int | None = None,
     ) -> None:
-        """Remember the DM that shows this seat's hand for the current deal (None clears it)."""
-        await self._update_seat(
-            table_id, seat, "dm_channel_id = ?, dm_message_id = ?", (dm_channel_id, dm_message_id)
-        )
+        """Remember the DM that shows this seat's hand for the current deal (None clears it): one write known in
+        full (`fetch_chain_alone`), in the caller's transaction or one of its own confined to ``guild_id``."""
+        sql = "UPDATE seats SET dm_channel_id = ?, dm_message_id = ? WHERE table_id = ? AND seat = ? RETURNING seat"
+        params = (dm_channel_id, dm_message_id, table_id, seat)
+        (changed,) = await self._core.fetch_chain_alone([(sql, params)], guild_id=guild_id)
+        if not changed:
+            raise SeatNotFound(table_id, seat)
+
+    async def clear_dm_messages(self, table_id: int) -> None:
+        """A new deal: no seat's hand message shows it yet."""
+        async with self._core.transaction():
+            await self._core.execute(
+                "UPDATE seats SET dm_channel_id = NULL, dm_message_id = NULL WHERE table_id = ?", (table_id,)
+            )
 
     async def set_dms_closed(self, table_id: int, seat: int, closed: bool) -> None:
         await self._update_seat(table_id, seat, "dms_closed = ?", (closed,))

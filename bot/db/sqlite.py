@@ -7,9 +7,10 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Self, cast
 
@@ -17,6 +18,16 @@ import aiosqlite
 
 from .core import DatabaseCore, Row, check_joinable
 from .migrate import MIGRATIONS_DIR, apply_migrations
+from .sqlite_trips import (
+    BEGIN,
+    RELEASE,
+    SAVEPOINT,
+    BatchFailed,
+    DueFailed,
+    StatementKind,
+    run_alone,
+    run_statement,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +44,17 @@ BATCH_SECONDS = 0.02
 # under load is most of a transaction's time on the write connection (that all writers queue for). So the
 # statements that only frame a block wait and go with the next statement sent: a batch's BEGIN and a member's
 # SAVEPOINT with the block's first statement, a member's RELEASE with the next member's first statement or with
-# the batch's COMMIT. A block of one statement (a click's move) is then one trip, and a batch one more for its
-# COMMIT. It needs aiosqlite's way to run a function in its thread (``Connection._execute``, there since aiosqlite
+# the batch's COMMIT. A block of one statement (a hand message stored) is then one trip, and a batch one more for
+# its COMMIT. It needs aiosqlite's way to run a function in its thread (``Connection._execute``, there since aiosqlite
 # 0.1); without it the statements go one by one.
 TRIPS_SHARED = hasattr(aiosqlite.Connection, "_execute")
-StatementKind = Literal["rows", "count", "many", "chain"]
-BEGIN, SAVEPOINT, RELEASE = "BEGIN IMMEDIATE", "SAVEPOINT member", "RELEASE member"
+
+# A write known in full before it starts (a click's move: `fetch_chain_alone`) holds the write connection for no
+# turn of the event loop: one trip carries the open batch's framing, the write in a savepoint of its own and the
+# batch's COMMIT, and it is queued at once, in order with every other trip. The writers queued for the connection
+# then follow one another without waiting for the loop between them (under load most of a click's "stored" time).
+# It is queued on aiosqlite's queue of trips (``Connection._tx``, there since 0.20) because ``_execute`` queues
+# only once its coroutine runs, a turn of the loop too late to keep that order.
 
 
 class SqliteCore(DatabaseCore):
@@ -81,6 +97,7 @@ class SqliteCore(DatabaseCore):
         self._due_failed = False
         self._writers_waiting = 0  # tasks queued for the write lock in transaction()
         self._flush_queued = False  # a task is queued to commit the open batch (`_flush`)
+        self._alone_in_flight = 0  # trips of `fetch_chain_alone` queued and not yet back
         self._reader = reader
         self._read_lock = asyncio.Lock()
         self._reader_owner: asyncio.Task[Any] | None = (
@@ -173,7 +190,8 @@ class SqliteCore(DatabaseCore):
             # rolling the batch back. Its BEGIN waits for the block's first statement (none: no trip at all).
             first = self._batch is None
             if first:
-                await self._settle()
+                if not self._alone_in_flight:  # else the BEGIN settles it in the thread, behind them (`frame`)
+                    await self._settle()
                 loop = asyncio.get_running_loop()
                 self._batch = _Batch(loop.create_future(), loop.time(), members=1)
                 self._due, self._due_failed = [BEGIN], False
@@ -192,7 +210,7 @@ class SqliteCore(DatabaseCore):
                 raise
             if not first:
                 await self._end_member(batch)
-            elif self._batch_complete(batch):
+            elif batch.complete(self._writers_waiting):
                 await self._commit_batch()
         finally:
             self._owner, self._writing, self._guild_id = None, False, None
@@ -210,8 +228,8 @@ class SqliteCore(DatabaseCore):
         elif self._due or kind == "chain":
             due, self._due = self._due, []
             try:
-                return await self._conn._execute(_run, self._conn, due, kind, sql, params)
-            except _DueFailed as failed:
+                return await self._conn._execute(run_statement, self._conn, due, kind, sql, params)
+            except DueFailed as failed:
                 self._due_failed = True
                 raise failed.err from None
         if kind == "rows":
@@ -238,7 +256,7 @@ class SqliteCore(DatabaseCore):
         if self._due and self._due[-1] == SAVEPOINT:  # the block sent no statement: it wrote nothing
             self._due.pop()
             batch.members -= 1
-            if self._batch_complete(batch):
+            if batch.complete(self._writers_waiting):
                 with contextlib.suppress(BaseException):  # the batch's members get its error
                     await self._commit_batch()
             return
@@ -256,7 +274,7 @@ class SqliteCore(DatabaseCore):
             await self._fail_batch(batch, err)
             return
         batch.members -= 1
-        if self._batch_complete(batch):
+        if batch.complete(self._writers_waiting):
             with contextlib.suppress(BaseException):  # the batch's members get its error
                 await self._commit_batch()
 
@@ -269,16 +287,8 @@ class SqliteCore(DatabaseCore):
             batch.members -= 1
         else:
             self._due.append(RELEASE)
-        if self._batch_complete(batch):
+        if batch.complete(self._writers_waiting):
             await self._commit_batch()
-
-    def _batch_complete(self, batch: _Batch) -> bool:
-        """Commit now: no writer waits to join, or the batch is full or old enough."""
-        return (
-            self._writers_waiting == 0
-            or batch.members >= BATCH_MOST
-            or asyncio.get_running_loop().time() - batch.started >= BATCH_SECONDS
-        )
 
     def _leave_open(self, batch: _Batch) -> None:
         """The batch stays open for the writers waiting; a flush queued behind them commits it in any case (a
@@ -336,9 +346,7 @@ class SqliteCore(DatabaseCore):
             if err is None:
                 batch.committed.set_result(None)
             else:
-                if not isinstance(err, Exception):  # a cancelled member: the others were not cancelled
-                    err = sqlite3.OperationalError(f"rolled back with a transaction of its batch ({err!r})")
-                batch.committed.set_exception(err)
+                batch.committed.set_exception(_member_error(err))
                 batch.committed.exception()  # retrieved: a batch nobody waits for must not log it
 
     async def _abandon(self, err: BaseException) -> None:
@@ -358,6 +366,8 @@ class SqliteCore(DatabaseCore):
 
     async def _settle(self) -> None:
         """Roll back a transaction a fault left open, before the connection is used again."""
+        if self._alone_in_flight:  # `in_transaction` tells of them until they are back: a statement behind them waits
+            await self._conn.execute("SELECT 1")
         if not (self._unsettled or self._conn.in_transaction):
             return
         if self._unsettled:
@@ -444,6 +454,62 @@ class SqliteCore(DatabaseCore):
         chain = [(sql, tuple(params)) for sql, params in statements]
         return cast(list[list[Row]], await self._statement("chain", "", chain))
 
+    async def fetch_chain_alone(
+        self,
+        statements: Sequence[tuple[str, Iterable[Any]]],
+        *,
+        guild_id: int | None = None,
+        unordered: bool = False,
+    ) -> list[list[Row]]:
+        """A transaction of its own made of one chain (see `DatabaseCore`), in one trip to the thread: the open
+        batch's framing still due, the chain in a savepoint of its own, and the batch's COMMIT (see the note at the
+        top). The write connection is held only while the trip is queued. A statement that fails undoes only the
+        chain; the framing or the COMMIT failing fails every transaction of the batch."""
+        task = asyncio.current_task()
+        if task in (self._owner, self._reader_owner) or not (TRIPS_SHARED and hasattr(self._conn, "_tx")):
+            return await super().fetch_chain_alone(statements, guild_id=guild_id, unordered=unordered)
+        chain = [(sql, tuple(params)) for sql, params in statements]
+        self._writers_waiting += 1
+        try:
+            await self._lock.acquire()
+        finally:
+            self._writers_waiting -= 1
+        loop = asyncio.get_running_loop()
+        try:
+            batch = self._batch
+            due = self._due if batch is not None else [BEGIN]
+
+            def back(failed: BatchFailed | None) -> None:
+                """On the loop, told by the trip itself (so even when its caller was cancelled meanwhile), before
+                its caller is: the batch's other members learn its fate."""
+                self._alone_in_flight -= 1
+                if batch is None or batch.committed.done():
+                    return
+                if failed is None:
+                    batch.committed.set_result(None)
+                else:
+                    batch.committed.set_exception(_member_error(failed.err))
+                    batch.committed.exception()
+
+            def landed(failed: BatchFailed | None) -> None:  # in the thread
+                with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for it any more
+                    loop.call_soon_threadsafe(back, failed)
+
+            trip = queue_trip(self._conn, run_alone, self._conn, due, chain, landed)
+            # Nothing can fail from here on: the trip is queued, the batch is in its hands.
+            self._due, self._batch = [], None
+            if batch is not None:
+                batch.committing = True
+            self._alone_in_flight += 1
+        finally:
+            self._lock.release()
+        try:
+            # Awaited as it is: a cancellation of the caller cancels only this future, never the trip, and the
+            # trip's answer reaches the caller a turn of the loop sooner than through a shield.
+            return cast(list[list[Row]], await trip)
+        except BatchFailed as failed:
+            raise _member_error(failed.err) from None
+
     async def execute_many(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         """Run one write for each of many rows inside the current transaction, in one trip to the thread."""
         if not (self._writing and self._owner is asyncio.current_task()):
@@ -475,36 +541,26 @@ class _Batch:
     members: int = 0  # blocks whose writes it keeps
     committing: bool = field(default=False)  # its COMMIT (or ROLLBACK) has begun: no one joins it any more
 
-
-# Run in aiosqlite's thread (``TRIPS_SHARED``), on its sqlite3 connection.
-
-
-class _DueFailed(Exception):
-    """A framing statement sent ahead of a statement failed (``err``); the statement did not run."""
-
-    def __init__(self, err: BaseException) -> None:
-        super().__init__(err)
-        self.err = err
+    def complete(self, writers_waiting: int) -> bool:
+        """Commit now: no writer waits to join, or the batch is full or old enough."""
+        return (
+            writers_waiting == 0
+            or self.members >= BATCH_MOST
+            or asyncio.get_running_loop().time() - self.started >= BATCH_SECONDS
+        )
 
 
-def _run(conn: aiosqlite.Connection, due: list[str], kind: StatementKind, sql: str, params: Any) -> Any:
-    """The framing statements ``due``, then one statement of a block (see `SqliteCore._statement`)."""
-    raw = conn._conn
-    for framing in due:
-        try:
-            raw.execute(framing)
-        except BaseException as err:
-            raise _DueFailed(err) from err
-    if kind == "rows":
-        return raw.execute(sql, params).fetchall()
-    if kind == "count":
-        return raw.execute(sql, params).rowcount
-    if kind == "chain":
-        results = []
-        for chained_sql, chained_params in params:
-            results.append(rows := raw.execute(chained_sql, chained_params).fetchall())
-            if not rows:
-                break
-        return results
-    raw.executemany(sql, params)
-    return None
+def queue_trip(conn: aiosqlite.Connection, function: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    """Queue ``function(*args)`` for aiosqlite's thread now, behind the trips already queued; its future."""
+    if not conn._running:  # as ``_execute`` says it (a closed connection's thread has stopped)
+        raise ValueError("Connection closed")
+    future = asyncio.get_running_loop().create_future()
+    conn._tx.put_nowait((future, partial(function, *args)))
+    return future
+
+
+def _member_error(err: BaseException) -> BaseException:
+    """What each member of a failed batch raises: its error, unless that was a cancellation (of another member)."""
+    if isinstance(err, Exception):
+        return err
+    return sqlite3.OperationalError(f"rolled back with a transaction of its batch ({err!r})")

@@ -423,8 +423,7 @@ class TableCore:
         hands = engine.deal_hands(seed, dealer)
         await self.db.records.start_deal(table.id, deal_no, dealer, seed, hands, self.now())
         await self.db.tables.bump_version(table.id, self.now())
-        for seat in range(4):
-            await self.db.seats.set_dm_message(table.id, seat, None, None)
+        await self.db.seats.clear_dm_messages(table.id)
         return Dealt(engine.new_deal(table.rules, dealer, hands), deal_no, dealer)
 
     # --- playing ---------------------------------------------------------------------------------
@@ -534,7 +533,12 @@ class TableCore:
             dealt.append(following)
             return [ev.DealDealt(following.deal_no, following.dealer)]
 
-        changes = await self.store(table.row, write, play_on, guild_only=True)
+        if handed is None and not back and deal_end is None:  # a card or a bid that ends nothing: one write, in full
+            guild_id = table.row.guild_id
+            stored.append(await self.db.records.append_move(table.id, table.deal_no, text, now, guild_id=guild_id))
+            changes: tuple[ev.TableEvent, ...] = (ev.ActionTaken(seat, action, events),)
+        else:
+            changes = await self.store(table.row, write, play_on, guild_only=True)
         if handed is not None:
             handed.deleted = True
         seq, new_version = stored[0]

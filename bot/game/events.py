@@ -168,7 +168,9 @@ class Change:
 
 class Subscriber(Protocol):
     async def __call__(self, change: Change) -> Sequence[TableEvent]:
-        """Write what the change causes (inside its transaction); returns events of its own, if any."""
+        """Write what the change causes (inside its transaction); returns events of its own, if any. A move that
+        changes nothing but the deal (`ActionTaken` alone: no deal ended, no seat taken back) is not shown to
+        subscribers: it is stored as one write known in full (`TableCore._commit_action`)."""
         ...
 
 

@@ -110,8 +110,8 @@ class Seating:
             occupant = None if table is None else table.seats[seat]
             if table is None or occupant is None or occupant.user_id != user_id or table.deal_no != deal_no:
                 return None
-            async with self.db.transaction(guild_id=table.row.guild_id):
-                await self.db.seats.set_dm_message(table_id, seat, channel_id, message_id)
+            guild_id = table.row.guild_id
+            await self.db.seats.set_dm_message(table_id, seat, channel_id, message_id, guild_id=guild_id)
             changed = _with_seat(table, replace(occupant, dm_channel_id=channel_id, dm_message_id=message_id))
             return self.core.publish(changed, table, (ev.MessageStored(),))
 

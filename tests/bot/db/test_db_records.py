@@ -93,6 +93,17 @@ async def test_actions_go_only_to_the_running_deal(db: Database, make_table) -> 
         await db.records.start_deal(table.id, 2, dealer=1, seed=1, hands=HANDS, now=NOW)
 
 
+async def test_a_write_known_in_full_is_stored_whole_or_not_at_all(db: Database) -> None:
+    """A chain stored alone (a click's move): when a statement returns no row, the ones before it are undone too."""
+    insert = "INSERT INTO meta (key, value) VALUES (?, 'x') RETURNING key"
+    missing = "UPDATE meta SET value = 'y' WHERE key = 'missing' RETURNING key"
+    stopped = await db.core.fetch_chain_alone([(insert, ("undone",)), (missing, ())])
+    assert [len(rows) for rows in stopped] == [1, 0]
+    whole = await db.core.fetch_chain_alone([(insert, ("kept",)), (insert, ("also kept",))])
+    assert [[row["key"] for row in rows] for rows in whole] == [["kept"], ["also kept"]]
+    assert (await db.meta.get("undone"), await db.meta.get("kept"), await db.meta.get("also kept")) == (None, "x", "x")
+
+
 async def test_a_move_is_appended_and_counted_in_the_version_or_neither(db: Database, make_table) -> None:
     table = await make_table()
     with pytest.raises(RecordConflict):

@@ -4,6 +4,7 @@ returns before it, one that fails undoes only itself, and reads never see a batc
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Coroutine
@@ -47,16 +48,22 @@ async def db(path: Path) -> AsyncIterator[Database]:
 
 
 def count_trips(db: Database, monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The write connection's trips to aiosqlite's thread, one entry each."""
+    """The write connection's trips to aiosqlite's thread, one entry each (through aiosqlite's ``_execute``, or
+    queued directly by a write known in full)."""
     trips: list[object] = []
     conn = db.core._conn  # type: ignore[attr-defined]
-    real = conn._execute
+    real, real_queue = conn._execute, sqlite_core.queue_trip
 
     async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
         trips.append(function)
         return await real(function, *args, **kwargs)
 
+    def queued(queued_on: Any, function: Any, *args: Any) -> Any:
+        trips.append(function)
+        return real_queue(queued_on, function, *args)
+
     monkeypatch.setattr(conn, "_execute", counted)
+    monkeypatch.setattr(sqlite_core, "queue_trip", queued)
     return trips
 
 
@@ -164,15 +171,20 @@ async def test_a_transaction_alone_is_one_trip_for_its_statement_and_one_for_its
     assert committed_rows(path) == {"alone": "x"}
 
 
-async def test_a_move_alone_is_one_trip_and_its_commit_another(
-    db: Database, make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
+async def test_a_move_is_one_trip_with_its_commit(
+    db: Database, path: Path, make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A click's whole write: BEGIN, the action and the version it moves to go together."""
+    """A click's whole write is known before it starts: BEGIN, the action, the version it moves to and the COMMIT
+    go together."""
     table = await make_table()
     await db.records.start_deal(table.id, 0, dealer=3, seed=1, hands=HANDS, now=NOW)
+    sent = watch_statements(db, monkeypatch, {})
     trips = count_trips(db, monkeypatch)
     assert await db.records.append_move(table.id, 0, "N trump H", NOW) == (0, table.version + 1)
-    assert len(trips) == 2
+    assert len(trips) == 1
+    assert sent[:2] == ["BEGIN IMMEDIATE", "SAVEPOINT alone"] and sent[-2:] == ["RELEASE alone", "COMMIT"]
+    assert len(sent) == 6
+    assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
 
 
 async def test_without_a_shared_trip_the_statements_go_one_by_one_in_the_same_order(
@@ -351,3 +363,105 @@ async def test_without_a_read_connection_a_read_commits_the_open_batch_first() -
         assert await db.meta.get("second") == "1"
     finally:
         await db.close()
+
+
+# A write known in full before it starts (a click's move): `fetch_chain_alone`, one trip with its batch's COMMIT.
+
+ALONE = "INSERT INTO meta (key, value) VALUES ('alone', 'x') RETURNING key"
+
+
+def write_alone(db: Database) -> Coroutine[Any, Any, list[list[Any]]]:
+    return db.core.fetch_chain_alone([(ALONE, ())])
+
+
+def held_in_the_thread() -> tuple[threading.Event, threading.Event, Any]:
+    """A fault that holds its statement in aiosqlite's thread: (entered, release, the fault)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        entered.set()
+        release.wait(10)
+
+    return entered, release, hold
+
+
+async def test_a_write_known_in_full_holds_the_write_connection_only_while_its_trip_is_queued(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While its trip runs in the thread, the next writer takes the connection and queues its own trip behind it:
+    no turn of the event loop between them, and the statements still run in the order they were queued."""
+    entered, release, hold = held_in_the_thread()
+    sent = watch_statements(db, monkeypatch, {ALONE: hold})
+    alone = asyncio.create_task(write_alone(db))
+    assert await asyncio.to_thread(entered.wait, 10)
+    assert not db.core._lock.locked()  # type: ignore[attr-defined]
+    after = asyncio.create_task(db.meta.set("after", "1"))
+    while db.core._conn._tx.empty():  # type: ignore[attr-defined]  # the next writer's trip is queued
+        await asyncio.sleep(0)
+    release.set()
+    assert [[row["key"] for row in rows] for rows in await alone] == [["alone"]]
+    await after
+    assert sent[:6] == ["BEGIN IMMEDIATE", "SAVEPOINT alone", ALONE, "RELEASE alone", "COMMIT", "BEGIN IMMEDIATE"]
+    assert sent[-1] == "COMMIT" and len(sent) == 8
+    assert committed_rows(path) == {"alone": "x", "after": "1"}
+
+
+async def test_a_write_known_in_full_joins_the_open_batch_and_commits_it(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = watch_statements(db, monkeypatch, {})
+    first, alone = await behind_a_held_write(db, write_alone(db))  # type: ignore[arg-type]
+    assert first is None and isinstance(alone, list)
+    assert sent.count("COMMIT") == 1 and sent.count("BEGIN IMMEDIATE") == 1
+    assert committed_rows(path) == {"first": "1", "alone": "x"}
+
+
+async def test_a_write_known_in_full_that_fails_undoes_only_itself(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    watch_statements(db, monkeypatch, {ALONE: sqlite3.IntegrityError("UNIQUE constraint failed")})
+    first, alone = await behind_a_held_write(db, write_alone(db))  # type: ignore[arg-type]
+    assert first is None and isinstance(alone, sqlite3.IntegrityError)
+    assert committed_rows(path) == {"first": "1"}
+    assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
+
+
+async def test_a_failed_commit_of_a_write_known_in_full_fails_its_whole_batch_and_the_next_write_works(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    watch_statements(db, monkeypatch, {"COMMIT": sqlite3.OperationalError("disk I/O error")})
+    results = await behind_a_held_write(db, write_alone(db))  # type: ignore[arg-type]
+    assert [type(result) for result in results] == [sqlite3.OperationalError] * 2
+    assert committed_rows(path) == {}
+    assert not db.core._conn.in_transaction  # type: ignore[attr-defined]
+    await db.meta.set("next", "1")
+    assert committed_rows(path) == {"next": "1"}
+
+
+async def test_a_write_known_in_full_cancelled_while_its_trip_runs_is_stored_all_the_same(
+    db: Database, path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As with any transaction cancelled after its block ran: its caller gets CancelledError, the write is stored."""
+    entered, release, hold = held_in_the_thread()
+    watch_statements(db, monkeypatch, {ALONE: hold})
+    alone = asyncio.create_task(write_alone(db))
+    assert await asyncio.to_thread(entered.wait, 10)
+    alone.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await alone
+    release.set()
+    await db.meta.set("next", "1")  # its trip runs behind the cancelled one's
+    assert committed_rows(path) == {"alone": "x", "next": "1"}
+    assert db.core._alone_in_flight == 0  # type: ignore[attr-defined]
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+
+
+async def test_a_write_known_in_full_rolls_back_a_transaction_a_fault_left_open_before_it_begins(
+    db: Database, path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    conn = db.core._conn  # type: ignore[attr-defined]
+    await conn.execute("BEGIN IMMEDIATE")
+    await conn.execute("INSERT INTO meta (key, value) VALUES ('stray', 'x')")
+    await write_alone(db)
+    assert committed_rows(path) == {"alone": "x"}
+    assert any("left open by an earlier fault" in record.getMessage() for record in caplog.records)

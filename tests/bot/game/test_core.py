@@ -133,18 +133,18 @@ async def test_work_ahead_of_a_move_is_told_the_table_it_makes_before_the_commit
     assert occupant is not None
     order: list[str] = []
     told: list[TableSnapshot] = []
-    store = core.store
+    append_move = db.records.append_move
 
     async def storing(*args: Any, **kwargs: Any) -> Any:
         order.append("store")
-        return await store(*args, **kwargs)
+        return await append_move(*args, **kwargs)
 
     def ahead(made: TableSnapshot) -> None:
         order.append("ahead")
         told.append(made)
         raise RuntimeError("a bug in the work ahead")
 
-    core.store = storing  # type: ignore[method-assign]
+    db.records.append_move = storing  # type: ignore[method-assign]
     outcome = await core.act(table.id, seat, action, table.version, user_id=occupant.user_id, ahead=ahead)
 
     assert order == ["ahead", "store"], "told before the move is stored"
