@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .core import Repository
@@ -21,6 +22,19 @@ class OutboxRepo(Repository):
             )
         assert row is not None
         return int(row["id"])
+
+    async def add_announcements(
+        self, table_id: int, announcements: Sequence[tuple[OutboxKind, dict[str, Any]]], now: int
+    ) -> None:
+        """Owe several announcements, to arrive in this order (one statement each, sent together); called inside
+        the transaction of the change they announce."""
+        if not announcements:
+            return
+        async with self._core.transaction():
+            await self._core.execute_many(
+                "INSERT INTO outbox (table_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?)",
+                [(table_id, kind, json.dumps(payload, separators=(",", ":")), now) for kind, payload in announcements],
+            )
 
     async def pending_announcements(self, table_id: int | None = None) -> list[OutboxEntry]:
         """What is still owed, oldest first (of one table, or of all)."""

@@ -186,32 +186,27 @@ class StatsRepo(Repository):
                     )
 
     async def add_deal_stats(self, guild_id: int, players: Sequence[PlayerDealStats]) -> None:
-        """Add one finished deal to each human's statistics."""
+        """Add one finished deal to each human's statistics (one statement per person, sent together)."""
         async with self._core.transaction():
-            for stats in players:
-                await self._core.execute(
-                    """
-                    INSERT INTO player_stats (guild_id, user_id, display_name, deals_played, deals_won,
-                                              game_points, contracts_declared, contracts_made)
-                    VALUES (?, ?, ?, 1, ?, ?, ?, ?)
-                    ON CONFLICT (guild_id, user_id) DO UPDATE SET
-                        display_name = excluded.display_name,
-                        deals_played = player_stats.deals_played + 1,
-                        deals_won = player_stats.deals_won + excluded.deals_won,
-                        game_points = player_stats.game_points + excluded.game_points,
-                        contracts_declared = player_stats.contracts_declared + excluded.contracts_declared,
-                        contracts_made = player_stats.contracts_made + excluded.contracts_made
-                    """,
-                    (
-                        guild_id,
-                        stats.user_id,
-                        stats.display_name,
-                        stats.won,
-                        stats.game_points,
-                        stats.declared,
-                        stats.made,
-                    ),
-                )
+            await self._core.execute_many(
+                """
+                INSERT INTO player_stats (guild_id, user_id, display_name, deals_played, deals_won,
+                                          game_points, contracts_declared, contracts_made)
+                VALUES (?, ?, ?, 1, ?, ?, ?, ?)
+                ON CONFLICT (guild_id, user_id) DO UPDATE SET
+                    display_name = excluded.display_name,
+                    deals_played = player_stats.deals_played + 1,
+                    deals_won = player_stats.deals_won + excluded.deals_won,
+                    game_points = player_stats.game_points + excluded.game_points,
+                    contracts_declared = player_stats.contracts_declared + excluded.contracts_declared,
+                    contracts_made = player_stats.contracts_made + excluded.contracts_made
+                """,
+                [
+                    (guild_id, stats.user_id, stats.display_name, stats.won, stats.game_points, stats.declared,
+                     stats.made)
+                    for stats in players
+                ],
+            )
 
     async def get_player_stats(self, guild_id: int, user_id: int) -> PlayerStats | None:
         row = await self._core.fetch_one(

@@ -31,9 +31,9 @@ class Announcing:
         self.db = db
 
     async def __call__(self, change: Change) -> Sequence[TableEvent]:
-        for announcement in owed(change.row, change.events, await self.hands_left(change)):
-            kind, payload = encode(announcement)
-            await self.db.outbox.add_announcement(change.row.id, kind, payload, change.now)
+        announcements = owed(change.row, change.events, await self.hands_left(change))
+        owing = [encode(announcement) for announcement in announcements]
+        await self.db.outbox.add_announcements(change.row.id, owing, change.now)
         return ()
 
     async def hands_left(self, change: Change) -> list[FinalHand]:

@@ -267,14 +267,14 @@ async def test_the_last_action_of_a_deal_and_all_it_owes_are_stored_together_or_
             break
         table = (await act_once(service, table)).table
     actions = await stored_actions(db, table.id)
-    real_add = db.outbox.add_announcement
+    real_add = db.outbox.add_announcements
 
-    async def full_disk(table_id: int, kind: Any, *args: Any, **kwargs: Any) -> Any:
-        if kind == "result":
+    async def full_disk(table_id: int, announcements: Any, *args: Any, **kwargs: Any) -> Any:
+        if any(kind == "result" for kind, _ in announcements):
             raise OSError("disk full")
-        return await real_add(table_id, kind, *args, **kwargs)
+        return await real_add(table_id, announcements, *args, **kwargs)
 
-    monkeypatch.setattr(db.outbox, "add_announcement", full_disk)
+    monkeypatch.setattr(db.outbox, "add_announcements", full_disk)
     with pytest.raises(OSError):
         await act_once(service, table)
     assert await stored_actions(db, table.id) == actions
