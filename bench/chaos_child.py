@@ -134,9 +134,10 @@ def failing_write(original: Any, where: str) -> Any:
 
 
 # Every way a core writes. An engine's core patches those it defines itself; the rest are DatabaseCore's, which
-# write through the core's (patched) transaction: SQLite's unordered_write and insert_notifying. PostgreSQL has
-# its own of both (its insert_notifying outside a transaction is one statement on the pool, no transaction()).
-CORE_WRITES = ("transaction", "unordered_write", "execute", "execute_many", "insert_notifying")
+# write through the core's (patched) transaction: SQLite's unordered_write and insert_notifying, PostgreSQL's
+# fetch_chain_alone. PostgreSQL has its own of the first two (its insert_notifying outside a transaction is one
+# statement on the pool, no transaction()); SQLite its own fetch_chain_alone (a move, one trip of its own).
+CORE_WRITES = ("transaction", "unordered_write", "execute", "execute_many", "insert_notifying", "fetch_chain_alone")
 BLOCKS = {"transaction", "unordered_write"}
 ENGINES = ("bot.db.sqlite", "bot.db.postgres")
 

@@ -64,14 +64,18 @@ async def test_every_write_path_of_the_engine_is_refused_in_the_window_and_count
             await db.inbox.post_click(1, 0, {"id": "1"}, 0)  # insert_notifying
         with pytest.raises(disk_full):
             await db.inbox.click_done(1)  # unordered_write
-    # SQLite's queue writes are transactions (DatabaseCore's); PostgreSQL has its own of both.
+        with pytest.raises(disk_full):  # a write known in full (a move)
+            await db.core.fetch_chain_alone([("INSERT INTO meta (key, value) VALUES ('alone', '1') RETURNING key", ())])
+    # SQLite's queue writes are transactions (DatabaseCore's); PostgreSQL has its own of both. SQLite has its own
+    # write known in full, PostgreSQL's is DatabaseCore's, a transaction.
     own = db.dialect == "postgresql"
     assert injected(caplog) == [
         "storage-transaction",
         "storage-insert_notifying" if own else "storage-transaction",
         "storage-unordered_write" if own else "storage-transaction",
+        "storage-transaction" if own else "storage-fetch_chain_alone",
     ]
-    assert await db.meta.get("during") is None
+    assert await db.meta.get("during") is None and await db.meta.get("alone") is None
     assert await db.inbox.clicks_for([0]) == []
     await db.meta.set("after", "1")
     assert await db.meta.get("after") == "1"
