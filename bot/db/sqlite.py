@@ -425,6 +425,8 @@ class SqliteCore(DatabaseCore):
         if task is self._reader_owner:
             return cast(list[Row], list(await self._reader.execute_fetchall(sql, tuple(params))))
         async with self._read_lock:  # one statement: its own consistent view
+            if self._reader.in_transaction:  # a read block cancelled at its BEGIN: its old view must not linger
+                await self._reader.execute("COMMIT")
             return cast(list[Row], list(await self._reader.execute_fetchall(sql, tuple(params))))
 
     async def fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:

@@ -465,3 +465,13 @@ async def test_a_write_known_in_full_rolls_back_a_transaction_a_fault_left_open_
     await write_alone(db)
     assert committed_rows(path) == {"alone": "x"}
     assert any("left open by an earlier fault" in record.getMessage() for record in caplog.records)
+
+
+async def test_a_read_after_a_read_block_left_open_sees_what_was_committed_since(db: Database) -> None:
+    """A read block cancelled while its BEGIN ran leaves the read connection in that old view: the next read of
+    one statement must not see the database as it was then."""
+    reader = db.core._reader  # type: ignore[attr-defined]
+    await reader.execute("BEGIN")
+    await reader.execute("SELECT * FROM meta")  # the view is taken
+    await db.meta.set("later", "1")
+    assert await db.meta.get("later") == "1"
