@@ -11,18 +11,6 @@ from .models import OutboxEntry, OutboxKind
 
 
 class OutboxRepo(Repository):
-    async def add_announcement(
-        self, table_id: int, kind: OutboxKind, payload: dict[str, Any], now: int
-    ) -> int:
-        """Owe an announcement; called inside the transaction of the change it announces."""
-        async with self._core.transaction():
-            row = await self._core.fetch_one(
-                "INSERT INTO outbox (table_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-                (table_id, kind, json.dumps(payload, separators=(",", ":")), now),
-            )
-        assert row is not None
-        return int(row["id"])
-
     async def add_announcements(
         self, table_id: int, announcements: Sequence[tuple[OutboxKind, dict[str, Any]]], now: int
     ) -> None:

@@ -107,13 +107,11 @@ class SeatsRepo(Repository):
         *,
         guild_id: int | None = None,
     ) -> None:
-        """Remember the DM that shows this seat's hand for the current deal (None clears it): one write known in
-        full (`fetch_chain_alone`), in the caller's transaction or one of its own confined to ``guild_id``."""
-        sql = "UPDATE seats SET dm_channel_id = ?, dm_message_id = ? WHERE table_id = ? AND seat = ? RETURNING seat"
-        params = (dm_channel_id, dm_message_id, table_id, seat)
-        (changed,) = await self._core.fetch_chain_alone([(sql, params)], guild_id=guild_id)
-        if not changed:
-            raise SeatNotFound(table_id, seat)
+        """Remember the DM that shows this seat's hand for the current deal (None clears it); ``guild_id`` as for
+        `_update_seat`."""
+        await self._update_seat(
+            table_id, seat, "dm_channel_id = ?, dm_message_id = ?", (dm_channel_id, dm_message_id), guild_id=guild_id
+        )
 
     async def clear_dm_messages(self, table_id: int) -> None:
         """A new deal: no seat's hand message shows it yet."""
@@ -138,11 +136,11 @@ class SeatsRepo(Repository):
             await self._core.execute("UPDATE seats SET warned = 0 WHERE table_id = ? AND warned = 1", (table_id,))
 
     async def _update_seat(
-        self, table_id: int, seat: int, assignments: str, values: tuple[object, ...]
+        self, table_id: int, seat: int, assignments: str, values: tuple[object, ...], *, guild_id: int | None = None
     ) -> None:
-        async with self._core.transaction():
-            changed = await self._core.execute(
-                f"UPDATE seats SET {assignments} WHERE table_id = ? AND seat = ?", (*values, table_id, seat)
-            )
-            if not changed:
-                raise SeatNotFound(table_id, seat)
+        """One write known in full (`fetch_chain_alone`): in the caller's transaction, or one of its own confined to
+        ``guild_id`` when given."""
+        sql = f"UPDATE seats SET {assignments} WHERE table_id = ? AND seat = ? RETURNING seat"
+        (changed,) = await self._core.fetch_chain_alone([(sql, (*values, table_id, seat))], guild_id=guild_id)
+        if not changed:
+            raise SeatNotFound(table_id, seat)

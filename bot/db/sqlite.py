@@ -404,8 +404,7 @@ class SqliteCore(DatabaseCore):
         async with self._read_lock:
             self._reader_owner = task
             try:
-                if self._reader.in_transaction:  # a read block cancelled before its end
-                    await self._reader.execute("COMMIT")
+                await _leave_old_view(self._reader)
                 await self._reader.execute("BEGIN")
                 try:
                     yield
@@ -425,8 +424,7 @@ class SqliteCore(DatabaseCore):
         if task is self._reader_owner:
             return cast(list[Row], list(await self._reader.execute_fetchall(sql, tuple(params))))
         async with self._read_lock:  # one statement: its own consistent view
-            if self._reader.in_transaction:  # a read block cancelled at its BEGIN: its old view must not linger
-                await self._reader.execute("COMMIT")
+            await _leave_old_view(self._reader)
             return cast(list[Row], list(await self._reader.execute_fetchall(sql, tuple(params))))
 
     async def fetch_batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
@@ -559,6 +557,13 @@ def queue_trip(conn: aiosqlite.Connection, function: Callable[..., Any], *args: 
     future = asyncio.get_running_loop().create_future()
     conn._tx.put_nowait((future, partial(function, *args)))
     return future
+
+
+async def _leave_old_view(reader: aiosqlite.Connection) -> None:
+    """End the read transaction a read block cancelled before its end (or at its BEGIN) left open: the next read
+    must not see the database as it was then."""
+    if reader.in_transaction:
+        await reader.execute("COMMIT")
 
 
 def _member_error(err: BaseException) -> BaseException:

@@ -58,14 +58,19 @@ def run_statement(conn: aiosqlite.Connection, due: list[str], kind: StatementKin
     if kind == "count":
         return raw.execute(sql, params).rowcount
     if kind == "chain":
-        results = []
-        for chained_sql, chained_params in params:
-            results.append(rows := raw.execute(chained_sql, chained_params).fetchall())
-            if not rows:
-                break
-        return results
+        return run_chain(raw, params)
     raw.executemany(sql, params)
     return None
+
+
+def run_chain(raw: sqlite3.Connection, chain: list[tuple[str, Any]]) -> list[list[Any]]:
+    """Each statement's rows in turn, stopping after the first that returns none (the next ones build on it)."""
+    results = []
+    for sql, params in chain:
+        results.append(rows := raw.execute(sql, params).fetchall())
+        if not rows:
+            break
+    return results
 
 
 def run_alone(
@@ -104,11 +109,9 @@ def _alone(conn: aiosqlite.Connection, due: list[str], chain: list[tuple[str, An
     results: list[list[Any]] = []
     own_error: BaseException | None = None
     try:
-        for sql, params in chain:
-            results.append(rows := raw.execute(sql, params).fetchall())
-            if not rows:
-                raw.execute(ALONE_UNDO)  # the chain stopped: none of it is stored
-                break
+        results = run_chain(raw, chain)
+        if results and not results[-1]:
+            raw.execute(ALONE_UNDO)  # the chain stopped: none of it is stored
         raw.execute(ALONE_RELEASE)
     except BaseException as err:
         own_error = err

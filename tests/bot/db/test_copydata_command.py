@@ -52,7 +52,7 @@ async def fill(path: Path) -> None:
         await db.tables.set_status(running.id, "playing", NOW + 6)
         await play(db, running, deals=2, actions_per_deal=4, finish_last=False)
         async with db.transaction():
-            await db.outbox.add_announcement(running.id, "notice", {"text": "hallo", "n": 1}, NOW)
+            await db.outbox.add_announcements(running.id, [("notice", {"text": "hallo", "n": 1})], NOW)
         await db.prefs.save_player_prefs(PlayerPrefs(21, "channel", "dealt"), NOW)
         await db.meta.set("commands", "hash")
     finally:

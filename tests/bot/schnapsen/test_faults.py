@@ -726,7 +726,7 @@ async def test_the_watchdog_delivers_announcements_owed_for_a_whole_interval_and
     table = await world.open_table(alice, [], start=False)
     async with bot.db.transaction():  # owed, and (a bug) nobody asked for its delivery
         notice = Notice(table.row.channel_id, table.row.language, "notice.new_host", (("name", "nobody"),))
-        await bot.db.outbox.add_announcement(table.id, *encode(notice), bot.service.now())
+        await bot.db.outbox.add_announcements(table.id, [encode(notice)], bot.service.now())
     runtime = runtime_of(bot)
     await runtime.watch()
     assert await bot.service.outbox.pending_announcements(table.id), "just stored: its delivery may still be on the way"

@@ -101,7 +101,7 @@ async def split(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator[Spli
                 await db.core.execute("UPDATE game_tables SET turn_seconds = ? WHERE id = ?", (TURN_SECONDS, guild.table_id))
                 payload = {"channel_id": guild.world.channel.id, "lang": "en", "key": "notice.new_host",
                            "values": {"name": f"Owed{guild.table_id}"}}
-                await db.outbox.add_announcement(guild.table_id, "notice", payload, 0)
+                await db.outbox.add_announcements(guild.table_id, [("notice", payload)], 0)
     finally:
         await db.close()
     yield Split(fake_discord, db_path, (guilds[0], guilds[1]))
