@@ -48,13 +48,16 @@ FIXED_COLOURS = (
 SAMPLE_NAMES = ("Anna", "Benedikt", "Carla", "Dominik")
 
 
+def _hand(cards: tuple[str, ...], playable: set[str] | None, trump: str | None, deck: str, lang: str) -> Image.Image:
+    return images.drawn_whole(images.HAND_SIZE, images.hand_layout(cards, playable, trump, deck, lang))
+
+
 def sample_renders(deck: str) -> list[Image.Image]:
     """Hands, tables, a result and a deal review that between them show every card, plain, dimmed and small."""
     samples = [
-        images._compose_hand(tuple(suit + rank for rank in RANKS), {suit + "A", suit + "T"}, suit, deck, "en")
-        for suit in SUITS
+        _hand(tuple(suit + rank for rank in RANKS), {suit + "A", suit + "T"}, suit, deck, "en") for suit in SUITS
     ]
-    samples.append(images._compose_hand(("HA", "DT", "CK", "SQ", "HJ"), None, None, deck, "de"))
+    samples.append(_hand(("HA", "DT", "CK", "SQ", "HJ"), None, None, deck, "de"))
     for suit in SUITS:
         cards = [suit + rank for rank in RANKS]
         scene = TableScene(

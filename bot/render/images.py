@@ -6,8 +6,10 @@ pasted from), so a render costs a few pastes, a few lines of text and the PNG en
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Literal
 
 from PIL import Image, ImageDraw
 
@@ -150,12 +152,13 @@ def _stamp(canvas: Image.Image, stamp: Image.Image, xy: tuple[int, int]) -> None
 
 
 def _header(
-    canvas: Image.Image, trump: str | None, contract: str | None, multiplier: int, deck: str, lang: str
+    canvas: Image.Image, trump: str | None, contract: str | None, multiplier: int, deck: str, lang: str, top: int = 0
 ) -> None:
     """The strip along the top: trump suit on the left, contract and multiplier on the right, both as large
-    as they fit side by side (20 px down to 16, then the contract's name is cut, never the multiplier)."""
+    as they fit side by side (20 px down to 16, then the contract's name is cut, never the multiplier).
+    ``top``: where the strip begins (a piece of its own begins at 0)."""
     if trump is not None:
-        _stamp(canvas, _assets.suit_icon(deck, trump, HEADER_ICON), (10, (HEADER_H - HEADER_ICON) // 2))
+        _stamp(canvas, _assets.suit_icon(deck, trump, HEADER_ICON), (10, top + (HEADER_H - HEADER_ICON) // 2))
         left, left_x, colour = f"{label('trump', lang)}: {suit_name(trump, deck, lang)}", 42, TEXT
     else:  # no contract yet means trump is still to be named; a contract without trumps has none
         left, left_x, colour = label("no_trump" if contract else "trump_not_chosen", lang), 12, MUTED
@@ -166,11 +169,11 @@ def _header(
         size -= 1
     left_w = round(fonts.length(left, size))
     room = WIDTH - 12 - left_x - (left_w + 16 if right else 0)
-    _text(canvas, (left_x, HEADER_H // 2), left, size, colour, anchor="lm", max_width=WIDTH - 12 - left_x)
+    _text(canvas, (left_x, top + HEADER_H // 2), left, size, colour, anchor="lm", max_width=WIDTH - 12 - left_x)
     if contract and stakes and fonts.length(right, size) > room:  # the stakes stay whole
         right = f"{fonts.fit(contract, size, room - round(fonts.length('  ' + stakes, size)))}  {stakes}"
     if right:
-        _text(canvas, (WIDTH - 12, HEADER_H // 2), right, size, GOLD, anchor="rm", max_width=room)
+        _text(canvas, (WIDTH - 12, top + HEADER_H // 2), right, size, GOLD, anchor="rm", max_width=room)
 
 
 def _team_name(names: Sequence[str], team: int, lang: str) -> str:
@@ -209,41 +212,57 @@ def render_hand(
     if trump is not None:
         check_suit(trump)
     playable_set = None if playable is None else {check_card(card) for card in playable}
-    return _encode(_compose_hand(cards, playable_set, trump, deck, lang, contract), deck)
+    return palette_png(_compose_hand(cards, playable_set, trump, deck, lang, contract))
 
 
 def _compose_hand(
     cards: tuple[str, ...], playable_set: set[str] | None, trump: str | None, deck: str, lang: str,
     contract: str | None = None,
 ) -> Image.Image:
-    canvas = _felt(HAND_SIZE).copy()
-    _header(canvas, trump, contract, 1, deck, lang)
-    _hand_row(canvas, cards, playable_set, trump, deck, HAND_SIZE[1] - HAND_CARD_H - 12)
-    return canvas
+    """The hand image in the palette."""
+    return compose_in_palette(HAND_SIZE, deck, hand_layout(cards, playable_set, trump, deck, lang, contract))
 
 
-def _hand_row(
-    canvas: Image.Image, cards: Sequence[str], playable: set[str] | None, trump: str | None, deck: str, base_y: int
-) -> None:
-    """A hand centred along ``base_y``: playable cards raised and outlined, the others dimmed (all plain when
-    ``playable`` is None), trumps starred. The hand image and the turn image draw it alike."""
+def hand_layout(
+    cards: tuple[str, ...], playable_set: set[str] | None, trump: str | None, deck: str, lang: str,
+    contract: str | None = None,
+) -> list[Placed]:
+    return [header_piece(trump, contract, 1, deck, lang), *hand_row(cards, playable_set, trump, deck, HAND_SIZE[1])]
+
+
+CardLook = Literal["raised", "plain", "dimmed"]
+# A hand card's piece: its column, from a raised card's outline down to the bottom of a card left in place.
+_HAND_PIECE_SIZE = (HAND_CARD_W + 4, 2 + HAND_RAISE + HAND_CARD_H)
+
+
+def hand_row(
+    cards: Sequence[str], playable: set[str] | None, trump: str | None, deck: str, bottom: int
+) -> list[Placed]:
+    """A hand centred along the foot of an image ``bottom`` px tall: playable cards raised and outlined, the
+    others dimmed (all plain when ``playable`` is None), trumps starred. The hand image and the turn image
+    draw it alike."""
     total = len(cards) * HAND_CARD_W + max(0, len(cards) - 1) * HAND_GAP
     x = (WIDTH - total) // 2
-    outline = _assets.rounded_stamp(HAND_CARD_W + 4, HAND_CARD_H + 4, 9, GOLD)
-    badge = _assets.star(22, GOLD, GOLD_DARK)
+    top = bottom - 12 - HAND_CARD_H - HAND_RAISE - 2
+    row = []
     for card in cards:
-        marked = playable is not None and card in playable
-        y = base_y - HAND_RAISE if marked else base_y
-        if marked:
-            _stamp(canvas, outline, (x - 2, y - 2))
-        if playable is None or marked:
-            tile = _assets.card_tile(deck, card, HAND_CARD_W)
-        else:
-            tile = _assets.dimmed_tile(deck, card, HAND_CARD_W)
-        _stamp(canvas, tile, (x, y))
-        if trump is not None and card[0] == trump:
-            _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 4, y + 4))
+        look: CardLook = "plain" if playable is None else "raised" if card in playable else "dimmed"
+        starred = trump is not None and card[0] == trump
+        row.append(((x - 2, top), Piece(_HAND_PIECE_SIZE, FELT, _hand_card, (deck, card, look, starred))))
         x += HAND_CARD_W + HAND_GAP
+    return row
+
+
+def _hand_card(canvas: Image.Image, x: int, y: int, deck: str, card: str, look: CardLook, starred: bool) -> None:
+    """One card of a hand in its piece (a raised card outlined in gold) with the piece's top left at x, y."""
+    x, y = x + 2, y + (2 if look == "raised" else 2 + HAND_RAISE)
+    if look == "raised":
+        _stamp(canvas, _assets.rounded_stamp(HAND_CARD_W + 4, HAND_CARD_H + 4, 9, GOLD), (x - 2, y - 2))
+    dimmed = look == "dimmed"
+    _stamp(canvas, (_assets.dimmed_tile if dimmed else _assets.card_tile)(deck, card, HAND_CARD_W), (x, y))
+    if starred:
+        badge = _assets.star(22, GOLD, GOLD_DARK)
+        _stamp(canvas, badge, (x + HAND_CARD_W - badge.width - 4, y + 4))
 
 
 # ---------------------------------------------------------------- table
@@ -440,7 +459,74 @@ def _compose_result(scene: ResultScene) -> Image.Image:
 
 
 def _encode(canvas: Image.Image, deck: str) -> bytes:
-    return palette_png(canvas.quantize(palette=_assets.palette(deck), dither=Image.Dither.NONE))
+    return palette_png(_in_palette(canvas, deck))
+
+
+def _in_palette(canvas: Image.Image, deck: str) -> Image.Image:
+    return canvas.quantize(palette=_assets.palette(deck), dither=Image.Dither.NONE)
+
+
+# ---------------------------------------------------------------- pieces kept in the palette
+# The images drawn on every move (a hand, a turn) are made of pieces that each lie on one plain colour and
+# overlap no other: the header, the caption, each card's place. A piece is drawn once on its colour and kept
+# already in the deck's palette, and such an image is its pieces copied into place on the palette's felt: no
+# blending, no colour search. The pixels are those of drawing the whole layout on the felt and mapping it onto
+# the palette, since that mapping takes each pixel alone (tests/bot/render/test_render_pieces.py).
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """``draw(canvas, x, y, *args)`` draws the piece with its top left corner at x, y; it lies on
+    ``background`` and draws nothing outside ``size``."""
+
+    size: tuple[int, int]
+    background: RGB
+    draw: Callable[..., None]
+    args: tuple[Any, ...]
+
+
+Placed = tuple[tuple[int, int], Piece]  # a piece and where its top left corner goes
+
+
+def compose_in_palette(size: tuple[int, int], deck: str, layout: Sequence[Placed]) -> Image.Image:
+    """The felt of ``size`` with each piece of ``layout`` in place, in ``deck``'s palette."""
+    canvas = _felt_in_palette(size, deck).copy()
+    for xy, piece in layout:
+        canvas.paste(_piece_in_palette(piece, deck), xy)
+    return canvas
+
+
+def drawn_whole(size: tuple[int, int], layout: Sequence[Placed]) -> Image.Image:
+    """The felt of ``size`` with the layout drawn on it in full colour: what ``compose_in_palette`` gives, before
+    the palette (the tool that cuts the palettes samples it)."""
+    canvas = _felt(size).copy()
+    for (x, y), piece in layout:
+        piece.draw(canvas, x, y, *piece.args)
+    return canvas
+
+
+@lru_cache(maxsize=1536)
+def _piece_in_palette(piece: Piece, deck: str) -> Image.Image:
+    canvas = Image.new("RGB", piece.size, piece.background)
+    piece.draw(canvas, 0, 0, *piece.args)
+    return _in_palette(canvas, deck)
+
+
+@lru_cache(maxsize=16)
+def _felt_in_palette(size: tuple[int, int], deck: str) -> Image.Image:
+    return _in_palette(_felt(size), deck)
+
+
+def header_piece(trump: str | None, contract: str | None, multiplier: int, deck: str, lang: str) -> Placed:
+    """``_header`` as a piece."""
+    return (0, 0), Piece((WIDTH, HEADER_H), FELT_DARK, _header_at, (trump, contract, multiplier, deck, lang))
+
+
+def _header_at(
+    canvas: Image.Image, x: int, y: int, trump: str | None, contract: str | None, multiplier: int, deck: str,
+    lang: str,
+) -> None:  # fmt: skip
+    _header(canvas, trump, contract, multiplier, deck, lang, top=y)
 
 
 def preload(deck: str = DEFAULT_DECK) -> None:

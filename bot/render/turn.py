@@ -1,13 +1,15 @@
 """The one-screen turn image: the cards on the table (who played what) above the player's hand, so that a
 player can play from their hand message alone, without looking at the table message.
 
-Made of the same cached tiles and text masks as the hand and table images (``images.py``), as PNG bytes.
+Made of pieces kept in the palette, as the hand image is (``images.Piece``), as PNG bytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from PIL import Image
 
 from bot.render import _assets
 from bot.render.alt import hand_alt_text
@@ -26,14 +28,15 @@ from bot.render.images import (
     TRICK_CARD_H,
     TRICK_CARD_W,
     WIDTH,
-    _encode,
-    _felt,
+    Piece,
+    Placed,
     _fit_lines,
     _fit_name,
-    _hand_row,
-    _header,
     _lines,
     _stamp,
+    compose_in_palette,
+    hand_row,
+    header_piece,
     line_height,
 )
 from bot.render.names import (
@@ -47,6 +50,7 @@ from bot.render.names import (
     join_names,
     label,
 )
+from bot.render.png import palette_png
 
 _CAPTION_TOP, _CAPTION_LINES = HEADER_H + 4, 2  # the caption takes two lines where one is too short
 _SLOT_Y = _CAPTION_TOP + _CAPTION_LINES * line_height(BODY) + 4
@@ -105,30 +109,53 @@ def turn_size(scene: TurnScene) -> tuple[int, int]:
 
 def render_turn(scene: TurnScene) -> bytes:
     """The table's cards above the hand, as PNG bytes (``turn_size(scene)``, palette mode)."""
-    deck, lang = scene.deck, scene.lang
-    image_size = turn_size(scene)
-    canvas = _felt(image_size).copy()
-    _header(canvas, scene.trump, scene.contract_label, scene.multiplier, deck, lang)
-    size, lines = _fit_lines(scene.caption, BODY, SMALL, WIDTH - 24, "regular", _CAPTION_LINES)
-    caption_h = line_height(size) * len(lines)
-    top = _CAPTION_TOP + (_CAPTION_LINES * line_height(BODY) - caption_h) // 2
-    _lines(canvas, WIDTH // 2, top, lines, size, MUTED, "regular", align="m")
-    places = scene.places
-    x = (WIDTH - len(places) * _COLUMN) // 2
-    empty = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, SLOT, 2)
-    yours = _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, GOLD, 3)
-    for (_, card, is_viewer), (weight, lines) in zip(places, _shown_names(scene), strict=True):
-        card_x = x + (_COLUMN - TRICK_CARD_W) // 2
-        if card is not None:
-            _stamp(canvas, _assets.card_tile(deck, card, TRICK_CARD_W), (card_x, _SLOT_Y))
-        else:
-            _stamp(canvas, yours if is_viewer else empty, (card_x, _SLOT_Y))
-        colour = GOLD if is_viewer else TEXT
-        _lines(canvas, x + _COLUMN // 2, _NAME_Y, lines, SMALL, colour, weight, align="m")
+    return palette_png(compose_in_palette(turn_size(scene), scene.deck, turn_layout(scene)))
+
+
+# Under the header, in bands: the caption, the places' cards, each place's name in its column (from under the
+# cards down to the hand), the hand.
+_NAMES_TOP = _SLOT_Y + TRICK_CARD_H
+
+
+def turn_layout(scene: TurnScene) -> list[Placed]:
+    """The turn image's pieces (``images.Piece``), each where it goes."""
+    deck = scene.deck
+    height = turn_size(scene)[1]
+    layout = [
+        header_piece(scene.trump, scene.contract_label, scene.multiplier, deck, scene.lang),
+        ((0, HEADER_H), Piece((WIDTH, _SLOT_Y - HEADER_H), FELT, _caption, (scene.caption,))),
+    ]
+    name_size = (_COLUMN, height - 12 - HAND_CARD_H - HAND_RAISE - 2 - _NAMES_TOP)  # down to the hand's pieces
+    x = (WIDTH - len(scene.places) * _COLUMN) // 2
+    for (_, card, is_viewer), (weight, lines) in zip(scene.places, _shown_names(scene), strict=True):
+        slot = Piece((TRICK_CARD_W, TRICK_CARD_H), FELT, _place_card, (deck, card, is_viewer))
+        layout.append(((x + (_COLUMN - TRICK_CARD_W) // 2, _SLOT_Y), slot))
+        layout.append(((x, _NAMES_TOP), Piece(name_size, FELT, _place_name, (lines, weight, is_viewer))))
         x += _COLUMN
     playable = None if scene.playable is None else set(scene.playable)
-    _hand_row(canvas, scene.cards, playable, scene.trump, deck, image_size[1] - HAND_CARD_H - 12)
-    return _encode(canvas, deck)
+    return layout + hand_row(scene.cards, playable, scene.trump, deck, height)
+
+
+def _caption(canvas: Image.Image, x: int, y: int, caption: str) -> None:
+    size, lines = _fit_lines(caption, BODY, SMALL, WIDTH - 24, "regular", _CAPTION_LINES)
+    caption_h = line_height(size) * len(lines)
+    top = y + _CAPTION_TOP - HEADER_H + (_CAPTION_LINES * line_height(BODY) - caption_h) // 2
+    _lines(canvas, x + WIDTH // 2, top, lines, size, MUTED, "regular", align="m")
+
+
+def _place_card(canvas: Image.Image, x: int, y: int, deck: str, card: str | None, is_viewer: bool) -> None:
+    """A place's card on the table, or its empty slot (the viewer's outlined in gold)."""
+    if card is not None:
+        _stamp(canvas, _assets.card_tile(deck, card, TRICK_CARD_W), (x, y))
+    elif is_viewer:
+        _stamp(canvas, _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, GOLD, 3), (x, y))
+    else:
+        _stamp(canvas, _assets.rounded_stamp(TRICK_CARD_W, TRICK_CARD_H, 8, FELT, SLOT, 2), (x, y))
+
+
+def _place_name(canvas: Image.Image, x: int, y: int, lines: tuple[str, ...], weight: str, is_viewer: bool) -> None:
+    colour = GOLD if is_viewer else TEXT
+    _lines(canvas, x + _COLUMN // 2, y + _NAME_Y - _NAMES_TOP, lines, SMALL, colour, weight, align="m")
 
 
 def turn_alt_text(scene: TurnScene) -> str:
