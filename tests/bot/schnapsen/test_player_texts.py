@@ -105,9 +105,10 @@ def test_lost_bummerl_stand_on_each_teams_own_line():
 
 @pytest.fixture
 def drawn_words(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every text drawn into an image."""
+    """Every text drawn into an image (none kept from an earlier drawing: pieces are drawn afresh)."""
     words: list[str] = []
     real_text = images._text
+    images._piece_in_palette.cache_clear()
 
     def recorded(canvas, xy, text, *args, **kwargs):  # type: ignore[no-untyped-def]
         words.append(text)
