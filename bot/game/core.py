@@ -441,7 +441,7 @@ class TableCore:
     ) -> Outcome:
         """Apply one action for ``seat``. ``user_id`` None means the AI acts for the seat; ``handed``: the
         click was handed over by another process (it leaves the inbox with the move); ``ahead``: told the table the
-        move makes, once it is found legal and before its commit (its version not yet moved; work need not wait).
+        move makes, once it is found legal and before its commit (its version counted; work need not wait).
 
         Raises UserError (stale button, not your seat/turn, illegal) and changes nothing then, except that
         a person the AI stood in for has their seat back. The action, what its subscribers write (the deal's
@@ -489,17 +489,16 @@ class TableCore:
             match, bummerl = engine.score_deal(table.match, finished.result)
         now = self.now()
         played = replace(
-            table,
-            deal=new_state,
-            match=match,
-            log=log_events(table.log, events),
+            table, deal=new_state, match=match, log=log_events(table.log, events),
             last_bummerl=bummerl if finished is not None else table.last_bummerl,
-        )
+        )  # fmt: skip
         # The table as it stood when the deal ended (before the next deal), for its result message.
         deal_end = None if finished is None else played
+        # Its version counted as the write counts it: then the snapshot made ahead is the one published.
+        moved = replace(played, row=replace(table.row, version=table.version + 1, updated_at=now))
         if ahead is not None:
             try:
-                ahead(played)
+                ahead(moved)
             except Exception:  # work ahead is only ever a head start: the move goes on
                 log.exception("table %s: work ahead of a move's commit failed", table.id)
         dealt: list[Dealt] = []
@@ -544,8 +543,8 @@ class TableCore:
         seq, new_version = stored[0]
         # DEBUG: an INFO line per click would be millions of lines a day on a busy bot.
         log.debug("accepted table=%d deal=%d seq=%d action=%s", table.id, table.deal_no, seq, text)
-        played = replace(played, row=replace(table.row, version=new_version, updated_at=now))
-        after = played if not dealt else dealt[0].applied_to(played)
+        moved = moved if new_version == moved.version else replace(moved, row=replace(moved.row, version=new_version))
+        after = moved if not dealt else dealt[0].applied_to(moved)
         if finished is not None or back:  # seats, status or the version of a new deal changed: read them back
             try:
                 after = await self.refresh(after, table, changes)

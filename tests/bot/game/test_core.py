@@ -149,8 +149,8 @@ async def test_work_ahead_of_a_move_is_told_the_table_it_makes_before_the_commit
 
     assert order == ["ahead", "store"], "told before the move is stored"
     assert told[0].deal == outcome.table.deal, "the position the move makes"
-    assert told[0].version == table.version, "its version not yet moved (it is not stored)"
-    assert core.snapshot(table.id) == outcome.table and outcome.table.version > table.version
+    assert told[0].version == table.version + 1, "its version counted as the write counts it"
+    assert core.snapshot(table.id) is outcome.table is told[0], "the very snapshot is published (made ahead once)"
     record = await db.records.load_record(table.id)
     assert sum(len(deal.actions) for deal in record.deals) == 1, "the move is stored all the same"
     assert "work ahead of a move's commit failed" in caplog.text
