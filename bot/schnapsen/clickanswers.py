@@ -163,7 +163,6 @@ class ClickAnswers:
         running deal, it is due to be re-posted, the drawing is late, Discord refused the answer), the click is
         acknowledged (if it still can be) and the hand's usual edit shows the move. ``note``: an i18n key whose
         text the answer shows above the hand (this once: the hand's next edit drops it)."""
-        loop = asyncio.get_running_loop()
         user_id, message = interaction.user.id, interaction.message
         now = self.messages.service.snapshot(table_id)
         occupant = None if now is None else now.seats[seat]
@@ -188,9 +187,8 @@ class ClickAnswers:
                 noted = t(self.hands.user_lang(now, user_id), note)
                 answer = replace(model, description=f"{noted}\n\n{model.description}")
             try:
-                payload = await asyncio.wait_for(
-                    drawn_first(payloads.hand_message(answer)), max(0.0, started + ANSWER_BUDGET - loop.time())
-                )
+                async with asyncio.timeout_at(started + ANSWER_BUDGET):  # no task of its own: no turn of the loop
+                    payload = await drawn_first(payloads.hand_message(answer))
             except TimeoutError:
                 log.warning("table %s: drawing the answer to a click took too long; the hand is edited instead", table_id)
             else:
@@ -252,7 +250,6 @@ class ClickAnswers:
         own callback (type 7) with the table as it stands, and the click's token edits it from then on. Where
         that cannot be (not the table's current message, one due to be re-posted, drawn too late, refused), the
         click is acknowledged with a deferred update and the usual edit follows. Returns the table shown."""
-        loop = asyncio.get_running_loop()
         table = self.messages.service.snapshot(table_id) or self._wanted_while_held.get(table_id)
         message = interaction.message
         shown = None
@@ -264,10 +261,8 @@ class ClickAnswers:
             and not interaction.response.is_done()
         ):
             try:
-                payload = await asyncio.wait_for(
-                    drawn_first(payloads.table_payload(table, table.language)),
-                    max(0.0, started + ANSWER_BUDGET - loop.time()),
-                )
+                async with asyncio.timeout_at(started + ANSWER_BUDGET):
+                    payload = await drawn_first(payloads.table_payload(table, table.language))
                 await interaction.response.edit_message(**payload.edit_kwargs())
                 shown = table
                 self.messages.shown(table)

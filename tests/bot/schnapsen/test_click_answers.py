@@ -19,9 +19,9 @@ import pytest
 from bot.client import SchnapsenBot
 from bot.game.subscribers.announcing import owed
 from bot.game.table import TableSnapshot
-from bot.schnapsen import payloads
+from bot.schnapsen import clickanswers, payloads
 from bot.schnapsen.clickanswers import drawn_first
-from bot.schnapsen.content import rendered
+from bot.schnapsen.content import DRAW_FIRST, rendered
 from bot.schnapsen.ids import ButtonId
 from bot.schnapsen.pacing import URGENT
 from devtools.fakediscord import FakeDiscord, FakeMessage, FakeUser
@@ -94,6 +94,30 @@ async def test_a_card_click_is_answered_with_the_hand_the_stored_move_made(
     assert button["custom_id"] not in shown, "the answer shows the hand after the move"
     assert await world.action_count(table.id) > actions, "the answer came after the move was stored"
     assert bot_token_edits(fake_discord, hand.id, since) == [], "no bot-token edit of the clicked DM"
+
+
+async def test_a_click_whose_answer_is_not_drawn_in_time_is_acknowledged_and_its_hand_edited(
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice, _, table = await alice_and_three_ai(world, target=3)
+    hand, button = await alices_turn(world, table, alice)
+    drawn, never = payloads.hand_message, asyncio.Event()
+
+    async def stuck_answer(model: Any) -> Any:  # the click's own answer is never drawn; every other hand is
+        if DRAW_FIRST.get():
+            await never.wait()
+        return await drawn(model)
+
+    monkeypatch.setattr(payloads, "hand_message", stuck_answer)
+    monkeypatch.setattr(clickanswers, "ANSWER_BUDGET", 0.05)
+    clicked_at = table.version
+    click = await fake_discord.click(alice, hand, button["custom_id"])
+
+    assert (await click.wait_response()).type == 6, "acknowledged with a deferred update once its time was up"
+    await fake_discord.wait_for(
+        lambda: current_button(world.hand_message(alice), clicked_at) is None, what="the hand edited"
+    )
+    assert "drawing the answer to a click took too long" in caplog.text
 
 
 async def test_a_click_is_not_acknowledged_before_its_move_is_stored(fake_discord: FakeDiscord, world: Table) -> None:
