@@ -10,6 +10,7 @@ token is a `StartError` of one sentence. Once connected, discord.py reconnects b
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
 import logging
@@ -133,7 +134,12 @@ class SchnapsenBot(commands.Bot):
             self.web = WebServer(self.service, settings.web)
             await self.web.start()
         # Loading card art takes a second or two per deck: do it now, off the event loop, not on a first click.
-        self._preload = asyncio.create_task(asyncio.to_thread(_preload_decks), name="preload card art")
+        self._preload = asyncio.create_task(self._preload_then_freeze(), name="preload card art")
+
+    async def _preload_then_freeze(self) -> None:
+        await asyncio.to_thread(_preload_decks)
+        if self.settings.freeze_start_heap:
+            freeze_start_heap()
 
     async def sync_commands_if_changed(self) -> None:
         """Sync the slash commands to DEV_GUILD_ID's server when set, else globally, when they or that choice
@@ -244,6 +250,14 @@ def make_bot(
     if settings.shards is None:
         return SchnapsenBot(settings, force_sync=force_sync, db=db, **options)
     return ShardedSchnapsenBot(settings, force_sync=force_sync, db=db, **options)
+
+
+def freeze_start_heap() -> None:
+    """Take what the start made (modules, fonts, card tiles, caches: about 75,000 objects) out of the garbage
+    collector's full scans, which hold the GIL and so every click in flight: each took 124 ms instead of 88
+    (quick clickers, 40 tables). The start's garbage is collected first, so nothing dead is kept."""
+    gc.collect()
+    gc.freeze()
 
 
 def _preload_decks() -> None:

@@ -77,6 +77,9 @@ class Settings:
     # results first one interval after start. daily_par_ahead False (tests): par only as attempts ask for it.
     daily_interval: float = 600.0
     daily_par_ahead: bool = True
+    # Once started, what is alive leaves the garbage collector's scans (gc.freeze): False in tests, whose
+    # processes start many bots and would keep every one's leftovers.
+    freeze_start_heap: bool = True
     # The coach ("Review my play" and practice hints, bot/game/coach.py): a search budget per decision, the
     # time a hint and a whole review may take, and reviews per person per window.
     coach_budget_ms: int = 150

@@ -52,6 +52,7 @@ def test_settings(db_path: Path, **changes: Any) -> Settings:
         # spawned at the bot's start (two per bot cost a fifth more CPU in the end-to-end tests).
         ai_workers=1,
         daily_par_ahead=False,  # no day's par at every start: a test's attempt asks for its day's
+        freeze_start_heap=False,
     )
     return dataclasses.replace(base, **changes)
 

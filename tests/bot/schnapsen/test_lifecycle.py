@@ -4,6 +4,8 @@ sweeper that closes tables nobody uses."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import gc
 import logging
 import os
 import subprocess
@@ -68,6 +70,22 @@ def test_python_m_bot_without_a_token_says_so(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "DISCORD_TOKEN is not set" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+async def test_a_started_bot_takes_what_its_start_made_out_of_the_collectors_scans(world: Table) -> None:
+    world.settings = dataclasses.replace(world.settings, freeze_start_heap=True)  # as in production
+    try:
+        bot = await world.start_bot()
+        await bot._preload
+        assert gc.get_freeze_count() > 0, "the start's objects are frozen once the card art is loaded"
+    finally:
+        gc.unfreeze()  # this test process starts many bots: it keeps nothing of this one
+
+
+async def test_a_bot_in_the_tests_freezes_nothing(world: Table) -> None:
+    bot = await world.start_bot()
+    await bot._preload
+    assert gc.get_freeze_count() == 0
 
 
 async def test_a_bot_closed_twice_stops_once(world: Table, caplog: pytest.LogCaptureFixture) -> None:
