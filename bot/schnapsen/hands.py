@@ -419,7 +419,7 @@ class Hands:
         if click is None or not click.fresh(asyncio.get_running_loop().time() + FOLLOWUP_TOKEN_LEFT):
             return None
         try:
-            message = await click.interaction.followup.send(
+            message = await click.followup.send(
                 wait=True, allowed_mentions=NO_MENTIONS, **payload.send_kwargs()
             )
         except discord.HTTPException as err:
@@ -428,7 +428,7 @@ class Hands:
             forget_refused_click(self.latest_dm_click, user_id, click, "sending a hand DM", err)
             return None
         self.followup_dms[message.id] = None
-        self.dm_clicks[message.id] = ChannelHand(table_id, click.interaction, message.id, click.since)
+        self.dm_clicks[message.id] = ChannelHand(table_id, click.followup, message.id, click.since)
         return message
 
     async def _dm_channel_of(self, occupant: SeatRow) -> discord.abc.Messageable:
@@ -460,7 +460,7 @@ class Hands:
         lasts. ``shows_now``: it shows the table as it stands (else the next change edits it)."""
         memory = self.messages.memory(table.id)
         loop_time = asyncio.get_running_loop().time()
-        memory.channel_hands[user_id] = ChannelHand(table.id, interaction, message_id, loop_time)
+        memory.channel_hands[user_id] = ChannelHand(table.id, interaction.followup, message_id, loop_time)
         if self.service.daily.in_channel(table.id):  # its results and last notice come through this token too
             self.private_hands[table.id] = memory.channel_hands[user_id]
         seat = table.seat_of(user_id)

@@ -368,9 +368,9 @@ class Messages:
                 message = await payloads.result_payload(
                     table, result.lang, table.deal, table.last_bummerl, result.tally, result.rating_changes(), review=review
                 )
-                await hand.interaction.followup.send(ephemeral=True, **message.send_kwargs())
+                await hand.followup.send(ephemeral=True, **message.send_kwargs())
             case Notice() as notice:
-                await hand.interaction.followup.send(t(notice.lang, notice.key, **dict(notice.values)), ephemeral=True)
+                await hand.followup.send(t(notice.lang, notice.key, **dict(notice.values)), ephemeral=True)
 
     async def _deal_end(self, table_id: int, deal_no: int) -> TableSnapshot:
         """The table as it stood when the deal ended: remembered from the action, else rebuilt from storage."""

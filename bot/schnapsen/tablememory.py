@@ -8,7 +8,7 @@ import logging
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import discord
 
@@ -29,13 +29,20 @@ REMEMBERED_DEAL_ENDS = 4
 REMEMBERED_MOVES = 8
 
 
+# The interaction's own message, as the edit of a webhook message names it: the interaction's token makes a
+# webhook (``Interaction.followup``) whose "@original" message is the one the interaction answered.
+ORIGINAL_RESPONSE = cast(int, "@original")
+
+
 @dataclass(frozen=True)
 class ChannelHand:
-    """A person's hand shown ephemerally in their table's channel, editable through the interaction that
-    showed it (``message_id`` None: its original response) until the token expires."""
+    """A person's hand shown ephemerally in their table's channel, or a message a click was made on, editable
+    through the click's token (``message_id`` None: its original response) until the token expires. Only the
+    token's webhook is kept, not the interaction: thousands of them are kept, and an interaction brings its
+    message, user and channel along (all scanned by every full collection of the garbage collector)."""
 
     table_id: int
-    interaction: discord.Interaction[Any]
+    followup: discord.Webhook
     message_id: int | None
     since: float  # the event loop's time when the interaction arrived
 
@@ -47,14 +54,11 @@ class ChannelHand:
         """An acknowledged click's token, its 15 minutes counted from when Discord made it (a click handed over
         late has less of them left)."""
         age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
-        return cls(table_id, interaction, message_id, asyncio.get_running_loop().time() - age)
+        return cls(table_id, interaction.followup, message_id, asyncio.get_running_loop().time() - age)
 
     async def edit(self, payload: Payload, *, keep_attachments: bool = False) -> None:
         kwargs = payload.edit_kwargs(keep_attachments=keep_attachments)
-        if self.message_id is None:
-            await self.interaction.edit_original_response(**kwargs)
-        else:
-            await self.interaction.followup.edit_message(self.message_id, **kwargs)
+        await self.followup.edit_message(ORIGINAL_RESPONSE if self.message_id is None else self.message_id, **kwargs)
 
 
 def forget_refused_click(
