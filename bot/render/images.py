@@ -1,7 +1,8 @@
 """Hand, table and result images: pure functions from plain values to PNG bytes.
 
 Each image is composed from cached, pre-scaled tiles on a cached background (both read-only, copied or
-pasted from), so a render costs a few pastes, a few lines of text and the PNG encoding.
+pasted from), so a render costs a few pastes, a few lines of text and the PNG encoding; the hand image (and
+the turn image, turn.py), drawn on every move, from pieces kept in the palette (``Piece``).
 """
 
 from __future__ import annotations
@@ -526,6 +527,7 @@ def _header_at(
     canvas: Image.Image, x: int, y: int, trump: str | None, contract: str | None, multiplier: int, deck: str,
     lang: str,
 ) -> None:  # fmt: skip
+    """``_header``'s strip at ``y`` (it is the image's width: ``x`` is 0)."""
     _header(canvas, trump, contract, multiplier, deck, lang, top=y)
 
 
