@@ -4,7 +4,10 @@ token; a deal's DM goes to the DM channel known for its owner, without opening i
 
 from __future__ import annotations
 
+import gc
 from typing import Any
+
+import discord
 
 from devtools.fakediscord import FakeDiscord
 from devtools.fakediscord.state import FakeInteraction, FakeMessage, FakeUser
@@ -82,6 +85,20 @@ async def test_a_dm_click_is_answered_with_its_hand_and_its_token_edits_it_later
     assert token_edits and all(r.status == 200 for r in token_edits), "the hand was edited with a click's token"
     assert bot_token_edits_of(fake_discord, dm, since) == [], "no bot-token edit of the clicked DM"
     assert fake_discord.uses_interaction_token(token_edits[0].template)
+
+
+async def test_a_clicks_token_is_kept_without_its_interaction(fake_discord: FakeDiscord, world: Table) -> None:
+    """The latest clicks' tokens are kept by the thousand: each as its webhook, not as the interaction with its
+    message, user and channel (which every full scan of the garbage collector would go through)."""
+    people, table = await four_by_dm(world)
+    click, dm, _ = await click_whoever_may(fake_discord, world, people, table)
+    assert world.bot is not None
+    kept = world.bot.runtime.messages.hands.dm_clicks.peek(dm.id)
+    assert kept is not None and kept.followup.token, "the click's token is kept to edit the DM"
+
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, discord.Interaction) and o.id == click.id]
+    assert alive == [], "nothing keeps the click's interaction once it is answered"
 
 
 async def test_a_refused_token_falls_back_to_the_bot_token(fake_discord: FakeDiscord, world: Table) -> None:
