@@ -10,13 +10,14 @@ import copy
 import dataclasses
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import discord
 import pytest
 
 from bot.client import SchnapsenBot
+from bot.game.ai import AiPlayers
 from bot.game.subscribers.announcing import owed
 from bot.game.table import TableSnapshot
 from bot.schnapsen import clickanswers, payloads
@@ -474,7 +475,7 @@ async def test_a_repeat_that_waited_for_its_move_and_cannot_be_acknowledged_is_l
 
 
 async def alice_moved_on_her_hand_in_the_channel(
-    fake_discord: FakeDiscord, world: Table
+    fake_discord: FakeDiscord, world: Table, before_her_move: Callable[[], None] = lambda: None
 ) -> tuple[FakeUser, CurrentTable, FakeMessage, dict[str, Any], list[Any]]:
     """alice (DMs closed: her hand is shown in the channel, only to her) and three AI seats; she has made her
     first move on her hand: (alice, table, her hand, the button she clicked, the hand's buttons before)."""
@@ -486,6 +487,7 @@ async def alice_moved_on_her_hand_in_the_channel(
     hand, button = await alices_turn(world, table, alice)
     assert hand.ephemeral
     shown = copy.deepcopy(hand.components)
+    before_her_move()
     moves = await world.action_count(table.id)
     await world.click_and_settle(alice, hand, button["custom_id"])
     assert await world.action_count(table.id) > moves
@@ -525,12 +527,27 @@ async def test_a_click_on_a_position_left_on_a_hand_in_the_channel_shows_the_han
 
 
 async def test_after_a_restart_a_click_on_an_old_hand_in_the_channel_corrects_it(
-    fake_discord: FakeDiscord, world: Table
+    fake_discord: FakeDiscord, world: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A restart forgets the click tokens that edit hands in the channel: a hand whose last answer did not reach
     its person's client still offers the card they played. Clicked again after the restart, it is no repeat the
     bot remembers, and the click's answer shows the hand as it stands, saying the button was out of date."""
-    alice, _, hand, button, shown = await alice_moved_on_her_hand_in_the_channel(fake_discord, world)
+    # The AI seats wait from her move on: a deal she sits out (her partner's Bettler) would otherwise be played
+    # to its end, and with it the Bummerl, before her click, which then finds no deal running.
+    holding, never = False, asyncio.Event()
+    decide = AiPlayers.decide
+
+    async def held(self: AiPlayers, *args: Any, **kwargs: Any) -> Any:
+        if holding:
+            await never.wait()
+        return await decide(self, *args, **kwargs)
+
+    def hold() -> None:
+        nonlocal holding
+        holding = True
+
+    monkeypatch.setattr(AiPlayers, "decide", held)
+    alice, _, hand, button, shown = await alice_moved_on_her_hand_in_the_channel(fake_discord, world, hold)
     await world.stop_bot()
     await world.start_bot()
 
