@@ -103,13 +103,18 @@ def _shown_names(scene: TurnScene) -> list[tuple[str, tuple[str, ...]]]:
 
 def turn_size(scene: TurnScene) -> tuple[int, int]:
     """TURN_SIZE, or taller by a line when a name at the table takes three."""
-    lines = max((len(lines) for _, lines in _shown_names(scene)), default=0)
+    return _size_for(_shown_names(scene))
+
+
+def _size_for(names: list[tuple[str, tuple[str, ...]]]) -> tuple[int, int]:
+    lines = max((len(lines) for _, lines in names), default=0)
     return WIDTH, TURN_SIZE[1] + max(lines - _NAME_LINES, 0) * line_height(SMALL)
 
 
 def render_turn(scene: TurnScene) -> bytes:
     """The table's cards above the hand, as PNG bytes (``turn_size(scene)``, palette mode)."""
-    return palette_png(compose_in_palette(turn_size(scene), scene.deck, turn_layout(scene)))
+    size, layout = turn_layout(scene)
+    return palette_png(compose_in_palette(size, scene.deck, layout))
 
 
 # Under the header, in bands: the caption, the places' cards, each place's name in its column (from under the
@@ -117,23 +122,26 @@ def render_turn(scene: TurnScene) -> bytes:
 _NAMES_TOP = _SLOT_Y + TRICK_CARD_H
 
 
-def turn_layout(scene: TurnScene) -> list[Placed]:
-    """The turn image's pieces (``images.Piece``), each where it goes."""
+def turn_layout(scene: TurnScene) -> tuple[tuple[int, int], list[Placed]]:
+    """The turn image's size (``turn_size``) and its pieces (``images.Piece``), each where it goes: the names
+    fitted once for both."""
     deck = scene.deck
-    height = turn_size(scene)[1]
+    names = _shown_names(scene)
+    size = _size_for(names)
+    height = size[1]
     layout = [
         header_piece(scene.trump, scene.contract_label, scene.multiplier, deck, scene.lang),
         ((0, HEADER_H), Piece((WIDTH, _SLOT_Y - HEADER_H), FELT, _caption, (scene.caption,))),
     ]
     name_size = (_COLUMN, height - 12 - HAND_CARD_H - HAND_RAISE - 2 - _NAMES_TOP)  # down to the hand's pieces
     x = (WIDTH - len(scene.places) * _COLUMN) // 2
-    for (_, card, is_viewer), (weight, lines) in zip(scene.places, _shown_names(scene), strict=True):
+    for (_, card, is_viewer), (weight, lines) in zip(scene.places, names, strict=True):
         slot = Piece((TRICK_CARD_W, TRICK_CARD_H), FELT, _place_card, (deck, card, is_viewer))
         layout.append(((x + (_COLUMN - TRICK_CARD_W) // 2, _SLOT_Y), slot))
         layout.append(((x, _NAMES_TOP), Piece(name_size, FELT, _place_name, (lines, weight, is_viewer))))
         x += _COLUMN
     playable = None if scene.playable is None else set(scene.playable)
-    return layout + hand_row(scene.cards, playable, scene.trump, deck, height)
+    return size, layout + hand_row(scene.cards, playable, scene.trump, deck, height)
 
 
 def _caption(canvas: Image.Image, x: int, y: int, caption: str) -> None:

@@ -53,7 +53,9 @@ def _pixels(png: bytes) -> bytes:
 
 @pytest.mark.parametrize("scene", _scenes(60, seed=35))
 def test_a_turn_image_has_the_pixels_of_its_layout_drawn_whole(scene):
-    assert _pixels(render_turn(scene)) == _drawn_whole(turn_size(scene), scene.deck, turn_layout(scene))
+    size, layout = turn_layout(scene)
+    assert size == turn_size(scene)
+    assert _pixels(render_turn(scene)) == _drawn_whole(size, scene.deck, layout)
 
 
 @pytest.mark.parametrize("scene", _scenes(20, seed=36))
@@ -66,8 +68,8 @@ def test_a_hand_image_has_the_pixels_of_its_layout_drawn_whole(scene):
 
 @pytest.mark.parametrize("scene", _scenes(20, seed=37))
 def test_pieces_lie_inside_the_image_and_overlap_no_other(scene):
-    width, height = turn_size(scene)
-    boxes = [(x, y, x + piece.size[0], y + piece.size[1]) for (x, y), piece in turn_layout(scene)]
+    (width, height), layout = turn_layout(scene)
+    boxes = [(x, y, x + piece.size[0], y + piece.size[1]) for (x, y), piece in layout]
     assert all(min(left, top) >= 0 and right <= width and bottom <= height for left, top, right, bottom in boxes)
     for a, b in combinations(boxes, 2):
         assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
@@ -80,4 +82,4 @@ def test_a_piece_is_drawn_once_and_then_copied():
     render_turn(scene)
     after = _piece_in_palette.cache_info()
     assert after.misses == before.misses
-    assert after.hits - before.hits == len(turn_layout(scene))
+    assert after.hits - before.hits == len(turn_layout(scene)[1])
