@@ -5,6 +5,7 @@ Run from the repository root:
     python bench/ai_oracle.py --deals 600 --fresh-seed 2001000          # the ceiling: the oracle against pimc
     python bench/ai_oracle.py --deals 400 --fresh-seed 2100000 --where  # where pimc's choices lose
     python bench/ai_oracle.py --deals 200 --fresh-seed 2200000 --first-lead  # the first lead, played out
+    python bench/ai_oracle.py --deals 400 --fresh-seed 3100000 --seer partner --at leads  # what knowing is worth
 
 The oracle sees every hand and plays, at each of its turns, a card of the best value solved with open cards
 in the true deal (the compiled solver, as pimc solves one world). In a duplicate match of the normal game
@@ -20,6 +21,19 @@ part of it, as the cards unseen may lie either way.
 ``--first-lead`` plays each legal first lead of a normal game out with pimc at every seat (the AI's real play,
 not open cards): the opening book's lead against the lead best in hindsight (an upper bound, which one
 play-out per lead flatters) and against simple rules.
+
+``--seer WHAT`` plays a match of pimc that knows more than it sees against the shipped pimc (both seats of
+its team), at the decisions ``--at`` names (every one, leads, follows, tricks 1-2 or tricks 3-5; pimc as
+usual at the others). ``partner``, ``left`` and ``opponents`` put those seats' hands among the cards
+everybody knows (the view's ``known_cards``, which the sampler deals as they are; the opening book then does
+not apply and the first lead is searched). ``partner-aces``, ``partner-suits``, ``partner-trumps``,
+``partner-trump-ace`` tell one fact of the partner's hand instead (which Aces he holds, how many cards of
+each suit, how many trumps, whether the trump Ace), by keeping only worlds that agree with it: the fact's
+check stands in for pimc's world filter (``pimc._declarer_plausible``, which the normal game does not use),
+so it acts on sampled worlds (the sampler drops it after 40 failed draws) and not on enumerated ones (at most
+60 worlds, late in the deal); the first lead is then searched too, and ``none`` (a fact every world agrees
+with) measures what searching it costs. How much each fact is worth says which knowledge of the others' cards
+an inference or a convention would have to deliver.
 """
 
 from __future__ import annotations
@@ -30,18 +44,19 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.actions import Action, PlayCard
-from engine.ai import choose_action
+from engine.ai import choose_action, pimc
 from engine.ai.arena import Hands, duplicate_pair, fixed_normal, fresh_deals, play_normal
-from engine.ai.compact import INDEX, apply_move, mask_of
+from engine.ai.compact import BIT, INDEX, SUIT_MASK, apply_move, mask_of
 from engine.ai.knowledge import table_of
 from engine.ai.pimc import position_of
 from engine.ai.solver import Solver
-from engine.cards import team_of
+from engine.cards import SUITS, team_of
 from engine.deal import new_deal
 from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD
@@ -150,6 +165,56 @@ def first_leads(deal: tuple[int, int, Hands]) -> tuple[Action, dict[Action, int]
     return book, results, state.trump
 
 
+SEEN_SEATS = {"partner": (2,), "left": (1,), "opponents": (1, 3)}  # seats seen, counted from the seer's
+FACTS: dict[str, Callable[[int, int], object]] = {  # a fact of a hand (a mask) with trump (a suit's index)
+    "none": lambda hand, trump: None,
+    "partner-aces": lambda hand, trump: tuple(bool(hand & BIT[suit + "A"]) for suit in SUITS),
+    "partner-suits": lambda hand, trump: tuple((hand & SUIT_MASK[suit]).bit_count() for suit in range(4)),
+    "partner-trumps": lambda hand, trump: (hand & SUIT_MASK[trump]).bit_count(),
+    "partner-trump-ace": lambda hand, trump: bool(hand & BIT[SUITS[trump] + "A"]),
+}
+MOMENTS: dict[str, Callable[[int, bool], bool]] = {  # (trick number, leading) -> does the seer know more?
+    "all": lambda trick_no, leading: True,
+    "leads": lambda trick_no, leading: leading,
+    "follows": lambda trick_no, leading: not leading,
+    "early": lambda trick_no, leading: trick_no <= 2,
+    "late": lambda trick_no, leading: trick_no >= 3,
+}
+
+
+def seer(what: str, at: str) -> Callable[[int, Hands, list[tuple[int, Action]], int, int, int], Action]:
+    """pimc that also knows ``what`` (``--seer``) at the decisions ``at`` names."""
+
+    def choose(dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int) -> Action:
+        state = replay(dealer, hands, history)
+        view = view_for(state, seat)
+        if not MOMENTS[at](len(view.witnessed) // 4 + 1, not view.trick):
+            return choose_action(view, "pimc", seed, budget_ms, STANDARD)
+        if what in SEEN_SEATS:
+            known = list(view.known_cards)
+            for offset in SEEN_SEATS[what]:
+                known[(seat + offset) % 4] = tuple(state.hands[(seat + offset) % 4])
+            return pimc.choose(replace(view, known_cards=tuple(known)), STANDARD, seed, budget_ms)
+        fact, partner = FACTS[what], (seat + 2) % 4
+        assert view.trump is not None
+        trump = SUITS.index(view.trump)
+        truth = fact(mask_of(state.hands[partner]), trump)
+        original = pimc._declarer_plausible
+        pimc._declarer_plausible = lambda *_: lambda world: fact(world[partner], trump) == truth
+        try:
+            return pimc.choose(view, STANDARD, seed, budget_ms, book=False)
+        finally:
+            pimc._declarer_plausible = original
+
+    return choose
+
+
+def seer_margin(task: tuple[tuple[int, int, Hands], str, str]) -> float:
+    (seed, dealer, hands), what, at = task
+    margin, _ = duplicate_pair(hands, dealer, seed, "seer", "pimc", True, BUDGET_MS, choosers={"seer": seer(what, at)})
+    return margin
+
+
 def interval(values: list[float]) -> tuple[float, float]:
     """The mean of ``values`` and the half-width of its 95% interval (normal approximation)."""
     mean = sum(values) / len(values)
@@ -191,9 +256,19 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--where", action="store_true", help="where pimc's choices lose, instead of the match")
     parser.add_argument("--first-lead", action="store_true", help="each first lead played out, instead")
+    parser.add_argument("--seer", choices=(*SEEN_SEATS, *FACTS), help="pimc knowing more against pimc, instead")
+    parser.add_argument("--at", choices=tuple(MOMENTS), default="all", help="where the seer knows more")
     args = parser.parse_args()
     deals = fresh_deals(args.fresh_seed, args.deals)
     with ProcessPoolExecutor(args.workers) as pool:
+        if args.seer:
+            mean, spread = interval(list(pool.map(seer_margin, [(deal, args.seer, args.at) for deal in deals], chunksize=4)))
+            print(
+                f"pimc knowing {args.seer} at {args.at} decisions against pimc, normal game, {args.deals} duplicate "
+                f"deals (seeds {args.fresh_seed}-{args.fresh_seed + args.deals - 1}): {100 * mean:+.2f} game points "
+                f"per 100 deals (95% CI {100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
+            )
+            return 0
         if args.first_lead:
             report_first_leads(list(pool.map(first_leads, deals, chunksize=4)))
             return 0

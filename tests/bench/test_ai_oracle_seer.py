@@ -1,0 +1,62 @@
+"""bench/ai_oracle.py's seer: pimc that also knows some hidden cards, at the decisions it is told, and as
+the shipped pimc everywhere else."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import ai_oracle
+from engine.actions import Action
+from engine.ai import choose_action, pimc
+from engine.ai.arena import fixed_normal
+from engine.deal import deal_hands, new_deal
+from engine.rules import apply_unchecked, legal_actions
+from engine.ruleset import STANDARD
+from engine.state import PLAY
+from engine.views import PlayerView, view_for
+
+SEED, DEALER = 7, 1
+
+
+def _history_until(follow: bool) -> tuple[list[tuple[int, Action]], int]:
+    """The actions of a normal game of deal SEED up to the first lead (or the first follow with a choice)."""
+    hands = deal_hands(SEED, DEALER)
+    state = new_deal(STANDARD, DEALER, hands)
+    history: list[tuple[int, Action]] = []
+    while True:
+        seat = state.to_act
+        assert seat is not None
+        legal = legal_actions(state)
+        if state.phase == PLAY and len(legal) > 1 and bool(state.trick) == follow:
+            return history, seat
+        action = fixed_normal(state, seat) if state.phase != PLAY else legal[0]
+        history.append((seat, action))
+        state, _ = apply_unchecked(state, seat, action)
+
+
+def test_a_seer_of_the_partners_hand_searches_with_those_cards_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    history, seat = _history_until(follow=False)
+    seen: list[PlayerView] = []
+    real = pimc.choose
+    monkeypatch.setattr(pimc, "choose", lambda view, *args: seen.append(view) or real(view, *args))
+    action = ai_oracle.seer("partner", "leads")(DEALER, deal_hands(SEED, DEALER), history, seat, 3, 20)
+    partner = (seat + 2) % 4
+    assert seen and set(seen[0].known_cards[partner]) == set(deal_hands(SEED, DEALER)[partner])
+    assert action in seen[0].legal
+
+
+def test_where_it_is_not_told_to_know_more_it_plays_as_pimc() -> None:
+    history, seat = _history_until(follow=True)
+    hands = deal_hands(SEED, DEALER)
+    action = ai_oracle.seer("partner", "leads")(DEALER, hands, history, seat, 3, 20)
+    state = ai_oracle.replay(DEALER, hands, history)
+    assert action == choose_action(view_for(state, seat), "pimc", 3, 20, STANDARD)
+
+
+def test_a_fact_keeps_only_worlds_that_agree_and_leaves_pimc_as_it_was() -> None:
+    history, seat = _history_until(follow=False)
+    hands = deal_hands(SEED, DEALER)
+    original = pimc._declarer_plausible
+    action = ai_oracle.seer("partner-aces", "all")(DEALER, hands, history, seat, 3, 20)
+    assert pimc._declarer_plausible is original
+    assert action in legal_actions(ai_oracle.replay(DEALER, hands, history))
