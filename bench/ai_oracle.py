@@ -6,6 +6,7 @@ Run from the repository root:
     python bench/ai_oracle.py --deals 400 --fresh-seed 2100000 --where  # where pimc's choices lose
     python bench/ai_oracle.py --deals 200 --fresh-seed 2200000 --first-lead  # the first lead, played out
     python bench/ai_oracle.py --deals 400 --fresh-seed 3100000 --seer partner --at leads  # what knowing is worth
+    python bench/ai_oracle.py --deals 600 --fresh-seed 3800000 --played-out-leads  # leads by real replies
 
 The oracle sees every hand and plays, at each of its turns, a card of the best value solved with open cards
 in the true deal (the compiled solver, as pimc solves one world). In a duplicate match of the normal game
@@ -34,17 +35,26 @@ so it acts on sampled worlds (the sampler drops it after 40 failed draws) and no
 60 worlds, late in the deal); the first lead is then searched too, and ``none`` (a fact every world agrees
 with) measures what searching it costs. How much each fact is worth says which knowledge of the others' cards
 an inference or a convention would have to deliver.
+
+``--played-out-leads`` values the leads of tricks 2 and 3 not with open cards but by playing each out with pimc
+at every seat (each seat choosing from what it sees, as in play) in ``--worlds`` worlds drawn as pimc draws them
+(its inferences weighing them, rejection control keeping them): recursive Monte Carlo, one level deep. The lead
+of the best mean is played where it beats pimc's own choice by more than one standard error of their paired
+difference over the worlds, else pimc's; against the shipped pimc. A decision costs about two seconds, far
+beyond a card decision's budget: this asks whether valuing leads by the others' real replies pays at all.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -52,8 +62,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.actions import Action, PlayCard
 from engine.ai import choose_action, pimc
 from engine.ai.arena import Hands, duplicate_pair, fixed_normal, fresh_deals, play_normal
-from engine.ai.compact import BIT, INDEX, SUIT_MASK, apply_move, mask_of
-from engine.ai.knowledge import table_of
+from engine.ai.compact import BIT, INDEX, SUIT_MASK, apply_move, cards_of, mask_of
+from engine.ai.knowledge import Sampler, gather, table_of
 from engine.ai.pimc import position_of
 from engine.ai.solver import Solver
 from engine.cards import SUITS, team_of
@@ -215,6 +225,58 @@ def seer_margin(task: tuple[tuple[int, int, Hands], str, str]) -> float:
     return margin
 
 
+PLAYED_OUT_TRICKS = (2, 3)
+
+
+def played_out_leads(worlds: int) -> Callable[[int, Hands, list[tuple[int, Action]], int, int, int], Action]:
+    """pimc whose leads of ``PLAYED_OUT_TRICKS`` are valued by play-outs (``--played-out-leads``)."""
+
+    def choose(dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int) -> Action:
+        state = replay(dealer, hands, history)
+        view = view_for(state, seat)
+        own = choose_action(view, "pimc", seed, budget_ms, STANDARD)
+        trick_no = len(view.witnessed) // 4 + 1
+        if view.trick or trick_no not in PLAYED_OUT_TRICKS or len({a.card for a in view.legal if isinstance(a, PlayCard)}) < 2:
+            return own
+        table = table_of(view, STANDARD)
+        assert table is not None
+        knowledge = gather(view, STANDARD)
+        rng = random.Random(seed)
+        sampler = Sampler(knowledge, rng, None)
+        likelihood = pimc._play_likelihood(view, STANDARD, table)
+        named = pimc._trump_likelihood(view, knowledge)
+
+        def weighed() -> Iterator[tuple[list[int], float]]:
+            for _ in range(pimc.REJECTION_DRAWS or pimc.MAX_WORLDS):
+                world = sampler.draw()
+                weight = likelihood(world)[0] if likelihood is not None else 1.0
+                yield world, weight * (named(world)[0] if named is not None else 1.0)
+
+        played: list[tuple[str, ...]] = [(), (), (), ()]
+        for who, card in view.witnessed:
+            played[who] += (card,)
+        results: dict[Action, list[int]] = {lead: [] for lead in view.legal}
+        for number, (world, _) in enumerate(islice(pimc._rejection_control(weighed(), rng), worlds)):
+            held = [tuple(state.hands[s]) if s == seat else tuple(cards_of(world[s])) for s in range(4)]
+            imagined = state._replace(hands=tuple(held), dealt=tuple(played[s] + held[s] for s in range(4)))
+            for lead in view.legal:
+                results[lead].append(lead_result(imagined, lead, seed * 7 + number, 40 + number))
+        if len(results[own]) < 4:
+            return own
+        best = max(view.legal, key=lambda lead: sum(results[lead]))
+        gain, spread = interval([float(a - b) for a, b in zip(results[best], results[own], strict=True)])
+        return best if gain > spread / 1.96 and gain > 0 else own
+
+    return choose
+
+
+def played_out_margin(task: tuple[tuple[int, int, Hands], int]) -> float:
+    (seed, dealer, hands), worlds = task
+    chooser = played_out_leads(worlds)
+    margin, _ = duplicate_pair(hands, dealer, seed, "played-out", "pimc", True, BUDGET_MS, choosers={"played-out": chooser})
+    return margin
+
+
 def interval(values: list[float]) -> tuple[float, float]:
     """The mean of ``values`` and the half-width of its 95% interval (normal approximation)."""
     mean = sum(values) / len(values)
@@ -258,9 +320,20 @@ def main() -> int:
     parser.add_argument("--first-lead", action="store_true", help="each first lead played out, instead")
     parser.add_argument("--seer", choices=(*SEEN_SEATS, *FACTS), help="pimc knowing more against pimc, instead")
     parser.add_argument("--at", choices=tuple(MOMENTS), default="all", help="where the seer knows more")
+    parser.add_argument("--played-out-leads", action="store_true", help="leads valued by play-outs against pimc")
+    parser.add_argument("--worlds", type=int, default=16, help="worlds per lead decision of --played-out-leads")
     args = parser.parse_args()
     deals = fresh_deals(args.fresh_seed, args.deals)
     with ProcessPoolExecutor(args.workers) as pool:
+        if args.played_out_leads:
+            tasks = [(deal, args.worlds) for deal in deals]
+            mean, spread = interval(list(pool.map(played_out_margin, tasks, chunksize=2)))
+            print(
+                f"leads of tricks 2-3 played out in {args.worlds} worlds against pimc, normal game, {args.deals} "
+                f"duplicate deals (seeds {args.fresh_seed}-{args.fresh_seed + args.deals - 1}): {100 * mean:+.2f} game "
+                f"points per 100 deals (95% CI {100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
+            )
+            return 0
         if args.seer:
             mean, spread = interval(list(pool.map(seer_margin, [(deal, args.seer, args.at) for deal in deals], chunksize=4)))
             print(

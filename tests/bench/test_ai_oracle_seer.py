@@ -1,5 +1,5 @@
-"""bench/ai_oracle.py's seer: pimc that also knows some hidden cards, at the decisions it is told, and as
-the shipped pimc everywhere else."""
+"""bench/ai_oracle.py's seer, pimc that also knows some hidden cards at the decisions it is told and plays as
+the shipped pimc everywhere else, and its played-out leads."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from engine.views import PlayerView, view_for
 SEED, DEALER = 7, 1
 
 
-def _history_until(follow: bool) -> tuple[list[tuple[int, Action]], int]:
-    """The actions of a normal game of deal SEED up to the first lead (or the first follow with a choice)."""
+def _history_until(follow: bool, trick_no: int = 1) -> tuple[list[tuple[int, Action]], int]:
+    """The actions of a normal game of deal SEED up to the first lead (or follow) with a choice from trick
+    ``trick_no`` on, every card before it the first legal one."""
     hands = deal_hands(SEED, DEALER)
     state = new_deal(STANDARD, DEALER, hands)
     history: list[tuple[int, Action]] = []
@@ -27,7 +28,7 @@ def _history_until(follow: bool) -> tuple[list[tuple[int, Action]], int]:
         seat = state.to_act
         assert seat is not None
         legal = legal_actions(state)
-        if state.phase == PLAY and len(legal) > 1 and bool(state.trick) == follow:
+        if state.phase == PLAY and len(legal) > 1 and bool(state.trick) == follow and state.trick_no >= trick_no:
             return history, seat
         action = fixed_normal(state, seat) if state.phase != PLAY else legal[0]
         history.append((seat, action))
@@ -60,3 +61,17 @@ def test_a_fact_keeps_only_worlds_that_agree_and_leaves_pimc_as_it_was() -> None
     action = ai_oracle.seer("partner-aces", "all")(DEALER, hands, history, seat, 3, 20)
     assert pimc._declarer_plausible is original
     assert action in legal_actions(ai_oracle.replay(DEALER, hands, history))
+
+
+def test_a_lead_of_trick_2_is_played_out_and_a_follow_is_pimcs() -> None:
+    hands = deal_hands(SEED, DEALER)
+    history, seat = _history_until(follow=False, trick_no=2)
+    state = ai_oracle.replay(DEALER, hands, history)
+    assert state.trick_no == 2 and not state.trick
+    own = choose_action(view_for(state, seat), "pimc", 3, 20, STANDARD)
+    assert ai_oracle.played_out_leads(0)(DEALER, hands, history, seat, 3, 20) == own  # no world: pimc's
+    assert ai_oracle.played_out_leads(6)(DEALER, hands, history, seat, 3, 20) in legal_actions(state)
+    history, seat = _history_until(follow=True, trick_no=2)
+    state = ai_oracle.replay(DEALER, hands, history)
+    own = choose_action(view_for(state, seat), "pimc", 3, 20, STANDARD)
+    assert ai_oracle.played_out_leads(6)(DEALER, hands, history, seat, 3, 20) == own
