@@ -213,15 +213,8 @@ def render_hand(
     if trump is not None:
         check_suit(trump)
     playable_set = None if playable is None else {check_card(card) for card in playable}
-    return palette_png(_compose_hand(cards, playable_set, trump, deck, lang, contract))
-
-
-def _compose_hand(
-    cards: tuple[str, ...], playable_set: set[str] | None, trump: str | None, deck: str, lang: str,
-    contract: str | None = None,
-) -> Image.Image:
-    """The hand image in the palette."""
-    return compose_in_palette(HAND_SIZE, deck, hand_layout(cards, playable_set, trump, deck, lang, contract))
+    layout = hand_layout(cards, playable_set, trump, deck, lang, contract)
+    return palette_png(compose_in_palette(HAND_SIZE, deck, layout))
 
 
 def hand_layout(
