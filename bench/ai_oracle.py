@@ -283,6 +283,16 @@ def interval(values: list[float]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values))
 
 
+def report_match(player: str, margins: list[float], first_seed: int) -> None:
+    """A duplicate match's result against pimc: ``player``'s margin per deal, game points per 100 deals."""
+    mean, spread = interval(margins)
+    print(
+        f"{player} against pimc, normal game, {len(margins)} duplicate deals (seeds {first_seed}-"
+        f"{first_seed + len(margins) - 1}): {100 * mean:+.2f} game points per 100 deals (95% CI "
+        f"{100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
+    )
+
+
 def report_first_leads(rows: list[tuple[Action, dict[Action, int], str]]) -> None:
     def card(action: Action) -> str:
         assert isinstance(action, PlayCard)
@@ -326,34 +336,18 @@ def main() -> int:
     deals = fresh_deals(args.fresh_seed, args.deals)
     with ProcessPoolExecutor(args.workers) as pool:
         if args.played_out_leads:
-            tasks = [(deal, args.worlds) for deal in deals]
-            mean, spread = interval(list(pool.map(played_out_margin, tasks, chunksize=2)))
-            print(
-                f"leads of tricks 2-3 played out in {args.worlds} worlds against pimc, normal game, {args.deals} "
-                f"duplicate deals (seeds {args.fresh_seed}-{args.fresh_seed + args.deals - 1}): {100 * mean:+.2f} game "
-                f"points per 100 deals (95% CI {100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
-            )
+            margins = list(pool.map(played_out_margin, [(deal, args.worlds) for deal in deals], chunksize=2))
+            report_match(f"leads of tricks 2-3 played out in {args.worlds} worlds", margins, args.fresh_seed)
             return 0
         if args.seer:
-            mean, spread = interval(list(pool.map(seer_margin, [(deal, args.seer, args.at) for deal in deals], chunksize=4)))
-            print(
-                f"pimc knowing {args.seer} at {args.at} decisions against pimc, normal game, {args.deals} duplicate "
-                f"deals (seeds {args.fresh_seed}-{args.fresh_seed + args.deals - 1}): {100 * mean:+.2f} game points "
-                f"per 100 deals (95% CI {100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
-            )
+            margins = list(pool.map(seer_margin, [(deal, args.seer, args.at) for deal in deals], chunksize=4))
+            report_match(f"pimc knowing {args.seer} at {args.at} decisions", margins, args.fresh_seed)
             return 0
         if args.first_lead:
             report_first_leads(list(pool.map(first_leads, deals, chunksize=4)))
             return 0
         if not args.where:
-            margins = list(pool.map(oracle_margin, deals, chunksize=4))
-            mean = sum(margins) / len(margins)
-            spread = 1.96 * math.sqrt(sum((m - mean) ** 2 for m in margins) / (len(margins) - 1) / len(margins))
-            print(
-                f"the open-card oracle against pimc, normal game, {len(margins)} duplicate deals (seeds "
-                f"{args.fresh_seed}-{args.fresh_seed + args.deals - 1}): {100 * mean:+.2f} game points per 100 "
-                f"deals (95% CI {100 * (mean - spread):+.2f} … {100 * (mean + spread):+.2f})"
-            )
+            report_match("the open-card oracle", list(pool.map(oracle_margin, deals, chunksize=4)), args.fresh_seed)
             return 0
         rows = [row for losses in pool.map(pimc_losses, deals, chunksize=4) for row in losses]
     totals: defaultdict[tuple[str, int], list[float]] = defaultdict(lambda: [0, 0.0, 0])
