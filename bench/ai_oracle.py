@@ -7,6 +7,7 @@ Run from the repository root:
     python bench/ai_oracle.py --deals 200 --fresh-seed 2200000 --first-lead  # the first lead, played out
     python bench/ai_oracle.py --deals 400 --fresh-seed 3100000 --seer partner --at leads  # what knowing is worth
     python bench/ai_oracle.py --deals 600 --fresh-seed 3800000 --played-out-leads  # leads by real replies
+    python bench/ai_oracle.py --deals 600 --fresh-seed 6000000 --reader  # leads with the plays read exactly
 
 The oracle sees every hand and plays, at each of its turns, a card of the best value solved with open cards
 in the true deal (the compiled solver, as pimc solves one world). In a duplicate match of the normal game
@@ -42,6 +43,13 @@ at every seat (each seat choosing from what it sees, as in play) in ``--worlds``
 of the best mean is played where it beats pimc's own choice by more than one standard error of their paired
 difference over the worlds, else pimc's; against the shipped pimc. A decision costs about two seconds, far
 beyond a card decision's budget: this asks whether valuing leads by the others' real replies pays at all.
+
+``--reader`` reads the plays perfectly at its leads of tricks 2 and 3: the worlds pimc draws count fully where
+every other seat's earlier card choice is the one its pimc (the same search with the same seed) makes with that
+world's cards, and barely (``UNREAD``) elsewhere, in place of pimc's play model. Every seat of the match plays
+with its hand in deck order, so that a world reproduces a seat's choice where it gives the seat its real cards.
+A lead decision costs about a second and a half (a pimc decision per earlier choice and hand a world gives):
+this asks what the best reading of the plays could be worth, where the players read are the AI itself.
 """
 
 from __future__ import annotations
@@ -277,6 +285,89 @@ def played_out_margin(task: tuple[tuple[int, int, Hands], int]) -> float:
     return margin
 
 
+READ_TRICKS = (2, 3)
+UNREAD = 0.001  # the weight of a world in which a seat's pimc would not have played what it played
+
+
+def in_deck_order(state: DealState) -> DealState:
+    """``state`` with every hand in deck order. pimc's choice can depend on the order of the cards in hand (a
+    tie goes to the first); the reader's match plays every seat in deck order, so that the cards a world gives
+    a seat (in deck order too) reproduce its choice exactly where they are its real cards."""
+    return state._replace(hands=tuple(tuple(sorted(hand, key=INDEX.__getitem__)) for hand in state.hands))
+
+
+def pimc_in_deck_order(dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int) -> Action:
+    return choose_action(view_for(in_deck_order(replay(dealer, hands, history)), seat), "pimc", seed, budget_ms, STANDARD)
+
+
+def exact_reading(
+    dealer: int, dealt: Hands, history: list[tuple[int, Action]], me: int, first_seed: int, budget_ms: int
+) -> Callable[..., Callable[[list[int]], tuple[float, int]] | None]:
+    """A stand-in for ``pimc._play_likelihood`` that reads the other seats' card choices exactly: a world
+    counts fully where every one of them is what pimc (their player here, with the seed it had) chooses with
+    that world's cards, else at ``UNREAD``. The partner's leads of ``READ_TRICKS`` were the reader's own
+    and are not read. Nothing is charged to the budget: this asks what perfect reading is worth."""
+    choices = []  # (decision number, seat, action, the state then, the cards the seat played from then on)
+    plays = 0
+    state = new_deal(STANDARD, dealer, dealt)
+    for number, (seat, action) in enumerate(history):
+        if isinstance(action, PlayCard):
+            leading, trick_no = plays % 4 == 0, plays // 4 + 1
+            plays += 1
+            if seat != me and not (seat == (me + 2) % 4 and leading and trick_no in READ_TRICKS):
+                since = mask_of([a.card for s, a in history[number:] if s == seat and isinstance(a, PlayCard)])
+                choices.append((number, seat, action, in_deck_order(state), since))
+        state, _ = apply_unchecked(state, seat, action)
+    verdicts: dict[tuple[int, int], bool] = {}
+    shipped = pimc._play_likelihood  # the others read as pimc reads, not as this reader
+
+    def chosen_alike(number: int, seat: int, action: Action, then: DealState, held: int) -> bool:
+        key = (number, held)
+        if key not in verdicts:
+            hands = list(then.hands)
+            hands[seat] = tuple(cards_of(held))
+            view = view_for(then._replace(hands=tuple(hands)), seat)
+            forced = len({a.card for a in view.legal if isinstance(a, PlayCard)}) < 2
+            reading, pimc._play_likelihood = pimc._play_likelihood, shipped
+            try:
+                verdicts[key] = forced or choose_action(view, "pimc", first_seed + number, budget_ms, STANDARD) == action
+            finally:
+                pimc._play_likelihood = reading
+        return verdicts[key]
+
+    def stand_in(*_: object) -> Callable[[list[int]], tuple[float, int]] | None:
+        def likelihood(hands: list[int]) -> tuple[float, int]:
+            for number, seat, action, then, since in choices:
+                if not chosen_alike(number, seat, action, then, hands[seat] | since):
+                    return UNREAD, 0
+            return 1.0, 0
+
+        return likelihood if choices else None
+
+    return stand_in
+
+
+def reader(dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int) -> Action:
+    """pimc reading the other seats' plays exactly at its leads of ``READ_TRICKS`` (``--reader``)."""
+    view = view_for(in_deck_order(replay(dealer, hands, history)), seat)
+    trick_no = len(view.witnessed) // 4 + 1
+    if view.trick or trick_no not in READ_TRICKS or len({a.card for a in view.legal if isinstance(a, PlayCard)}) < 2:
+        return choose_action(view, "pimc", seed, budget_ms, STANDARD)
+    original = pimc._play_likelihood
+    pimc._play_likelihood = exact_reading(dealer, hands, history, seat, seed - len(history), budget_ms)
+    try:
+        return pimc.choose(view, STANDARD, seed, budget_ms)
+    finally:
+        pimc._play_likelihood = original
+
+
+def reader_margin(deal: tuple[int, int, Hands]) -> float:
+    seed, dealer, hands = deal
+    choosers = {"reader": reader, "pimc in deck order": pimc_in_deck_order}
+    margin, _ = duplicate_pair(hands, dealer, seed, "reader", "pimc in deck order", True, BUDGET_MS, choosers=choosers)
+    return margin
+
+
 def interval(values: list[float]) -> tuple[float, float]:
     """The mean of ``values`` and the half-width of its 95% interval (normal approximation)."""
     mean = sum(values) / len(values)
@@ -332,12 +423,17 @@ def main() -> int:
     parser.add_argument("--at", choices=tuple(MOMENTS), default="all", help="where the seer knows more")
     parser.add_argument("--played-out-leads", action="store_true", help="leads valued by play-outs against pimc")
     parser.add_argument("--worlds", type=int, default=16, help="worlds per lead decision of --played-out-leads")
+    parser.add_argument("--reader", action="store_true", help="leads with the others' plays read exactly, against pimc")
     args = parser.parse_args()
     deals = fresh_deals(args.fresh_seed, args.deals)
     with ProcessPoolExecutor(args.workers) as pool:
         if args.played_out_leads:
             margins = list(pool.map(played_out_margin, [(deal, args.worlds) for deal in deals], chunksize=2))
             report_match(f"leads of tricks 2-3 played out in {args.worlds} worlds", margins, args.fresh_seed)
+            return 0
+        if args.reader:
+            margins = list(pool.map(reader_margin, deals, chunksize=2))
+            report_match("pimc reading the plays exactly at its leads of tricks 2-3", margins, args.fresh_seed)
             return 0
         if args.seer:
             margins = list(pool.map(seer_margin, [(deal, args.seer, args.at) for deal in deals], chunksize=4))

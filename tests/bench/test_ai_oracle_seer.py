@@ -9,6 +9,7 @@ from bench import ai_oracle
 from engine.actions import Action
 from engine.ai import choose_action, pimc
 from engine.ai.arena import fixed_normal
+from engine.ai.compact import BIT, cards_of, mask_of
 from engine.deal import deal_hands, new_deal
 from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD
@@ -16,6 +17,7 @@ from engine.state import PLAY
 from engine.views import PlayerView, view_for
 
 SEED, DEALER = 7, 1
+READ_SEED = 8  # a deal whose plays before the lead of trick 2 include a choice that tells something
 
 
 def _history_until(follow: bool, trick_no: int = 1) -> tuple[list[tuple[int, Action]], int]:
@@ -75,3 +77,55 @@ def test_a_lead_of_trick_2_is_played_out_and_a_follow_is_pimcs() -> None:
     state = ai_oracle.replay(DEALER, hands, history)
     own = choose_action(view_for(state, seat), "pimc", 3, 20, STANDARD)
     assert ai_oracle.played_out_leads(6)(DEALER, hands, history, seat, 3, 20) == own
+
+
+def _pimc_history_until_trick_2_lead() -> tuple[list[tuple[int, Action]], int]:
+    """The actions of a normal game of deal READ_SEED, every card pimc's in deck order as the reader's match
+    plays it, up to the first lead of trick 2 with a choice."""
+    hands = deal_hands(READ_SEED, DEALER)
+    state = new_deal(STANDARD, DEALER, hands)
+    history: list[tuple[int, Action]] = []
+    while True:
+        seat = state.to_act
+        assert seat is not None
+        legal = legal_actions(state)
+        if state.phase == PLAY and len(legal) > 1 and not state.trick and state.trick_no == 2:
+            return history, seat
+        if state.phase != PLAY:
+            action = fixed_normal(state, seat)
+        elif len(legal) == 1:
+            action = legal[0]
+        else:
+            action = ai_oracle.pimc_in_deck_order(DEALER, hands, history, seat, 3000 + len(history), 20)
+        history.append((seat, action))
+        state, _ = apply_unchecked(state, seat, action)
+
+
+def test_the_exact_reading_counts_the_true_world_fully_and_a_world_unlike_the_plays_barely() -> None:
+    hands = deal_hands(READ_SEED, DEALER)
+    history, seat = _pimc_history_until_trick_2_lead()
+    state = ai_oracle.replay(DEALER, hands, history)
+    stand_in = ai_oracle.exact_reading(DEALER, hands, history, seat, 3000, 20)()
+    assert stand_in is not None
+    truth = [mask_of(hand) for hand in state.hands]
+    assert stand_in(truth) == (1.0, 0)
+    # Two other seats swap a card: some of these worlds make a seat's pimc choose otherwise than it did.
+    others = [other for other in range(4) if other != seat]
+    verdicts = []
+    for one, two in ((a, b) for a in others for b in others if a < b):
+        for given in cards_of(truth[one]):
+            for taken in cards_of(truth[two]):
+                world = list(truth)
+                world[one] = truth[one] ^ BIT[given] | BIT[taken]
+                world[two] = truth[two] ^ BIT[taken] | BIT[given]
+                verdicts.append(stand_in(world)[0])
+    assert set(verdicts) == {1.0, ai_oracle.UNREAD}
+
+
+def test_the_reader_puts_pimcs_reading_back() -> None:
+    hands = deal_hands(READ_SEED, DEALER)
+    history, seat = _pimc_history_until_trick_2_lead()
+    original = pimc._play_likelihood
+    action = ai_oracle.reader(DEALER, hands, history, seat, 3000 + len(history), 20)
+    assert pimc._play_likelihood is original
+    assert action in legal_actions(ai_oracle.replay(DEALER, hands, history))
