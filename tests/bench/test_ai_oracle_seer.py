@@ -20,10 +20,13 @@ SEED, DEALER = 7, 1
 READ_SEED = 8  # a deal whose plays before the lead of trick 2 include a choice that tells something
 
 
-def _history_until(follow: bool, trick_no: int = 1) -> tuple[list[tuple[int, Action]], int]:
-    """The actions of a normal game of deal SEED up to the first lead (or follow) with a choice from trick
-    ``trick_no`` on, every card before it the first legal one."""
-    hands = deal_hands(SEED, DEALER)
+def _history_until(
+    follow: bool, trick_no: int = 1, seed: int = SEED, by_pimc: bool = False
+) -> tuple[list[tuple[int, Action]], int]:
+    """The actions of a normal game of deal ``seed`` up to the first lead (or follow) with a choice from trick
+    ``trick_no`` on, every card before it the first legal one, or (``by_pimc``) pimc's in deck order with the
+    seeds 3000, 3001, ... as the reader's match plays it."""
+    hands = deal_hands(seed, DEALER)
     state = new_deal(STANDARD, DEALER, hands)
     history: list[tuple[int, Action]] = []
     while True:
@@ -32,7 +35,12 @@ def _history_until(follow: bool, trick_no: int = 1) -> tuple[list[tuple[int, Act
         legal = legal_actions(state)
         if state.phase == PLAY and len(legal) > 1 and bool(state.trick) == follow and state.trick_no >= trick_no:
             return history, seat
-        action = fixed_normal(state, seat) if state.phase != PLAY else legal[0]
+        if state.phase != PLAY:
+            action = fixed_normal(state, seat)
+        elif by_pimc and len(legal) > 1:
+            action = ai_oracle.pimc_in_deck_order(DEALER, hands, history, seat, 3000 + len(history), 20)
+        else:
+            action = legal[0]
         history.append((seat, action))
         state, _ = apply_unchecked(state, seat, action)
 
@@ -79,31 +87,9 @@ def test_a_lead_of_trick_2_is_played_out_and_a_follow_is_pimcs() -> None:
     assert ai_oracle.played_out_leads(6)(DEALER, hands, history, seat, 3, 20) == own
 
 
-def _pimc_history_until_trick_2_lead() -> tuple[list[tuple[int, Action]], int]:
-    """The actions of a normal game of deal READ_SEED, every card pimc's in deck order as the reader's match
-    plays it, up to the first lead of trick 2 with a choice."""
-    hands = deal_hands(READ_SEED, DEALER)
-    state = new_deal(STANDARD, DEALER, hands)
-    history: list[tuple[int, Action]] = []
-    while True:
-        seat = state.to_act
-        assert seat is not None
-        legal = legal_actions(state)
-        if state.phase == PLAY and len(legal) > 1 and not state.trick and state.trick_no == 2:
-            return history, seat
-        if state.phase != PLAY:
-            action = fixed_normal(state, seat)
-        elif len(legal) == 1:
-            action = legal[0]
-        else:
-            action = ai_oracle.pimc_in_deck_order(DEALER, hands, history, seat, 3000 + len(history), 20)
-        history.append((seat, action))
-        state, _ = apply_unchecked(state, seat, action)
-
-
 def test_the_exact_reading_counts_the_true_world_fully_and_a_world_unlike_the_plays_barely() -> None:
     hands = deal_hands(READ_SEED, DEALER)
-    history, seat = _pimc_history_until_trick_2_lead()
+    history, seat = _history_until(follow=False, trick_no=2, seed=READ_SEED, by_pimc=True)
     state = ai_oracle.replay(DEALER, hands, history)
     stand_in = ai_oracle.exact_reading(DEALER, hands, history, seat, 3000, 20)()
     assert stand_in is not None
@@ -124,7 +110,7 @@ def test_the_exact_reading_counts_the_true_world_fully_and_a_world_unlike_the_pl
 
 def test_the_reader_puts_pimcs_reading_back() -> None:
     hands = deal_hands(READ_SEED, DEALER)
-    history, seat = _pimc_history_until_trick_2_lead()
+    history, seat = _history_until(follow=False, trick_no=2, seed=READ_SEED, by_pimc=True)
     original = pimc._play_likelihood
     action = ai_oracle.reader(DEALER, hands, history, seat, 3000 + len(history), 20)
     assert pimc._play_likelihood is original
