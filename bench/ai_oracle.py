@@ -64,6 +64,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -79,7 +80,7 @@ from engine.deal import new_deal
 from engine.rules import apply_unchecked, legal_actions
 from engine.ruleset import STANDARD
 from engine.state import PLAY, DealState
-from engine.views import view_for
+from engine.views import PlayerView, view_for
 
 BUDGET_MS = 150
 
@@ -217,12 +218,11 @@ def seer(what: str, at: str) -> Callable[[int, Hands, list[tuple[int, Action]], 
         assert view.trump is not None
         trump = SUITS.index(view.trump)
         truth = fact(mask_of(state.hands[partner]), trump)
-        original = pimc._declarer_plausible
-        pimc._declarer_plausible = lambda *_: lambda world: fact(world[partner], trump) == truth
-        try:
+        def agreeing(*_: object) -> Callable[[list[int]], bool]:  # stands in for pimc's world filter
+            return lambda world: fact(world[partner], trump) == truth
+
+        with mock.patch.object(pimc, "_declarer_plausible", agreeing):
             return pimc.choose(view, STANDARD, seed, budget_ms, book=False)
-        finally:
-            pimc._declarer_plausible = original
 
     return choose
 
@@ -236,6 +236,16 @@ def seer_margin(task: tuple[tuple[int, int, Hands], str, str]) -> float:
 PLAYED_OUT_TRICKS = (2, 3)
 
 
+def has_choice(view: PlayerView) -> bool:
+    """Does the seat choose between two cards or more (a marriage announced or not is the same card)?"""
+    return len({a.card for a in view.legal if isinstance(a, PlayCard)}) > 1
+
+
+def lead_with_choice(view: PlayerView, tricks: tuple[int, ...]) -> bool:
+    """Is this a lead of one of ``tricks`` with a choice?"""
+    return not view.trick and len(view.witnessed) // 4 + 1 in tricks and has_choice(view)
+
+
 def played_out_leads(worlds: int) -> Callable[[int, Hands, list[tuple[int, Action]], int, int, int], Action]:
     """pimc whose leads of ``PLAYED_OUT_TRICKS`` are valued by play-outs (``--played-out-leads``)."""
 
@@ -243,8 +253,7 @@ def played_out_leads(worlds: int) -> Callable[[int, Hands, list[tuple[int, Actio
         state = replay(dealer, hands, history)
         view = view_for(state, seat)
         own = choose_action(view, "pimc", seed, budget_ms, STANDARD)
-        trick_no = len(view.witnessed) // 4 + 1
-        if view.trick or trick_no not in PLAYED_OUT_TRICKS or len({a.card for a in view.legal if isinstance(a, PlayCard)}) < 2:
+        if not lead_with_choice(view, PLAYED_OUT_TRICKS):
             return own
         table = table_of(view, STANDARD)
         assert table is not None
@@ -308,13 +317,11 @@ def exact_reading(
     that world's cards, else at ``UNREAD``. The partner's leads of ``READ_TRICKS`` were the reader's own
     and are not read. Nothing is charged to the budget: this asks what perfect reading is worth."""
     choices = []  # (decision number, seat, action, the state then, the cards the seat played from then on)
-    plays = 0
     state = new_deal(STANDARD, dealer, dealt)
     for number, (seat, action) in enumerate(history):
         if isinstance(action, PlayCard):
-            leading, trick_no = plays % 4 == 0, plays // 4 + 1
-            plays += 1
-            if seat != me and not (seat == (me + 2) % 4 and leading and trick_no in READ_TRICKS):
+            readers_lead = seat == (me + 2) % 4 and not state.trick and state.trick_no in READ_TRICKS
+            if seat != me and not readers_lead:
                 since = mask_of([a.card for s, a in history[number:] if s == seat and isinstance(a, PlayCard)])
                 choices.append((number, seat, action, in_deck_order(state), since))
         state, _ = apply_unchecked(state, seat, action)
@@ -327,12 +334,11 @@ def exact_reading(
             hands = list(then.hands)
             hands[seat] = tuple(cards_of(held))
             view = view_for(then._replace(hands=tuple(hands)), seat)
-            forced = len({a.card for a in view.legal if isinstance(a, PlayCard)}) < 2
-            reading, pimc._play_likelihood = pimc._play_likelihood, shipped
-            try:
-                verdicts[key] = forced or choose_action(view, "pimc", first_seed + number, budget_ms, STANDARD) == action
-            finally:
-                pimc._play_likelihood = reading
+            if not has_choice(view):
+                verdicts[key] = True  # a forced card says nothing
+            else:
+                with mock.patch.object(pimc, "_play_likelihood", shipped):
+                    verdicts[key] = choose_action(view, "pimc", first_seed + number, budget_ms, STANDARD) == action
         return verdicts[key]
 
     def stand_in(*_: object) -> Callable[[list[int]], tuple[float, int]] | None:
@@ -350,15 +356,11 @@ def exact_reading(
 def reader(dealer: int, hands: Hands, history: list[tuple[int, Action]], seat: int, seed: int, budget_ms: int) -> Action:
     """pimc reading the other seats' plays exactly at its leads of ``READ_TRICKS`` (``--reader``)."""
     view = view_for(in_deck_order(replay(dealer, hands, history)), seat)
-    trick_no = len(view.witnessed) // 4 + 1
-    if view.trick or trick_no not in READ_TRICKS or len({a.card for a in view.legal if isinstance(a, PlayCard)}) < 2:
+    if not lead_with_choice(view, READ_TRICKS):
         return choose_action(view, "pimc", seed, budget_ms, STANDARD)
-    original = pimc._play_likelihood
-    pimc._play_likelihood = exact_reading(dealer, hands, history, seat, seed - len(history), budget_ms)
-    try:
+    reading = exact_reading(dealer, hands, history, seat, seed - len(history), budget_ms)
+    with mock.patch.object(pimc, "_play_likelihood", reading):
         return pimc.choose(view, STANDARD, seed, budget_ms)
-    finally:
-        pimc._play_likelihood = original
 
 
 def reader_margin(deal: tuple[int, int, Hands]) -> float:
