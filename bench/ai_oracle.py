@@ -25,8 +25,8 @@ not open cards): the opening book's lead against the lead best in hindsight (an 
 play-out per lead flatters) and against simple rules.
 
 ``--seer WHAT`` plays a match of pimc that knows more than it sees against the shipped pimc (both seats of
-its team), at the decisions ``--at`` names (every one, leads, follows, tricks 1-2 or tricks 3-5; pimc as
-usual at the others). ``partner``, ``left`` and ``opponents`` put those seats' hands among the cards
+its team), at the decisions ``--at`` names (every one, leads, follows, tricks 1-2, tricks 3-5, the first lead
+of the deal or the leads after it; pimc as usual at the others). ``partner``, ``left`` and ``opponents`` put those seats' hands among the cards
 everybody knows (the view's ``known_cards``, which the sampler deals as they are; the opening book then does
 not apply and the first lead is searched). ``partner-aces``, ``partner-suits``, ``partner-trumps``,
 ``partner-trump-ace`` tell one fact of the partner's hand instead (which Aces he holds, how many cards of
@@ -198,6 +198,8 @@ MOMENTS: dict[str, Callable[[int, bool], bool]] = {  # (trick number, leading) -
     "follows": lambda trick_no, leading: not leading,
     "early": lambda trick_no, leading: trick_no <= 2,
     "late": lambda trick_no, leading: trick_no >= 3,
+    "first-lead": lambda trick_no, leading: leading and trick_no == 1,
+    "later-leads": lambda trick_no, leading: leading and trick_no >= 2,
 }
 
 

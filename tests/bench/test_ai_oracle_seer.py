@@ -56,6 +56,21 @@ def test_a_seer_of_the_partners_hand_searches_with_those_cards_known(monkeypatch
     assert action in seen[0].legal
 
 
+@pytest.mark.parametrize(("at", "trick_no", "knows"), [
+    ("first-lead", 1, True), ("first-lead", 2, False), ("later-leads", 1, False), ("later-leads", 2, True),
+])
+def test_the_first_lead_and_the_leads_after_it_are_told_apart(
+    monkeypatch: pytest.MonkeyPatch, at: str, trick_no: int, knows: bool
+) -> None:
+    history, seat = _history_until(follow=False, trick_no=trick_no)
+    seen: list[PlayerView] = []
+    real = pimc.choose
+    monkeypatch.setattr(pimc, "choose", lambda view, *args, **kwargs: seen.append(view) or real(view, *args, **kwargs))
+    ai_oracle.seer("partner", at)(DEALER, deal_hands(SEED, DEALER), history, seat, 3, 20)
+    partner = (seat + 2) % 4
+    assert bool(seen and seen[0].known_cards[partner]) == knows
+
+
 def test_where_it_is_not_told_to_know_more_it_plays_as_pimc() -> None:
     history, seat = _history_until(follow=True)
     hands = deal_hands(SEED, DEALER)
