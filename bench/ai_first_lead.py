@@ -17,13 +17,16 @@ deal and seeds, so they are paired). One JSON line per deal, written as it is do
 ``--fit`` computes each lead's features from the hand, trump and book values (``FEATURES``), fits on the
 first two thirds of the deals (by seed) a linear model of the result within each deal (each deal's means
 removed, a small ridge; bench/ai_lead_correction.within) and judges it on the last third: the result of the
-lead the model prefers less that of the book's lead, per deal, with its 95% interval.
+lead the model prefers less that of the book's lead, per deal, with its 95% interval. It also prints how far the
+book's lead and its second choice (the next best book value) play out apart, and how noisily: what a player
+trained on play-outs would have to see through.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -157,6 +160,16 @@ def fit(path: str, folds: int = 0) -> None:
     best, _ = interval([max(r["result"] for r in g) for g in groups])
     print(f"per deal for the leader's team, all deals: the book's lead {book:+.3f}, the mean legal lead "
           f"{mean_lead:+.3f}, the lead best in hindsight {best:+.3f}")
+    # How noisy one play-out per lead is: what a player trained on play-outs would have to see through.
+    seconds = [(next(lead for lead in deal["leads"] if lead["book"]), max(
+        (lead for lead in deal["leads"] if not lead["book"]), key=lambda lead: lead["value"]
+    )) for deal in deals if len(deal["leads"]) > 1]  # fmt: skip
+    gaps = [book_lead["result"] - second["result"] for book_lead, second in seconds]
+    mean, spread = interval(gaps)
+    deviation = spread / 1.96 * math.sqrt(len(gaps))
+    print(f"the book's lead less its second choice, each played out once: {mean:+.3f} ± {spread:.3f} per deal, "
+          f"standard deviation {deviation:.2f} (the book's values "
+          f"{sum(b['value'] - s['value'] for b, s in seconds) / len(seconds):+.3f} apart)")
     weights = within(train)
     print("weights: " + ", ".join(f"{name} {weight:+.3f}" for name, weight in zip(FEATURES, weights, strict=True)))
     for name, data in (("judged", test), ("fitted", train)):
