@@ -12,14 +12,15 @@ Run from the repository root:
 keeps every legal lead with the book's value and noise for it, whether the book (pimc's choice from the
 book's values) and greedy choose it, and its result for the leader's team played out by pimc at every seat
 from the true deal (bench/ai_oracle.lead_result: one play-out per lead, all of a deal's leads from the same
-deal and seeds, so they are paired). One JSON line per deal, written as it is done.
+deal and seeds, so they are paired), and its open-card value in that deal. One JSON line per deal, written as it
+is done.
 
 ``--fit`` computes each lead's features from the hand, trump and book values (``FEATURES``), fits on the
 first two thirds of the deals (by seed) a linear model of the result within each deal (each deal's means
 removed, a small ridge; bench/ai_lead_correction.within) and judges it on the last third: the result of the
 lead the model prefers less that of the book's lead, per deal, with its 95% interval. It also prints how far the
-book's lead and its second choice (the next best book value) play out apart, and how noisily: what a player
-trained on play-outs would have to see through.
+book's lead and its second choice (the next best book value) play out apart, and how noisily, also less each
+lead's open-card value in the true deal: what a player trained on play-outs would have to see through.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.ai_lead_correction import judged, judged_gains, within
-from bench.ai_oracle import BUDGET_MS, first_lead_state, interval, lead_result
+from bench.ai_oracle import BUDGET_MS, first_lead_state, interval, lead_result, open_card_values
 from engine.actions import PlayCard
 from engine.ai import greedy, pimc
 from engine.ai.arena import Hands, fresh_deals
@@ -115,6 +116,7 @@ def deal_leads(deal: tuple[int, int, Hands]) -> dict[str, Any]:
     evaluations = pimc.evaluate(view, STANDARD, seed * 1000 + decision, BUDGET_MS)
     book = pimc.best_action(view, evaluations, STANDARD)
     greedys = greedy.choose(view, STANDARD)
+    open_values = open_card_values(state, leader)
     leads = []
     for evaluation in evaluations:
         lead = evaluation.action
@@ -123,6 +125,7 @@ def deal_leads(deal: tuple[int, int, Hands]) -> dict[str, Any]:
             "card": lead.card, "marriage": lead.marriage or 0, "value": evaluation.value,
             "noise": evaluation.noise, "worlds": evaluation.worlds, "book": lead == book,
             "greedy": lead == greedys, "result": lead_result(state, lead, seed, decision),
+            "open": open_values[lead],
         })  # fmt: skip
     return {"seed": seed, "leader": leader, "trump": state.trump, "hand": list(view.hand), "leads": leads}
 
@@ -170,6 +173,13 @@ def fit(path: str, folds: int = 0) -> None:
     print(f"the book's lead less its second choice, each played out once: {mean:+.3f} ± {spread:.3f} per deal, "
           f"standard deviation {deviation:.2f} (the book's values "
           f"{sum(b['value'] - s['value'] for b, s in seconds) / len(seconds):+.3f} apart)")
+    if all("open" in lead for pair in seconds for lead in pair):  # files written since the open-card value
+        # Each play-out less the lead's open-card value in the true deal: does the deal's own value, a control
+        # variate, take out most of the noise?
+        corrected = [(b["result"] - b["open"]) - (s["result"] - s["open"]) for b, s in seconds]
+        mean, spread = interval(corrected)
+        print(f"the same, each less its open-card value in the true deal: {mean:+.3f} ± {spread:.3f} per deal, "
+              f"standard deviation {spread / 1.96 * math.sqrt(len(corrected)):.2f}")
     weights = within(train)
     print("weights: " + ", ".join(f"{name} {weight:+.3f}" for name, weight in zip(FEATURES, weights, strict=True)))
     for name, data in (("judged", test), ("fitted", train)):
