@@ -12,22 +12,23 @@ Run from the repository root:
 keeps every legal lead with the book's value and noise for it, whether the book (pimc's choice from the
 book's values) and greedy choose it, and its result for the leader's team played out by pimc at every seat
 from the true deal (bench/ai_oracle.lead_result: one play-out per lead, all of a deal's leads from the same
-deal and seeds, so they are paired), and its open-card value in that deal. One JSON line per deal, written as it
-is done.
+deal and seeds, so they are paired), and its open-card value in that deal. One JSON line per deal, written
+as it is done.
 
 ``--fit`` computes each lead's features from the hand, trump and book values (``FEATURES``), fits on the
 first two thirds of the deals (by seed) a linear model of the result within each deal (each deal's means
 removed, a small ridge; bench/ai_lead_correction.within) and judges it on the last third: the result of the
-lead the model prefers less that of the book's lead, per deal, with its 95% interval. It also prints how far the
-book's lead and its second choice (the next best book value) play out apart, and how noisily, also less each
-lead's open-card value in the true deal: what a player trained on play-outs would have to see through.
+lead the model prefers less that of the book's lead, per deal, with its 95% interval. It also prints how far
+the book's lead and its second choice (the next best book value) play out apart and how noisily, also with
+each lead's open-card value in the true deal taken out: what a player trained on play-outs would have to see
+through.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -167,19 +168,18 @@ def fit(path: str, folds: int = 0) -> None:
     seconds = [(next(lead for lead in deal["leads"] if lead["book"]), max(
         (lead for lead in deal["leads"] if not lead["book"]), key=lambda lead: lead["value"]
     )) for deal in deals if len(deal["leads"]) > 1]  # fmt: skip
-    gaps = [book_lead["result"] - second["result"] for book_lead, second in seconds]
+    gaps = [b["result"] - s["result"] for b, s in seconds]
     mean, spread = interval(gaps)
-    deviation = spread / 1.96 * math.sqrt(len(gaps))
     print(f"the book's lead less its second choice, each played out once: {mean:+.3f} ± {spread:.3f} per deal, "
-          f"standard deviation {deviation:.2f} (the book's values "
-          f"{sum(b['value'] - s['value'] for b, s in seconds) / len(seconds):+.3f} apart)")
+          f"standard deviation {statistics.stdev(gaps):.2f} (the book's values "
+          f"{statistics.fmean(b['value'] - s['value'] for b, s in seconds):+.3f} apart)")
     if all("open" in lead for pair in seconds for lead in pair):  # files written since the open-card value
         # Each play-out less the lead's open-card value in the true deal: does the deal's own value, a control
         # variate, take out most of the noise?
         corrected = [(b["result"] - b["open"]) - (s["result"] - s["open"]) for b, s in seconds]
         mean, spread = interval(corrected)
         print(f"the same, each less its open-card value in the true deal: {mean:+.3f} ± {spread:.3f} per deal, "
-              f"standard deviation {spread / 1.96 * math.sqrt(len(corrected)):.2f}")
+              f"standard deviation {statistics.stdev(corrected):.2f}")
     weights = within(train)
     print("weights: " + ", ".join(f"{name} {weight:+.3f}" for name, weight in zip(FEATURES, weights, strict=True)))
     for name, data in (("judged", test), ("fitted", train)):

@@ -24,18 +24,18 @@ part of it, as the cards unseen may lie either way.
 not open cards): the opening book's lead against the lead best in hindsight (an upper bound, which one
 play-out per lead flatters) and against simple rules.
 
-``--seer WHAT`` plays a match of pimc that knows more than it sees against the shipped pimc (both seats of
-its team), at the decisions ``--at`` names (every one, leads, follows, tricks 1-2, tricks 3-5, the first lead
-of the deal or the leads after it; pimc as usual at the others). ``partner``, ``left`` and ``opponents`` put those seats' hands among the cards
-everybody knows (the view's ``known_cards``, which the sampler deals as they are; the opening book then does
-not apply and the first lead is searched). ``partner-aces``, ``partner-suits``, ``partner-trumps``,
-``partner-trump-ace`` tell one fact of the partner's hand instead (which Aces he holds, how many cards of
-each suit, how many trumps, whether the trump Ace), by keeping only worlds that agree with it: the fact's
-check stands in for pimc's world filter (``pimc._declarer_plausible``, which the normal game does not use),
-so it acts on sampled worlds (the sampler drops it after 40 failed draws) and not on enumerated ones (at most
-60 worlds, late in the deal); the first lead is then searched too, and ``none`` (a fact every world agrees
-with) measures what searching it costs. How much each fact is worth says which knowledge of the others' cards
-an inference or a convention would have to deliver.
+``--seer WHAT`` plays a match of pimc that knows more than it sees against the shipped pimc (both seats of its
+team), at the decisions ``--at`` names (every one, leads, follows, tricks 1-2, tricks 3-5, the first lead of
+the deal or the leads after it; pimc as usual at the others). ``partner``, ``left`` and ``opponents`` put
+those seats' hands among the cards everybody knows (the view's ``known_cards``, which the sampler deals as
+they are; the opening book then does not apply and the first lead is searched). ``partner-aces``,
+``partner-suits``, ``partner-trumps``, ``partner-trump-ace`` tell one fact of the partner's hand instead
+(which Aces he holds, how many cards of each suit, how many trumps, whether the trump Ace), by keeping only
+worlds that agree with it: the fact's check stands in for pimc's world filter (``pimc._declarer_plausible``,
+which the normal game does not use), so it acts on sampled worlds (the sampler drops it after 40 failed draws)
+and not on enumerated ones (at most 60 worlds, late in the deal); the first lead is then searched too, and
+``none`` (a fact every world agrees with) measures what searching it costs. How much each fact is worth says
+which knowledge of the others' cards an inference or a convention would have to deliver.
 
 ``--played-out-leads`` values the leads of tricks 2 and 3 not with open cards but by playing each out with pimc
 at every seat (each seat choosing from what it sees, as in play) in ``--worlds`` worlds drawn as pimc draws them
