@@ -149,22 +149,9 @@ def rows_of(deal: dict[str, Any]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def fit(path: str, folds: int = 0) -> None:
-    with open(path, encoding="utf-8") as lines:
-        deals = [json.loads(line) for line in lines if line.strip()]
-    groups = sorted((rows_of(deal) for deal in deals if len(deal["leads"]) > 1), key=lambda g: g[0]["seed"])
-    seeds = sorted(group[0]["seed"] for group in groups)
-    cut = seeds[len(seeds) * 2 // 3]
-    train = [group for group in groups if group[0]["seed"] < cut]
-    test = [group for group in groups if group[0]["seed"] >= cut]
-    print(f"{len(groups)} first leads ({sum(map(len, groups))} leads; {len(train)} deals to fit, {len(test)} to "
-          f"judge: seeds {seeds[0]}-{cut - 1} and {cut}-{seeds[-1]})")
-    book, _ = interval([next(r for r in g if r["chosen"])["result"] for g in groups])
-    mean_lead, _ = interval([sum(r["result"] for r in g) / len(g) for g in groups])
-    best, _ = interval([max(r["result"] for r in g) for g in groups])
-    print(f"per deal for the leader's team, all deals: the book's lead {book:+.3f}, the mean legal lead "
-          f"{mean_lead:+.3f}, the lead best in hindsight {best:+.3f}")
-    # How noisy one play-out per lead is: what a player trained on play-outs would have to see through.
+def report_play_out_noise(deals: list[dict[str, Any]]) -> None:
+    """How far apart and how noisily the book's lead and its second choice (the next best book value) play out,
+    once each: what a player trained on play-outs would have to see through."""
     seconds = [(next(lead for lead in deal["leads"] if lead["book"]), max(
         (lead for lead in deal["leads"] if not lead["book"]), key=lambda lead: lead["value"]
     )) for deal in deals if len(deal["leads"]) > 1]  # fmt: skip
@@ -180,6 +167,24 @@ def fit(path: str, folds: int = 0) -> None:
         mean, spread = interval(corrected)
         print(f"the same, each less its open-card value in the true deal: {mean:+.3f} ± {spread:.3f} per deal, "
               f"standard deviation {statistics.stdev(corrected):.2f}")
+
+
+def fit(path: str, folds: int = 0) -> None:
+    with open(path, encoding="utf-8") as lines:
+        deals = [json.loads(line) for line in lines if line.strip()]
+    groups = sorted((rows_of(deal) for deal in deals if len(deal["leads"]) > 1), key=lambda g: g[0]["seed"])
+    seeds = sorted(group[0]["seed"] for group in groups)
+    cut = seeds[len(seeds) * 2 // 3]
+    train = [group for group in groups if group[0]["seed"] < cut]
+    test = [group for group in groups if group[0]["seed"] >= cut]
+    print(f"{len(groups)} first leads ({sum(map(len, groups))} leads; {len(train)} deals to fit, {len(test)} to "
+          f"judge: seeds {seeds[0]}-{cut - 1} and {cut}-{seeds[-1]})")
+    book, _ = interval([next(r for r in g if r["chosen"])["result"] for g in groups])
+    mean_lead, _ = interval([sum(r["result"] for r in g) / len(g) for g in groups])
+    best, _ = interval([max(r["result"] for r in g) for g in groups])
+    print(f"per deal for the leader's team, all deals: the book's lead {book:+.3f}, the mean legal lead "
+          f"{mean_lead:+.3f}, the lead best in hindsight {best:+.3f}")
+    report_play_out_noise(deals)
     weights = within(train)
     print("weights: " + ", ".join(f"{name} {weight:+.3f}" for name, weight in zip(FEATURES, weights, strict=True)))
     for name, data in (("judged", test), ("fitted", train)):

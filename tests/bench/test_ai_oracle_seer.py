@@ -45,30 +45,33 @@ def _history_until(
         state, _ = apply_unchecked(state, seat, action)
 
 
-def test_a_seer_of_the_partners_hand_searches_with_those_cards_known(monkeypatch: pytest.MonkeyPatch) -> None:
-    history, seat = _history_until(follow=False)
+@pytest.fixture
+def searched(monkeypatch: pytest.MonkeyPatch) -> list[PlayerView]:
+    """The views pimc.choose is asked to search, in order (it still searches them)."""
     seen: list[PlayerView] = []
     real = pimc.choose
-    monkeypatch.setattr(pimc, "choose", lambda view, *args: seen.append(view) or real(view, *args))
+    monkeypatch.setattr(pimc, "choose", lambda view, *args, **kwargs: seen.append(view) or real(view, *args, **kwargs))
+    return seen
+
+
+def test_a_seer_of_the_partners_hand_searches_with_those_cards_known(searched: list[PlayerView]) -> None:
+    history, seat = _history_until(follow=False)
     action = ai_oracle.seer("partner", "leads")(DEALER, deal_hands(SEED, DEALER), history, seat, 3, 20)
     partner = (seat + 2) % 4
-    assert seen and set(seen[0].known_cards[partner]) == set(deal_hands(SEED, DEALER)[partner])
-    assert action in seen[0].legal
+    assert searched and set(searched[0].known_cards[partner]) == set(deal_hands(SEED, DEALER)[partner])
+    assert action in searched[0].legal
 
 
 @pytest.mark.parametrize(("at", "trick_no", "knows"), [
     ("first-lead", 1, True), ("first-lead", 2, False), ("later-leads", 1, False), ("later-leads", 2, True),
 ])
 def test_the_first_lead_and_the_leads_after_it_are_told_apart(
-    monkeypatch: pytest.MonkeyPatch, at: str, trick_no: int, knows: bool
+    searched: list[PlayerView], at: str, trick_no: int, knows: bool
 ) -> None:
     history, seat = _history_until(follow=False, trick_no=trick_no)
-    seen: list[PlayerView] = []
-    real = pimc.choose
-    monkeypatch.setattr(pimc, "choose", lambda view, *args, **kwargs: seen.append(view) or real(view, *args, **kwargs))
     ai_oracle.seer("partner", at)(DEALER, deal_hands(SEED, DEALER), history, seat, 3, 20)
     partner = (seat + 2) % 4
-    assert bool(seen and seen[0].known_cards[partner]) == knows
+    assert bool(searched and searched[0].known_cards[partner]) == knows
 
 
 def test_where_it_is_not_told_to_know_more_it_plays_as_pimc() -> None:
